@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# bootstrap.sh: installs the Debian packages scratchgpt needs, only those that are missing.
+# Idempotent and fast when everything is present. Set SCRATCHGPT_WITH_TORCH=1 to also install
+# python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks).
+set -euo pipefail
+packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev)
+if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) != 0 ]]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,73 @@
+// arena.h: Arena, one aligned slab with bump allocation. Memory is planned, not discovered:
+// size the slab once (e.g. by walking the parameter visitor), then hand out views; nothing is
+// freed individually. Leaves out: growth after the first allocation (it is a checked error).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+
+#include "core/check.h"
+#include "core/tensor.h"
+
+namespace scratchgpt {
+
+class Arena {
+ public:
+  static constexpr size_t kAlign = 64;  // one cache line, and room for AVX-512 loads
+
+  Arena() = default;
+  explicit Arena(size_t capacity_floats) { reserve(capacity_floats); }
+
+  // Allocates the slab; may be called once, or again after reset_all().
+  void reserve(size_t capacity_floats) {
+    SG_CHECK(slab_ == nullptr, "Arena::reserve called twice");
+    capacity_ = round_up(capacity_floats);
+    size_t bytes = capacity_ * sizeof(float);
+    void* p = std::aligned_alloc(kAlign, bytes == 0 ? kAlign : bytes);
+    SG_CHECK(p != nullptr, "out of memory allocating ", bytes, " bytes");
+    std::memset(p, 0, bytes);
+    slab_.reset(static_cast<float*>(p));
+  }
+
+  // Returns n zero-initialised floats, aligned to kAlign.
+  float* alloc(size_t n) {
+    size_t need = round_up(n);
+    SG_CHECK(used_ + need <= capacity_, "Arena overflow: need ", used_ + need, " floats, planned ",
+             capacity_);
+    float* p = slab_.get() + used_;
+    used_ += need;
+    return p;
+  }
+  Tensor tensor(std::initializer_list<int64_t> dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return Tensor(alloc(static_cast<size_t>(n)), dims);
+  }
+
+  // Floats a request of n really takes (alignment padding included): use it to plan capacity.
+  static size_t round_up(size_t n) {
+    constexpr size_t k = kAlign / sizeof(float);
+    return (n + k - 1) / k * k;
+  }
+  size_t used() const { return used_; }
+  size_t capacity() const { return capacity_; }
+  float* base() const { return slab_.get(); }
+  void release() {
+    slab_.reset();
+    used_ = capacity_ = 0;
+  }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> slab_;
+  size_t capacity_ = 0;
+  size_t used_ = 0;
+};
+
+}  // namespace scratchgpt

@@ -1,0 +1,60 @@
+// thread_pool.h: ThreadPool, persistent workers with deterministic static partitioning.
+// parallel_for(n, fn) splits [0, n) into one contiguous chunk per worker, always the same chunks
+// for the same (n, threads). Rule for kernels: each output element belongs to exactly one chunk and
+// is reduced in a fixed order, so 1 and N threads give bitwise-identical results.
+// Leaves out: work stealing, nested parallelism (a nested call runs serially on the caller).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace scratchgpt {
+
+class ThreadPool {
+ public:
+  // fn(begin, end, worker): process items [begin, end); worker is in [0, num_threads()).
+  using Fn = std::function<void(int64_t, int64_t, int)>;
+
+  explicit ThreadPool(int num_threads = 0);  // 0: std::thread::hardware_concurrency()
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return num_threads_; }
+
+  // Runs fn over [0, n) split into num_threads() static chunks (fewer when n is small);
+  // the calling thread does chunk 0. Blocks until every chunk is done.
+  void parallel_for(int64_t n, const Fn& fn);
+
+  // The chunk [begin, end) that worker w of `workers` gets out of n items.
+  static void chunk(int64_t n, int workers, int w, int64_t* begin, int64_t* end) {
+    int64_t base = n / workers, extra = n % workers;
+    *begin = w * base + (w < extra ? w : extra);
+    *end = *begin + base + (w < extra ? 1 : 0);
+  }
+
+  // The process-wide pool used by the cpu:: kernels. set_global_threads() replaces it.
+  static ThreadPool& global();
+  static void set_global_threads(int num_threads);
+
+ private:
+  void worker_loop(int w);
+
+  int num_threads_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
+  const Fn* job_ = nullptr;
+  int64_t job_n_ = 0;
+  int job_workers_ = 0;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+  bool busy_ = false;
+};
+
+}  // namespace scratchgpt

@@ -1,0 +1,104 @@
+// attention.h: causal multi-head self-attention over a fused qkv tensor, the scalar reference.
+// Per head h: scores = q k^T * HS^-0.5, -inf above the diagonal, softmax, optional dropout on the
+// weights, then a weighted sum of v. Stores the full (T, T) matrices, as the lecture does.
+// Fast twin: kernels/cpu/attention.h (tiled, online softmax, never stores T x T).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace scratchgpt::ref {
+
+// qkv (B, T, 3C): q = qkv[..., 0:C], k = qkv[..., C:2C], v = qkv[..., 2C:3C]; each C splits into
+// NH heads of HS = C/NH contiguous channels (as q.view(B, T, NH, HS).transpose(1, 2)).
+// out (B, T, C) heads concatenated; preatt (B, NH, T, T) scaled scores with -inf above the
+// diagonal; att (B, NH, T, T) softmax weights (zeros above the diagonal);
+// drop (B, NH, T, T) scaled dropout mask (0 or 1/(1-p)) applied to att, or nullptr for none.
+template <typename F>
+void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, int B, int T,
+                       int C, int NH) {
+  const int HS = C / NH;
+  const F scale = F(1) / std::sqrt(F(HS));
+  const F neg_inf = -std::numeric_limits<F>::infinity();
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < NH; ++h)
+      for (int t = 0; t < T; ++t) {
+        const F* q = qkv + (static_cast<int64_t>(b) * T + t) * 3 * C + h * HS;
+        const int64_t row = ((static_cast<int64_t>(b) * NH + h) * T + t) * T;
+        F* pre = preatt + row;
+        F* w = att + row;
+        F mx = neg_inf;
+        for (int t2 = 0; t2 < T; ++t2) {
+          if (t2 > t) {
+            pre[t2] = neg_inf;
+            continue;
+          }
+          const F* k = qkv + (static_cast<int64_t>(b) * T + t2) * 3 * C + C + h * HS;
+          F dot = 0;
+          for (int i = 0; i < HS; ++i) dot += q[i] * k[i];
+          pre[t2] = dot * scale;
+          mx = pre[t2] > mx ? pre[t2] : mx;
+        }
+        F sum = 0;
+        for (int t2 = 0; t2 < T; ++t2) {
+          w[t2] = t2 <= t ? std::exp(pre[t2] - mx) : F(0);
+          sum += w[t2];
+        }
+        for (int t2 = 0; t2 < T; ++t2) w[t2] /= sum;
+        F* o = out + (static_cast<int64_t>(b) * T + t) * C + h * HS;
+        for (int i = 0; i < HS; ++i) o[i] = 0;
+        for (int t2 = 0; t2 <= t; ++t2) {
+          const F* v = qkv + (static_cast<int64_t>(b) * T + t2) * 3 * C + 2 * C + h * HS;
+          F a = w[t2] * (drop ? drop[row + t2] : F(1));
+          for (int i = 0; i < HS; ++i) o[i] += a * v[i];
+        }
+      }
+}
+
+// Accumulates into dqkv (B, T, 3C). datt and dpreatt (B, NH, T, T) are scratch (overwritten).
+// Backward of: a = att * drop;  out = a v;  att = softmax(preatt);  preatt = q k^T * scale.
+template <typename F>
+void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qkv, const F* att,
+                        const F* drop, int B, int T, int C, int NH) {
+  const int HS = C / NH;
+  const F scale = F(1) / std::sqrt(F(HS));
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < NH; ++h)
+      for (int t = 0; t < T; ++t) {
+        const int64_t row = ((static_cast<int64_t>(b) * NH + h) * T + t) * T;
+        const F* w = att + row;
+        F* dw = datt + row;
+        F* dpre = dpreatt + row;
+        const F* dO = dout + (static_cast<int64_t>(b) * T + t) * C + h * HS;
+        // out = a v: da[t2] = dO . v[t2];  dv[t2] += a[t2] dO
+        for (int t2 = 0; t2 < T; ++t2) {
+          dw[t2] = 0;
+          if (t2 > t) continue;
+          const int64_t base = (static_cast<int64_t>(b) * T + t2) * 3 * C + 2 * C + h * HS;
+          const F m = drop ? drop[row + t2] : F(1);
+          F dot = 0;
+          for (int i = 0; i < HS; ++i) {
+            dot += dO[i] * qkv[base + i];
+            dqkv[base + i] += w[t2] * m * dO[i];
+          }
+          dw[t2] = dot * m;  // a = att * drop
+        }
+        // att = softmax(preatt): dpre = att * (datt - sum(att * datt))
+        F s = 0;
+        for (int t2 = 0; t2 <= t; ++t2) s += w[t2] * dw[t2];
+        for (int t2 = 0; t2 < T; ++t2) dpre[t2] = t2 <= t ? w[t2] * (dw[t2] - s) : F(0);
+        // preatt = q . k * scale
+        const int64_t qbase = (static_cast<int64_t>(b) * T + t) * 3 * C + h * HS;
+        for (int t2 = 0; t2 <= t; ++t2) {
+          const int64_t kbase = (static_cast<int64_t>(b) * T + t2) * 3 * C + C + h * HS;
+          const F g = dpre[t2] * scale;
+          for (int i = 0; i < HS; ++i) {
+            dqkv[qbase + i] += g * qkv[kbase + i];
+            dqkv[kbase + i] += g * qkv[qbase + i];
+          }
+        }
+      }
+}
+
+}  // namespace scratchgpt::ref
