@@ -1,0 +1,280 @@
+// safetensors.cpp: see safetensors.h.
+#include "core/safetensors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/check.h"
+
+namespace scratchgpt {
+
+namespace {
+
+int dtype_size(const std::string& d) {
+  if (d == "F32" || d == "I32") return 4;
+  if (d == "F64" || d == "I64") return 8;
+  if (d == "U16") return 2;
+  if (d == "U8") return 1;
+  return 0;
+}
+
+void add_raw(SafeTensors& st, const std::string& name, const char* dtype,
+             const std::vector<int64_t>& shape, const void* data, size_t elem) {
+  StTensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  size_t bytes = static_cast<size_t>(t.numel()) * elem;
+  t.bytes.resize(bytes);
+  if (bytes) std::memcpy(t.bytes.data(), data, bytes);
+  st.tensors[name] = std::move(t);
+}
+
+template <typename Out, typename In>
+std::vector<Out> convert(const StTensor& t) {
+  std::vector<Out> out(t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    In v;
+    std::memcpy(&v, t.bytes.data() + i * sizeof(In), sizeof(In));
+    out[i] = static_cast<Out>(v);
+  }
+  return out;
+}
+
+uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+int64_t StTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+void SafeTensors::add_f32(const std::string& n, const std::vector<int64_t>& s, const float* d) {
+  add_raw(*this, n, "F32", s, d, 4);
+}
+void SafeTensors::add_i32(const std::string& n, const std::vector<int64_t>& s, const int32_t* d) {
+  add_raw(*this, n, "I32", s, d, 4);
+}
+void SafeTensors::add_i64(const std::string& n, const std::vector<int64_t>& s, const int64_t* d) {
+  add_raw(*this, n, "I64", s, d, 8);
+}
+void SafeTensors::add_u8(const std::string& n, const std::vector<int64_t>& s, const uint8_t* d) {
+  add_raw(*this, n, "U8", s, d, 1);
+}
+
+const StTensor& SafeTensors::get(const std::string& name) const {
+  auto it = tensors.find(name);
+  SG_CHECK(it != tensors.end(), "tensor '", name, "' is missing from the file");
+  return it->second;
+}
+
+std::vector<float> SafeTensors::f32(const std::string& name) const {
+  const StTensor& t = get(name);
+  if (t.dtype == "F32") return convert<float, float>(t);
+  if (t.dtype == "F64") return convert<float, double>(t);
+  fail("tensor '", name, "' has dtype ", t.dtype, ", expected F32");
+}
+
+std::vector<double> SafeTensors::f64(const std::string& name) const {
+  const StTensor& t = get(name);
+  if (t.dtype == "F64") return convert<double, double>(t);
+  if (t.dtype == "F32") return convert<double, float>(t);
+  fail("tensor '", name, "' has dtype ", t.dtype, ", expected F64");
+}
+
+std::vector<int64_t> SafeTensors::i64(const std::string& name) const {
+  const StTensor& t = get(name);
+  if (t.dtype == "I64") return convert<int64_t, int64_t>(t);
+  if (t.dtype == "I32") return convert<int64_t, int32_t>(t);
+  fail("tensor '", name, "' has dtype ", t.dtype, ", expected I64 or I32");
+}
+
+std::vector<int32_t> SafeTensors::i32(const std::string& name) const {
+  const StTensor& t = get(name);
+  if (t.dtype == "I32") return convert<int32_t, int32_t>(t);
+  if (t.dtype == "I64") {
+    auto v = convert<int64_t, int64_t>(t);
+    std::vector<int32_t> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      SG_CHECK(v[i] >= std::numeric_limits<int32_t>::min() &&
+                   v[i] <= std::numeric_limits<int32_t>::max(),
+               "tensor '", name, "' value ", v[i], " does not fit in int32");
+      out[i] = static_cast<int32_t>(v[i]);
+    }
+    return out;
+  }
+  fail("tensor '", name, "' has dtype ", t.dtype, ", expected I32 or I64");
+}
+
+std::vector<uint8_t> SafeTensors::u8(const std::string& name) const {
+  const StTensor& t = get(name);
+  SG_CHECK(t.dtype == "U8", "tensor '", name, "' has dtype ", t.dtype, ", expected U8");
+  return t.bytes;
+}
+
+void SafeTensors::copy_f32(const std::string& name, float* dst, int64_t n) const {
+  const StTensor& t = get(name);
+  SG_CHECK(t.dtype == "F32", "tensor '", name, "' has dtype ", t.dtype, ", expected F32");
+  SG_CHECK(t.numel() == n, "tensor '", name, "' has ", t.numel(), " elements, expected ", n);
+  std::memcpy(dst, t.bytes.data(), static_cast<size_t>(n) * sizeof(float));
+}
+
+std::string SafeTensors::meta(const std::string& key, const std::string& fallback) const {
+  auto it = metadata.find(key);
+  return it == metadata.end() ? fallback : it->second;
+}
+
+uint64_t SafeTensors::checksum() const {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const auto& [name, t] : tensors) {
+    h = fnv1a(h, name.data(), name.size());
+    h = fnv1a(h, t.dtype.data(), t.dtype.size());
+    for (int64_t s : t.shape) h = fnv1a(h, &s, sizeof(s));
+    h = fnv1a(h, t.bytes.data(), t.bytes.size());
+  }
+  return h;
+}
+
+SafeTensors load_safetensors(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  SG_CHECK(f.good(), "cannot open '", path, "': ", std::strerror(errno));
+  f.seekg(0, std::ios::end);
+  const uint64_t file_size = static_cast<uint64_t>(f.tellg());
+  f.seekg(0);
+  SG_CHECK(file_size >= 8, "'", path, "' is not a safetensors file (only ", file_size,
+           " bytes): it is truncated or corrupted");
+  uint8_t len_bytes[8];
+  f.read(reinterpret_cast<char*>(len_bytes), 8);
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
+  SG_CHECK(header_len > 0 && header_len <= file_size - 8 && header_len < (100u << 20), "'", path,
+           "' has a bad safetensors header length: it is truncated or corrupted");
+  std::string header(header_len, '\0');
+  f.read(header.data(), static_cast<std::streamsize>(header_len));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(header);
+  } catch (const std::exception&) {
+    fail("'", path, "' has an unreadable safetensors header: it is corrupted");
+  }
+  SG_CHECK(j.is_object(), "'", path, "' has a safetensors header that is not a JSON object");
+  const uint64_t data_size = file_size - 8 - header_len;
+  std::vector<uint8_t> data(data_size);
+  f.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data_size));
+  SG_CHECK(f.good() || data_size == 0, "cannot read '", path, "'");
+
+  SafeTensors st;
+  try {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "__metadata__") {
+        for (auto m = it.value().begin(); m != it.value().end(); ++m)
+          st.metadata[m.key()] = m.value().get<std::string>();
+        continue;
+      }
+      StTensor t;
+      t.dtype = it.value().at("dtype").get<std::string>();
+      t.shape = it.value().at("shape").get<std::vector<int64_t>>();
+      auto off = it.value().at("data_offsets").get<std::vector<uint64_t>>();
+      int es = dtype_size(t.dtype);
+      SG_CHECK(es > 0, "'", path, "': tensor '", it.key(), "' has unsupported dtype ", t.dtype);
+      for (int64_t s : t.shape) SG_CHECK(s >= 0, "'", path, "': negative dimension");
+      SG_CHECK(off.size() == 2 && off[0] <= off[1] && off[1] <= data_size, "'", path,
+               "': tensor '", it.key(), "' lies outside the file: it is truncated or corrupted");
+      SG_CHECK(off[1] - off[0] == static_cast<uint64_t>(t.numel()) * es, "'", path, "': tensor '",
+               it.key(), "' has ", off[1] - off[0], " bytes but its shape needs ", t.numel() * es);
+      t.bytes.assign(data.begin() + static_cast<int64_t>(off[0]),
+                     data.begin() + static_cast<int64_t>(off[1]));
+      st.tensors[it.key()] = std::move(t);
+    }
+  } catch (const nlohmann::json::exception&) {
+    fail("'", path, "' has a malformed safetensors header: it is corrupted");
+  }
+  std::string sum = st.meta("checksum");
+  if (!sum.empty()) {
+    SG_CHECK(sum == std::to_string(st.checksum()), "'", path,
+             "' failed its checksum: the file is corrupted; use another checkpoint");
+  }
+  return st;
+}
+
+void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum) {
+  nlohmann::json j = nlohmann::json::object();
+  nlohmann::json meta = nlohmann::json::object();
+  for (const auto& [k, v] : st.metadata) meta[k] = v;
+  if (add_checksum) meta["checksum"] = std::to_string(st.checksum());
+  if (!meta.empty()) j["__metadata__"] = meta;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : st.tensors) {
+    j[name] = {{"dtype", t.dtype},
+               {"shape", t.shape},
+               {"data_offsets", {offset, offset + t.bytes.size()}}};
+    offset += t.bytes.size();
+  }
+  std::string header = j.dump();
+  while ((header.size() + 8) % 8 != 0) header.push_back(' ');
+  uint64_t hl = header.size();
+  uint8_t len_bytes[8];
+  for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<uint8_t>(hl >> (8 * i));
+
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  SG_CHECK(fs::is_directory(dir), "cannot write '", path, "': directory '", dir.string(),
+           "' does not exist");
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  SG_CHECK(fd >= 0, "cannot write '", tmp, "': ", std::strerror(errno));
+  auto write_all = [&](const void* p, size_t n) {
+    const char* c = static_cast<const char*>(p);
+    while (n > 0) {
+      ssize_t w = ::write(fd, c, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        fail("cannot write '", tmp, "': ", std::strerror(e), " (is the disk full?)");
+      }
+      c += w;
+      n -= static_cast<size_t>(w);
+    }
+  };
+  write_all(len_bytes, 8);
+  write_all(header.data(), header.size());
+  for (const auto& [name, t] : st.tensors) write_all(t.bytes.data(), t.bytes.size());
+  if (::fsync(fd) != 0) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail("cannot sync '", tmp, "': ", std::strerror(e));
+  }
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    fail("cannot rename '", tmp, "' to '", path, "': ", std::strerror(e));
+  }
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace scratchgpt

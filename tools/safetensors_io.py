@@ -1,0 +1,55 @@
+"""safetensors_io.py: write and read safetensors files with numpy only (no safetensors package).
+
+Used by the fixture generators in tools/ to hand PyTorch's numbers to the C++ tests.
+"""
+import json
+import struct
+
+import numpy as np
+
+_DTYPES = {np.dtype("float32"): "F32", np.dtype("float64"): "F64", np.dtype("int32"): "I32",
+           np.dtype("int64"): "I64", np.dtype("uint8"): "U8", np.dtype("uint16"): "U16"}
+_NP = {v: k for k, v in _DTYPES.items()}
+
+
+def _as_numpy(x):
+    if hasattr(x, "detach"):  # a torch tensor
+        x = x.detach().cpu().contiguous().numpy()
+    return np.ascontiguousarray(x)
+
+
+def save(path, tensors, metadata=None):
+    """tensors: {name: numpy array or torch tensor}; metadata: {str: str}."""
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = {str(k): str(v) for k, v in metadata.items()}
+    for name in sorted(tensors):
+        a = _as_numpy(tensors[name])
+        if a.dtype not in _DTYPES:
+            raise ValueError(f"{name}: unsupported dtype {a.dtype}")
+        b = a.astype(a.dtype.newbyteorder("<")).tobytes()
+        header[name] = {"dtype": _DTYPES[a.dtype], "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - (len(h) + 8) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+def load(path):
+    """Returns ({name: numpy array}, metadata)."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+        data = f.read()
+    meta = header.pop("__metadata__", {})
+    out = {}
+    for name, h in header.items():
+        s, e = h["data_offsets"]
+        out[name] = np.frombuffer(data[s:e], dtype=_NP[h["dtype"]]).reshape(h["shape"])
+    return out, meta
