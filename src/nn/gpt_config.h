@@ -1,0 +1,37 @@
+// gpt_config.h: GPTConfig, the shape and choices of a GPT: the lecture's model by default
+// (ReLU feed-forward, separate output head, biases), GPT-2's choices as options.
+#pragma once
+
+#include <string>
+
+#include "core/check.h"
+
+namespace scratchgpt {
+
+struct GPTConfig {
+  int vocab_size = 65;    // V
+  int block_size = 256;   // longest context T
+  int n_layer = 6;        // L
+  int n_head = 6;         // NH
+  int n_embd = 384;       // C; head size HS = C / NH
+  float dropout = 0.0f;   // on embeddings, attention weights, residual branches (train only)
+  bool bias = true;       // biases in Linear and LayerNorm layers
+  bool tied = false;      // output head shares the token embedding wte (GPT-2)
+  std::string activation = "relu";  // "relu" (lecture) or "gelu" (GPT-2, tanh approximation)
+
+  // Every impossible combination is a one-line error that names the fix.
+  void validate() const {
+    SG_CHECK(vocab_size > 0, "vocab_size must be positive, got ", vocab_size);
+    SG_CHECK(block_size > 0, "block_size (context length) must be positive, got ", block_size);
+    SG_CHECK(n_layer > 0, "n_layer must be positive, got ", n_layer);
+    SG_CHECK(n_head > 0, "n_head must be positive, got ", n_head);
+    SG_CHECK(n_embd > 0, "n_embd must be positive, got ", n_embd);
+    SG_CHECK(n_embd % n_head == 0, "n_embd (", n_embd, ") must be divisible by n_head (", n_head,
+             "): change one of them");
+    SG_CHECK(dropout >= 0.0f && dropout < 1.0f, "dropout must be in [0, 1), got ", dropout);
+    SG_CHECK(activation == "relu" || activation == "gelu", "activation must be 'relu' or 'gelu', got '",
+             activation, "'");
+  }
+};
+
+}  // namespace scratchgpt
