@@ -1,0 +1,115 @@
+// test_util.h: helpers shared by every test: array comparison with a readable failure report,
+// fixture paths and fixture loading, small seeded random fills.
+// Leaves out: anything a test could not also do by hand; these are conveniences, not oracles.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/safetensors.h"
+
+namespace scratchgpt::test {
+
+// Absolute path of a file under tests/fixtures, e.g. fixture_path("kernels/gelu.safetensors").
+inline std::string fixture_path(const std::string& relative) {
+  return std::string(SCRATCHGPT_FIXTURES) + "/" + relative;
+}
+
+// Loads tests/fixtures/<relative> (an Error naming the path if it is missing or damaged).
+// Use .f32(name), .f64(name), .i32(name), .shape(name) on the result.
+inline SafeTensors load_fixture(const std::string& relative) {
+  return load_safetensors(fixture_path(relative));
+}
+
+// Result of comparing two arrays element-wise with |a - r| <= atol + rtol * |r|.
+struct CloseReport {
+  bool ok = true;
+  int64_t mismatches = 0;
+  int64_t first_bad = -1;
+  double max_abs_diff = 0;
+  std::string text;  // the first mismatches side by side, empty when ok
+};
+
+template <typename A, typename R>
+CloseReport compare_close(const A* actual, const R* expected, int64_t n, double atol, double rtol,
+                          const std::string& what, int show = 5) {
+  CloseReport rep;
+  std::ostringstream os;
+  os.precision(9);
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = static_cast<double>(actual[i]);
+    const double r = static_cast<double>(expected[i]);
+    const double diff = std::fabs(a - r);
+    // Equal infinities (e.g. masked scores) match; a NaN never matches.
+    const bool same_inf = std::isinf(a) && std::isinf(r) && (a > 0) == (r > 0);
+    const bool finite = std::isfinite(a) && std::isfinite(r);
+    const bool good = same_inf || (finite && diff <= atol + rtol * std::fabs(r));
+    if (!same_inf && !std::isnan(diff) && diff > rep.max_abs_diff) rep.max_abs_diff = diff;
+    if (!good) {
+      if (rep.mismatches == 0) {
+        rep.first_bad = i;
+        os << what << ": mismatches with atol=" << atol << " rtol=" << rtol << "\n"
+           << "  index          got                  want                 diff\n";
+      }
+      if (rep.mismatches < show) {
+        char line[160];
+        std::snprintf(line, sizeof(line), "  [%6lld]  %-19.9g  %-19.9g  %.3g\n",
+                      static_cast<long long>(i), a, r, diff);
+        os << line;
+      }
+      ++rep.mismatches;
+    }
+  }
+  if (rep.mismatches > 0) {
+    rep.ok = false;
+    os << "  " << rep.mismatches << " of " << n << " elements differ; max |diff| "
+       << rep.max_abs_diff;
+    rep.text = os.str();
+  }
+  return rep;
+}
+
+// Fails the current test (non-fatally) when any element differs, printing the first ~5
+// mismatches as "index, got, want, diff". Returns true when all elements match.
+template <typename A, typename R>
+bool expect_close(const A* actual, const R* expected, int64_t n, double atol, double rtol,
+                  const std::string& what) {
+  CloseReport rep = compare_close(actual, expected, n, atol, rtol, what);
+  if (!rep.ok) ADD_FAILURE() << rep.text;
+  return rep.ok;
+}
+
+template <typename A, typename R>
+bool expect_close(const std::vector<A>& actual, const std::vector<R>& expected, double atol,
+                  double rtol, const std::string& what) {
+  if (actual.size() != expected.size()) {
+    ADD_FAILURE() << what << ": size " << actual.size() << " but expected " << expected.size();
+    return false;
+  }
+  return expect_close(actual.data(), expected.data(), static_cast<int64_t>(actual.size()), atol,
+                      rtol, what);
+}
+
+// Fills v with uniform numbers in [lo, hi) from a seeded std::mt19937 (test data only).
+template <typename F>
+void fill_uniform(std::vector<F>& v, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (auto& x : v) x = static_cast<F>(dist(gen));
+}
+
+template <typename F>
+std::vector<F> random_vector(int64_t n, uint32_t seed, double lo = -1.0, double hi = 1.0) {
+  std::vector<F> v(static_cast<size_t>(n));
+  fill_uniform(v, seed, lo, hi);
+  return v;
+}
+
+}  // namespace scratchgpt::test
