@@ -1,7 +1,9 @@
 // adamw.h: one AdamW step (torch.optim.AdamW): decoupled weight decay, bias-corrected moments.
-//   p -= lr * wd * p;  m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;
-//   p -= lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
-// Fast twin: kernels/cpu/adamw.h.
+//   p *= 1 - lr*wd;  m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;
+//   p -= (lr / (1-b1^t)) * m / (sqrt(v) / sqrt(1-b2^t) + eps)
+// The operations follow torch 1.13's single-tensor AdamW in the same order (scalars computed in
+// double as Python does), so float results agree with PyTorch to rounding. Leaves out: amsgrad,
+// maximize. Fast twin: kernels/cpu/adamw.h.
 #pragma once
 
 #include <cmath>
@@ -9,19 +11,24 @@
 
 namespace scratchgpt::ref {
 
-// param, grad, m, v (n); step t >= 1.
+// param, grad, m, v (n); step t >= 1 (the step being taken, counting from 1).
 template <typename F>
 void adamw_update(F* param, const F* grad, F* m, F* v, int64_t n, F lr, F beta1, F beta2, F eps,
                   F weight_decay, int t) {
-  const F bc1 = F(1) - std::pow(beta1, F(t));
-  const F bc2 = F(1) - std::pow(beta2, F(t));
+  // Python-side scalars of torch's _single_tensor_adamw, in double.
+  const double bc1 = 1.0 - std::pow(static_cast<double>(beta1), t);  // bias_correction1
+  const double bc2 = 1.0 - std::pow(static_cast<double>(beta2), t);  // bias_correction2
+  const F decay = static_cast<F>(1.0 - static_cast<double>(lr) * static_cast<double>(weight_decay));
+  const F one_minus_b1 = static_cast<F>(1.0 - static_cast<double>(beta1));
+  const F one_minus_b2 = static_cast<F>(1.0 - static_cast<double>(beta2));
+  const F step_size = static_cast<F>(static_cast<double>(lr) / bc1);
+  const F bc2_sqrt = static_cast<F>(std::sqrt(bc2));
   for (int64_t i = 0; i < n; ++i) {
-    param[i] -= lr * weight_decay * param[i];
-    m[i] = beta1 * m[i] + (F(1) - beta1) * grad[i];
-    v[i] = beta2 * v[i] + (F(1) - beta2) * grad[i] * grad[i];
-    const F mhat = m[i] / bc1;
-    const F vhat = v[i] / bc2;
-    param[i] -= lr * mhat / (std::sqrt(vhat) + eps);
+    param[i] *= decay;                                     // param.mul_(1 - lr * wd)
+    m[i] = m[i] * beta1 + one_minus_b1 * grad[i];          // exp_avg.mul_(b1).add_(g, alpha=1-b1)
+    v[i] = v[i] * beta2 + one_minus_b2 * grad[i] * grad[i];  // exp_avg_sq.mul_(b2).addcmul_(g, g)
+    const F denom = std::sqrt(v[i]) / bc2_sqrt + eps;      // (v.sqrt() / sqrt(bc2)).add_(eps)
+    param[i] += -step_size * m[i] / denom;  // param.addcdiv_(m, denom, value=-step_size)
   }
 }
 

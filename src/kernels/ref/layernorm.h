@@ -8,7 +8,8 @@
 
 namespace scratchgpt::ref {
 
-// out (N, C); mean, rstd (N) saved for backward; weight, bias (C).
+// out (N, C); mean, rstd (N) saved for backward; weight (C); bias (C) or nullptr for a bias-free
+// LayerNorm (nanoGPT's bias=False).
 template <typename F>
 void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, const F* bias,
                        int N, int C, F eps = F(1e-5)) {
@@ -22,13 +23,13 @@ void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, 
     v /= C;
     F s = F(1) / std::sqrt(v + eps);
     F* y = out + static_cast<int64_t>(n) * C;
-    for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * s * weight[c] + bias[c];
+    for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * s * weight[c] + (bias ? bias[c] : F(0));
     mean[n] = m;
     rstd[n] = s;
   }
 }
 
-// Accumulates into dinp (N, C), dweight (C), dbias (C).
+// Accumulates into dinp (N, C), dweight (C), dbias (C); dbias may be null (bias-free LayerNorm).
 // With xhat = (x - mean) * rstd and g = dout * weight:
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
 template <typename F>
@@ -50,7 +51,7 @@ void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* i
     for (int c = 0; c < C; ++c) {
       F xhat = (x[c] - mean[n]) * rstd[n];
       F g = dy[c] * weight[c];
-      dbias[c] += dy[c];
+      if (dbias) dbias[c] += dy[c];
       dweight[c] += dy[c] * xhat;
       dx[c] += rstd[n] * (g - g_mean - xhat * gx_mean);
     }
