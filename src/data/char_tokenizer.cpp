@@ -1,0 +1,139 @@
+// char_tokenizer.cpp: see char_tokenizer.h.
+#include "data/char_tokenizer.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/check.h"
+#include "data/utf8.h"
+
+namespace scratchgpt {
+
+CharTokenizer CharTokenizer::from_text(const std::string& text) {
+  SG_CHECK(!text.empty(), "the text is empty: a vocabulary needs at least one character");
+  std::vector<uint8_t> seen(0x110000, 0);  // one flag per code point
+  size_t pos = 0;
+  uint32_t cp;
+  while (pos < text.size()) {
+    SG_CHECK(utf8_next(text, pos, &cp), "the text is not valid UTF-8 at byte offset ", pos,
+             ": convert it to UTF-8 first (e.g. iconv -t UTF-8)");
+    seen[cp] = 1;
+  }
+  CharTokenizer tok;
+  for (uint32_t c = 0; c < seen.size(); ++c)
+    if (seen[c]) tok.chars_.push_back(utf8_encode(c));
+  tok.build_index();
+  return tok;
+}
+
+CharTokenizer CharTokenizer::from_chars(const std::vector<std::string>& chars) {
+  SG_CHECK(!chars.empty(), "the vocabulary is empty");
+  CharTokenizer tok;
+  tok.chars_ = chars;
+  uint32_t prev = 0;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    size_t pos = 0;
+    uint32_t cp;
+    SG_CHECK(utf8_next(chars[i], pos, &cp) && pos == chars[i].size(), "vocabulary entry ", i,
+             " is not exactly one UTF-8 character");
+    SG_CHECK(i == 0 || cp > prev, "vocabulary entries must be sorted and unique (entry ", i,
+             " is ", describe_code_point(cp), ")");
+    prev = cp;
+  }
+  tok.build_index();
+  return tok;
+}
+
+void CharTokenizer::build_index() {
+  ascii_.fill(-1);
+  index_.clear();
+  for (size_t i = 0; i < chars_.size(); ++i) {
+    size_t pos = 0;
+    uint32_t cp = 0;
+    utf8_next(chars_[i], pos, &cp);
+    index_[cp] = static_cast<int32_t>(i);
+    if (cp < 128) ascii_[cp] = static_cast<int32_t>(i);
+  }
+}
+
+CharTokenizer CharTokenizer::from_json(const std::string& json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const std::exception& e) {
+    fail("the vocabulary is not valid JSON (", e.what(), ")");
+  }
+  SG_CHECK(j.is_object() && j.contains("chars") && j["chars"].is_array(),
+           "the vocabulary JSON has no \"chars\" array");
+  SG_CHECK(j.value("type", std::string("char")) == "char", "vocabulary type '",
+           j.value("type", std::string()), "' is not supported (only \"char\")");
+  std::vector<std::string> chars;
+  for (const auto& c : j["chars"]) {
+    SG_CHECK(c.is_string(), "vocabulary entries must be strings");
+    chars.push_back(c.get<std::string>());
+  }
+  CharTokenizer tok = from_chars(chars);
+  if (j.contains("vocab_size"))
+    SG_CHECK(j["vocab_size"].get<int>() == tok.vocab_size(), "vocabulary says vocab_size ",
+             j["vocab_size"].get<int>(), " but lists ", tok.vocab_size(), " characters");
+  return tok;
+}
+
+std::string CharTokenizer::to_json() const {
+  nlohmann::json j;
+  j["type"] = "char";
+  j["vocab_size"] = vocab_size();
+  j["chars"] = chars_;
+  return j.dump();
+}
+
+std::vector<int32_t> CharTokenizer::encode(const std::string& text) const {
+  std::vector<int32_t> ids;
+  ids.reserve(text.size());
+  std::set<uint32_t> unknown;
+  size_t pos = 0;
+  uint32_t cp;
+  while (pos < text.size()) {
+    SG_CHECK(utf8_next(text, pos, &cp), "the text is not valid UTF-8 at byte offset ", pos);
+    int32_t id = -1;
+    if (cp < 128) {
+      id = ascii_[cp];
+    } else {
+      auto it = index_.find(cp);
+      if (it != index_.end()) id = it->second;
+    }
+    if (id < 0)
+      unknown.insert(cp);
+    else
+      ids.push_back(id);
+  }
+  if (!unknown.empty()) {
+    std::string list;
+    int shown = 0;
+    for (uint32_t c : unknown) {
+      if (shown++ == 10) {
+        list += ", ...";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + describe_code_point(c);
+    }
+    fail(unknown.size(), " character(s) not in the vocabulary: ", list,
+         ": use only characters of the training text");
+  }
+  return ids;
+}
+
+const std::string& CharTokenizer::decode_one(int32_t id) const {
+  SG_CHECK(id >= 0 && id < vocab_size(), "token id ", id, " is outside the vocabulary [0, ",
+           vocab_size(), ")");
+  return chars_[id];
+}
+
+std::string CharTokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string out;
+  out.reserve(ids.size());
+  for (int32_t id : ids) out += decode_one(id);
+  return out;
+}
+
+}  // namespace scratchgpt
