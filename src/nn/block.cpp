@@ -1,0 +1,78 @@
+// block.cpp: Block forward, backward and single-token decoding.
+#include "nn/block.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/residual.h"
+
+namespace scratchgpt {
+
+Block::Block(const GPTConfig& config)
+    : ln_1(config.n_embd, config.bias),
+      attn(config.n_embd, config.n_head, config.bias, config.dropout),
+      ln_2(config.n_embd, config.bias),
+      mlp(config.n_embd, config.activation == "gelu", config.bias, config.dropout),
+      C(config.n_embd) {}
+
+void Block::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) {
+  const int max_N = max_B * max_T;
+  ln_1.plan(acts, max_N);
+  attn.plan(acts, scratch, max_B, max_T);
+  x1 = acts.take(int64_t{max_N} * C);
+  ln_2.plan(acts, max_N);
+  mlp.plan(acts, scratch, max_N);
+  x2 = acts.take(int64_t{max_N} * C);
+  dln = scratch.take(int64_t{max_N} * C);
+  dx1 = scratch.take(int64_t{max_N} * C);
+  dbranch = scratch.take(int64_t{max_N} * C);
+}
+
+const float* Block::forward(const float* x, int b, int t, Rng* rng) {
+  B = b;
+  T = t;
+  const int N = B * T;
+  const float* a = attn.forward(ln_1.forward(x, N), B, T, rng);
+  cpu::residual_forward(x1, x, a, int64_t{N} * C);  // x = x + attn(ln_1(x))
+  const float* m = mlp.forward(ln_2.forward(x1, N), N, rng);
+  cpu::residual_forward(x2, x1, m, int64_t{N} * C);  // x = x + mlp(ln_2(x))
+  return x2;
+}
+
+void Block::backward(float* dx, const float* dout) {
+  const int64_t n = int64_t{B} * T * C;
+  // x2 = x1 + mlp(ln_2(x1)): the residual passes dout to both x1 and the branch
+  std::fill(dx1, dx1 + n, 0.0f);
+  std::fill(dbranch, dbranch + n, 0.0f);
+  cpu::residual_backward(dx1, dbranch, dout, n);
+  std::fill(dln, dln + n, 0.0f);
+  mlp.backward(dln, dbranch);
+  ln_2.backward(dx1, dln);
+  // x1 = x + attn(ln_1(x))
+  std::fill(dbranch, dbranch + n, 0.0f);
+  cpu::residual_backward(dx, dbranch, dx1, n);
+  std::fill(dln, dln + n, 0.0f);
+  attn.backward(dln, dbranch);
+  ln_1.backward(dx, dln);
+}
+
+int64_t Block::decode_work_floats(int max_T) const {
+  // ln out (C), mean, rstd (1 each, padded to 16), branch out (C), x1 (C), then the larger of
+  // attention's and the MLP's work.
+  return 3 * int64_t{C} + 32 + std::max(attn.decode_work_floats(max_T), int64_t{8} * C);
+}
+
+void Block::decode(float* x, float* k_cache, float* v_cache, int pos, float* work) const {
+  float* h = work;                // (C)
+  float* stats = h + C;           // mean, rstd
+  float* branch = stats + 32;     // (C)
+  float* xa = branch + C;         // (C)
+  float* inner = xa + C;          // attention or MLP work
+  ln_1.apply(h, stats, stats + 1, x, 1);
+  attn.decode(branch, h, k_cache, v_cache, pos, inner);
+  cpu::residual_forward(xa, x, branch, C);  // x = x + attn(ln_1(x))
+  ln_2.apply(h, stats, stats + 1, xa, 1);
+  mlp.decode(branch, h, inner);
+  cpu::residual_forward(x, xa, branch, C);  // x = x + mlp(ln_2(x))
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,97 @@
+// causal_self_attention.cpp: forward, backward and KV-cache decoding of CausalSelfAttention.
+#include "nn/causal_self_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/softmax.h"
+
+namespace scratchgpt {
+
+CausalSelfAttention::CausalSelfAttention(int n_embd, int n_head, bool bias, float dropout)
+    : C(n_embd),
+      NH(n_head),
+      c_attn(n_embd, 3 * n_embd, bias),
+      c_proj(n_embd, n_embd, bias),
+      attn_drop(dropout),
+      resid_drop(dropout) {}
+
+void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) {
+  const int64_t N = static_cast<int64_t>(max_B) * max_T;
+  const int64_t A = static_cast<int64_t>(max_B) * NH * max_T * max_T;
+  c_attn.plan(acts, static_cast<int>(N));
+  att = acts.take(A);
+  attn_drop.plan(acts, A, /*with_output=*/false);
+  y = acts.take(N * C);
+  c_proj.plan(acts, static_cast<int>(N));
+  resid_drop.plan(acts, N * C);
+  preatt = scratch.take(A);
+  dqkv = scratch.take(N * 3 * C);
+  dpreatt = scratch.take(A);
+  datt = scratch.take(A);
+  dy = scratch.take(N * C);
+  dproj = scratch.take(N * C);
+}
+
+const float* CausalSelfAttention::forward(const float* x, int b, int t, Rng* rng) {
+  B = b;
+  T = t;
+  const int N = B * T;
+  const float* qkv = c_attn.forward(x, N);                     // (B, T, 3C)
+  const float* drop = attn_drop.draw_mask(int64_t{B} * NH * T * T, rng);  // (B, NH, T, T) or null
+  cpu::attention_forward(y, preatt, att, qkv, drop, B, T, C, NH);         // (B, T, C)
+  const float* proj = c_proj.forward(y, N);                    // (B, T, C)
+  return resid_drop.forward(proj, int64_t{N} * C, rng);        // (B, T, C)
+}
+
+void CausalSelfAttention::backward(float* dx, const float* dout) {
+  const int64_t N = int64_t{B} * T;
+  // return resid_dropout(proj)
+  const float* dp = resid_drop.backward(dproj, dout);  // (B, T, C)
+  // proj = c_proj(y)
+  std::fill(dy, dy + N * C, 0.0f);
+  c_proj.backward(dy, dp);
+  // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
+  std::fill(dqkv, dqkv + N * 3 * C, 0.0f);
+  const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
+  cpu::attention_backward(dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
+  // qkv = c_attn(x)
+  c_attn.backward(dx, dqkv);
+}
+
+void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, float* v_cache,
+                                 int pos, float* work) const {
+  const int HS = C / NH;
+  const int n_ctx = pos + 1;
+  float* qkv = work;                 // (3C)
+  float* yy = work + 3 * C;          // (C)
+  float* scores = work + 4 * C;      // (n_ctx)
+  float* weights = scores + n_ctx;   // (n_ctx)
+  c_attn.apply(qkv, x, 1);           // qkv = c_attn(x)
+  std::memcpy(k_cache + int64_t{pos} * C, qkv + C, sizeof(float) * C);      // append k
+  std::memcpy(v_cache + int64_t{pos} * C, qkv + 2 * C, sizeof(float) * C);  // append v
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  for (int h = 0; h < NH; ++h) {
+    const float* q = qkv + h * HS;
+    // scores[t2] = q . k[t2] / sqrt(HS) for t2 <= pos (the causal mask leaves nothing else)
+    for (int t2 = 0; t2 < n_ctx; ++t2) {
+      const float* k = k_cache + int64_t{t2} * C + h * HS;
+      float dot = 0.0f;
+      for (int i = 0; i < HS; ++i) dot += q[i] * k[i];
+      scores[t2] = dot * scale;
+    }
+    cpu::softmax_forward(weights, scores, 1, n_ctx);
+    // y_h = sum_t2 weights[t2] v[t2]
+    float* o = yy + h * HS;
+    std::fill(o, o + HS, 0.0f);
+    for (int t2 = 0; t2 < n_ctx; ++t2) {
+      const float* v = v_cache + int64_t{t2} * C + h * HS;
+      for (int i = 0; i < HS; ++i) o[i] += weights[t2] * v[i];
+    }
+  }
+  c_proj.apply(out, yy, 1);  // out = c_proj(y)
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,57 @@
+// causal_self_attention.h: CausalSelfAttention as nanoGPT's: one fused Linear C -> 3C makes q, k, v
+// for all NH heads, the causal attention kernel (dropout on the weights), then c_proj C -> C and
+// residual dropout. Leaves out: owning memory. Simpler twins: src/nn/head.h and
+// multi_head_attention.h (the lecture's one-module-per-head form).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/rng.h"
+#include "nn/dropout.h"
+#include "nn/linear.h"
+#include "nn/slab_planner.h"
+
+namespace scratchgpt {
+
+struct CausalSelfAttention {
+  int C = 0, NH = 0;
+  Linear c_attn;  // C -> 3C: q, k, v side by side, each split into NH heads of HS = C/NH
+  Linear c_proj;  // C -> C
+  Dropout attn_drop, resid_drop;
+
+  // Per-layer activations (B, T as last planned).
+  float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward
+  float* y = nullptr;    // (B, T, C) heads concatenated
+  // Scratch shared by every layer (forward-only preatt, backward-only gradients).
+  float* preatt = nullptr;  // (B, NH, T, T)
+  float* dqkv = nullptr;    // (B, T, 3C)
+  float* dpreatt = nullptr;  // (B, NH, T, T)
+  float* datt = nullptr;     // (B, NH, T, T)
+  float* dy = nullptr;       // (B, T, C)
+  float* dproj = nullptr;    // (B, T, C)
+  int B = 0, T = 0;
+
+  CausalSelfAttention() = default;
+  CausalSelfAttention(int n_embd, int n_head, bool bias, float dropout);
+
+  void visit_params(const std::string& prefix, ParamVisitor& v) {
+    c_attn.visit_params(prefix + ".c_attn", v);
+    c_proj.visit_params(prefix + ".c_proj", v);
+  }
+  void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T);
+
+  // x (B, T, C) -> (B, T, C); rng non-null means training (dropout).
+  const float* forward(const float* x, int b, int t, Rng* rng);
+  // Accumulates dx (B, T, C) and the parameter grads from dout (B, T, C).
+  void backward(float* dx, const float* dout);
+
+  // One new token at position pos for batch 1, reading and extending the KV cache:
+  // out (C) from x (C); k_cache, v_cache (block_size, C) hold positions 0..pos-1 and get row pos;
+  // work needs decode_work_floats(pos + 1) floats. Costs O(pos * C).
+  void decode(float* out, const float* x, float* k_cache, float* v_cache, int pos,
+              float* work) const;
+  int64_t decode_work_floats(int max_T) const { return 4 * static_cast<int64_t>(C) + 2 * max_T; }
+};
+
+}  // namespace scratchgpt

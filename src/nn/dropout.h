@@ -1,0 +1,40 @@
+// dropout.h: Dropout (torch.nn.Dropout): in training each element is kept with probability 1-p
+// and scaled by 1/(1-p); in eval mode (no Rng) it is the identity and touches no memory.
+// The keep mask comes from Rng::bernoulli, so a seeded run draws what PyTorch draws.
+// Leaves out: owning memory (mask and output are planned activations). Kernel: cpu::dropout_*.
+#pragma once
+
+#include <cstdint>
+
+#include "core/rng.h"
+#include "nn/slab_planner.h"
+
+namespace scratchgpt {
+
+struct Dropout {
+  float p = 0.0f;
+  float* mask = nullptr;  // (n) scaled keep mask (0 or 1/(1-p)), planned only when p > 0
+  float* out = nullptr;   // (n) planned only when p > 0 and the output is materialised
+  bool active = false;    // the last forward dropped (training with p > 0)
+  int64_t n = 0;
+
+  Dropout() = default;
+  explicit Dropout(float prob) : p(prob) {}
+
+  // with_output=false: only a mask is needed (attention weights, where the kernel applies it).
+  void plan(SlabPlanner& acts, int64_t max_n, bool with_output = true) {
+    if (p <= 0.0f) return;
+    mask = acts.take(max_n);
+    if (with_output) out = acts.take(max_n);
+  }
+
+  // Training (rng != null, p > 0): draws the mask and returns out = x * mask. Otherwise returns x.
+  const float* forward(const float* x, int64_t count, Rng* rng);
+  // Draws a fresh scaled mask of count elements and returns it, or nullptr in eval mode.
+  const float* draw_mask(int64_t count, Rng* rng);
+  // Gradient with respect to the input: dout * mask written into scratch (n), or dout itself when
+  // the last forward did not drop.
+  const float* backward(float* scratch, const float* dout) const;
+};
+
+}  // namespace scratchgpt

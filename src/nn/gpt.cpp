@@ -1,0 +1,316 @@
+// gpt.cpp: GPT construction (parameter slabs), init, forward, backward, KV-cache decoding.
+#include "nn/gpt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernels/cpu/crossentropy.h"
+#include "kernels/cpu/encoder.h"
+
+namespace scratchgpt {
+
+namespace {
+
+// First pass over the parameters: names, shapes and decay flags, no memory yet.
+struct CollectParams : ParamVisitor {
+  std::vector<Param>* out;
+  explicit CollectParams(std::vector<Param>* p) : out(p) {}
+  void visit(const std::string& name, Tensor&, Tensor&, const std::vector<int64_t>& shape,
+             bool decay) override {
+    Param p;
+    p.name = name;
+    p.value = tensor_view(nullptr, shape);
+    p.decay = decay;
+    out->push_back(p);
+  }
+};
+
+// Second pass, in the same order: points each module's views at its Param's slab memory.
+struct BindParams : ParamVisitor {
+  std::vector<Param>* params;
+  size_t next = 0;
+  explicit BindParams(std::vector<Param>* p) : params(p) {}
+  void visit(const std::string& name, Tensor& value, Tensor& grad, const std::vector<int64_t>&,
+             bool) override {
+    Param& p = (*params)[next++];
+    SG_CHECK(p.name == name, "parameter walk changed order: ", p.name, " vs ", name);
+    value = p.value;
+    grad = p.grad;
+  }
+};
+
+int64_t numel_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+}  // namespace
+
+GPT::GPT(const GPTConfig& config)
+    : config_(config),
+      V(config.vocab_size),
+      C(config.n_embd),
+      L(config.n_layer),
+      emb_drop(config.dropout),
+      ln_f(config.n_embd, config.bias),
+      lm_head(config.n_embd, config.vocab_size, /*bias=*/false) {
+  config_.validate();
+  blocks.reserve(static_cast<size_t>(L));
+  for (int l = 0; l < L; ++l) blocks.emplace_back(config_);
+
+  // Walk the parameters once to size the four slabs, then carve them in the same order.
+  CollectParams collect(&params_);
+  visit_params(collect);
+  size_t total = 0;
+  for (const Param& p : params_) total += Arena::round_up(static_cast<size_t>(p.value.numel()));
+  values_.reserve(total);
+  grads_.reserve(total);
+  moments_m_.reserve(total);
+  moments_v_.reserve(total);
+  for (Param& p : params_) {
+    std::vector<int64_t> shape(p.value.shape.begin(), p.value.shape.begin() + p.value.rank);
+    const size_t n = static_cast<size_t>(numel_of(shape));
+    p.value = tensor_view(values_.alloc(n), shape);
+    p.grad = tensor_view(grads_.alloc(n), shape);
+    p.m = tensor_view(moments_m_.alloc(n), shape);
+    p.v = tensor_view(moments_v_.alloc(n), shape);
+  }
+  BindParams bind(&params_);
+  visit_params(bind);
+  if (config_.tied) {  // lm_head.weight is wte (GPT-2's weight tying): one Param, both uses
+    lm_head.weight = wte;
+    lm_head.dweight = dwte;
+  }
+}
+
+void GPT::visit_params(ParamVisitor& v) {
+  v.visit("wte", wte, dwte, {V, C}, /*decay=*/true);
+  v.visit("wpe", wpe, dwpe, {config_.block_size, C}, /*decay=*/true);
+  for (int l = 0; l < L; ++l) blocks[l].visit_params("blocks." + std::to_string(l), v);
+  ln_f.visit_params("ln_f", v);
+  if (!config_.tied) lm_head.visit_params("lm_head", v);
+}
+
+Param& GPT::param(const std::string& name) {
+  for (Param& p : params_)
+    if (p.name == name) return p;
+  fail("GPT has no parameter named '", name, "'");
+}
+
+void GPT::init(Rng& rng) {
+  auto fill = [](const Tensor& t, float value) { std::fill(t.begin(), t.end(), value); };
+  auto normal = [&rng](const Tensor& t, float std) { rng.normal(t.data, t.numel(), 0.0f, std); };
+  // Building nanoGPT's modules draws defaults that its init then overwrites; draw them too so
+  // the generator stays in step: nn.Embedding normal_(0, 1), nn.Linear kaiming/bias uniform_.
+  auto linear_defaults = [&rng](const Linear& lin) {
+    const float bound = 1.0f / std::sqrt(static_cast<float>(lin.C));
+    rng.uniform(lin.weight.data, lin.weight.numel(), -bound, bound);
+    if (lin.has_bias) rng.uniform(lin.bias.data, lin.bias.numel(), -bound, bound);
+  };
+  rng.normal(wte.data, wte.numel(), 0.0f, 1.0f);
+  rng.normal(wpe.data, wpe.numel(), 0.0f, 1.0f);
+  for (Block& b : blocks) {
+    linear_defaults(b.attn.c_attn);
+    linear_defaults(b.attn.c_proj);
+    linear_defaults(b.mlp.c_fc);
+    linear_defaults(b.mlp.c_proj);
+  }
+  linear_defaults(lm_head);  // tied: lands in wte, as nanoGPT's shared tensor
+
+  // _init_weights, applied module by module in registration order.
+  normal(wte, 0.02f);
+  normal(wpe, 0.02f);
+  auto linear_init = [&](const Linear& lin) {
+    normal(lin.weight, 0.02f);
+    if (lin.has_bias) fill(lin.bias, 0.0f);
+  };
+  auto layernorm_init = [&](const LayerNorm& ln) {
+    fill(ln.weight, 1.0f);
+    if (ln.has_bias) fill(ln.bias, 0.0f);
+  };
+  for (Block& b : blocks) {
+    layernorm_init(b.ln_1);
+    linear_init(b.attn.c_attn);
+    linear_init(b.attn.c_proj);
+    layernorm_init(b.ln_2);
+    linear_init(b.mlp.c_fc);
+    linear_init(b.mlp.c_proj);
+  }
+  layernorm_init(ln_f);
+  linear_init(lm_head);
+  // GPT-2's scaled init of the residual projections, in named_parameters order.
+  const float proj_std = 0.02f / std::sqrt(2.0f * static_cast<float>(L));
+  for (Block& b : blocks) {
+    normal(b.attn.c_proj.weight, proj_std);
+    normal(b.mlp.c_proj.weight, proj_std);
+  }
+  cache_len_ = 0;  // cached keys and values belong to the old weights
+}
+
+std::pair<size_t, size_t> GPT::layout(float* base, size_t scratch_offset, int B, int T) {
+  const int64_t N = int64_t{B} * T;
+  SlabPlanner acts(base, 0);
+  emb_ = acts.take(N * C);
+  emb_drop.plan(acts, N * C);
+  size_t scratch_end = scratch_offset;
+  for (Block& b : blocks) {
+    SlabPlanner scratch(base, scratch_offset);  // every block gets the same scratch addresses
+    b.plan(acts, scratch, B, T);
+    scratch_end = std::max(scratch_end, scratch.used());
+  }
+  ln_f.plan(acts, static_cast<int>(N));
+  lm_head.plan(acts, static_cast<int>(N));
+  losses_ = acts.take(N);
+  probs_ = acts.take(N * V);
+  dlosses_ = acts.take(N);
+  dlogits_ = acts.take(N * V);
+  dlnf_ = acts.take(N * C);
+  dres_[0] = acts.take(N * C);
+  dres_[1] = acts.take(N * C);
+  demb_ = acts.take(N * C);
+  return {acts.used(), scratch_end};
+}
+
+void GPT::plan_activations(int B, int T) {
+  if (B <= max_B_ && T <= max_T_) return;
+  const int new_B = std::max(B, max_B_), new_T = std::max(T, max_T_);
+  const auto [acts_end, scratch_size] = layout(nullptr, 0, new_B, new_T);
+  acts_.release();
+  acts_.reserve(acts_end + scratch_size);
+  const auto [acts_end2, scratch_end2] = layout(acts_.base(), acts_end, new_B, new_T);
+  SG_CHECK(acts_end2 == acts_end && scratch_end2 == acts_end + scratch_size,
+           "activation layout is not deterministic");
+  idx_.assign(static_cast<size_t>(new_B) * new_T, 0);
+  targets_.assign(static_cast<size_t>(new_B) * new_T, 0);
+  max_B_ = new_B;
+  max_T_ = new_T;
+  have_forward_ = false;
+}
+
+float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng* dropout_rng) {
+  SG_CHECK(B > 0 && T > 0, "GPT::forward needs B > 0 and T > 0, got B=", B, " T=", T);
+  SG_CHECK(T <= config_.block_size, "sequence length T=", T, " exceeds the model's block_size ",
+           config_.block_size, ": crop the context to the last ", config_.block_size, " tokens");
+  SG_CHECK(idx != nullptr, "GPT::forward: idx is null");
+  const int64_t N = int64_t{B} * T;
+  for (int64_t i = 0; i < N; ++i)
+    SG_CHECK(idx[i] >= 0 && idx[i] < V, "token id ", idx[i], " at position ", i,
+             " is outside the vocabulary [0, ", V, "): the data and the model disagree on the "
+             "tokenizer");
+  if (targets)
+    for (int64_t i = 0; i < N; ++i)
+      SG_CHECK(targets[i] >= 0 && targets[i] < V, "target id ", targets[i], " at position ", i,
+               " is outside the vocabulary [0, ", V, "): the data and the model disagree on the "
+               "tokenizer");
+  plan_activations(B, T);
+  B_ = B;
+  T_ = T;
+  std::copy(idx, idx + N, idx_.begin());
+  if (targets) std::copy(targets, targets + N, targets_.begin());
+
+  cpu::encoder_forward(emb_, idx_.data(), wte.data, wpe.data, B, T, C);  // x = wte[idx] + wpe[t]
+  const float* x = emb_drop.forward(emb_, N * C, dropout_rng);          // x = drop(x)
+  for (Block& b : blocks) x = b.forward(x, B, T, dropout_rng);           // x = block(x)
+  const float* h = ln_f.forward(x, static_cast<int>(N));                 // x = ln_f(x)
+  const float* logits = lm_head.forward(h, static_cast<int>(N));         // (B, T, V)
+  have_forward_ = true;
+  have_targets_ = targets != nullptr;
+  if (!targets) return 0.0f;
+  // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
+  cpu::crossentropy_forward(losses_, probs_, logits, targets_.data(), static_cast<int>(N), V);
+  double sum = 0.0;
+  for (int64_t i = 0; i < N; ++i) sum += losses_[i];
+  return static_cast<float>(sum / static_cast<double>(N));
+}
+
+void GPT::backward() {
+  SG_CHECK(have_forward_ && have_targets_,
+           "GPT::backward needs a preceding forward with targets");
+  const int64_t N = int64_t{B_} * T_;
+  // loss = mean_n losses[n]
+  std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
+  // losses = cross_entropy(logits, targets)
+  std::fill(dlogits_, dlogits_ + N * V, 0.0f);
+  cpu::crossentropy_backward(dlogits_, probs_, targets_.data(), dlosses_, static_cast<int>(N), V);
+  // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
+  std::fill(dlnf_, dlnf_ + N * C, 0.0f);
+  lm_head.backward(dlnf_, dlogits_);
+  // h = ln_f(x)
+  float* d = dres_[0];
+  std::fill(d, d + N * C, 0.0f);
+  ln_f.backward(d, dlnf_);
+  // x = block(x), for each block in reverse
+  for (int l = L - 1; l >= 0; --l) {
+    float* dn = d == dres_[0] ? dres_[1] : dres_[0];
+    std::fill(dn, dn + N * C, 0.0f);
+    blocks[l].backward(dn, d);
+    d = dn;
+  }
+  // x = drop(x)
+  const float* de = emb_drop.backward(demb_, d);
+  // x = wte[idx] + wpe[t]
+  cpu::encoder_backward(dwte.data, dwpe.data, de, idx_.data(), B_, T_, C);
+}
+
+Tensor GPT::logits() {
+  SG_CHECK(have_forward_, "GPT::logits: no forward has run yet");
+  return Tensor(lm_head.out, {B_, T_, V});
+}
+
+void GPT::allocate_cache() {
+  if (k_cache_ != nullptr) return;
+  const int64_t bs = config_.block_size;
+  const int64_t work = blocks[0].decode_work_floats(config_.block_size);
+  size_t total = 2 * Arena::round_up(static_cast<size_t>(L * bs * C)) +
+                 Arena::round_up(static_cast<size_t>(C)) + Arena::round_up(work) +
+                 Arena::round_up(static_cast<size_t>(std::max(V, C) + 32));
+  cache_.reserve(total);
+  k_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
+  v_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
+  dec_x_ = cache_.alloc(static_cast<size_t>(C));
+  dec_work_ = cache_.alloc(static_cast<size_t>(work));
+  dec_logits_ = cache_.alloc(static_cast<size_t>(std::max(V, C) + 32));
+}
+
+void GPT::reset_cache() {
+  allocate_cache();
+  cache_len_ = 0;
+}
+
+const float* GPT::decode_step(int32_t token) {
+  SG_CHECK(token >= 0 && token < V, "token id ", token, " is outside the vocabulary [0, ", V, ")");
+  SG_CHECK(cache_len_ < config_.block_size, "the KV cache is full (block_size ",
+           config_.block_size, " tokens): reset_cache() and feed the last tokens again");
+  allocate_cache();
+  const int pos = cache_len_;
+  const int64_t layer_stride = int64_t{config_.block_size} * C;
+  // x = wte[token] + wpe[pos]
+  cpu::encoder_forward(dec_x_, &token, wte.data, wpe.data + int64_t{pos} * C, 1, 1, C);
+  for (int l = 0; l < L; ++l)
+    blocks[l].decode(dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos,
+                     dec_work_);
+  // logits = lm_head(ln_f(x)); the work area is free again for the normalised row
+  float* h = dec_work_;
+  float* stats = dec_work_ + C;
+  ln_f.apply(h, stats, stats + 1, dec_x_, 1);
+  lm_head.apply(dec_logits_, h, 1);
+  cache_len_ = pos + 1;
+  return dec_logits_;
+}
+
+double gpt_flops_per_token(const GPTConfig& c, int T) {
+  const double C = c.n_embd, V = c.vocab_size, L = c.n_layer;
+  const double b = c.bias ? 1.0 : 0.0;
+  const double per_block = 2 * (C + b * C)           // ln_1, ln_2
+                           + 3 * C * C + b * 3 * C   // attn.c_attn
+                           + C * C + b * C           // attn.c_proj
+                           + 4 * C * C + b * 4 * C   // mlp.c_fc
+                           + 4 * C * C + b * C;      // mlp.c_proj
+  const double n = V * C + L * per_block + (C + b * C) + (c.tied ? 0.0 : V * C);  // all but wpe
+  const double HS = C / c.n_head;
+  return 6.0 * n + 12.0 * L * c.n_head * HS * T;
+}
+
+}  // namespace scratchgpt

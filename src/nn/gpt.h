@@ -1,0 +1,106 @@
+// gpt.h: GPT, the decoder-only transformer of the lecture and nanoGPT's model.py: token and
+// position embeddings, dropout, L Blocks, a final LayerNorm and the lm_head (tied to wte or not),
+// trained with manual backward; plus batch-1 KV-cache decoding for generation.
+// Leaves out: batched decoding, ignore_index targets, anything but float32.
+// Simpler twin: src/nn/bigram.h (the first model of the lecture).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/arena.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+#include "nn/block.h"
+#include "nn/dropout.h"
+#include "nn/gpt_config.h"
+#include "nn/language_model.h"
+#include "nn/layernorm.h"
+#include "nn/linear.h"
+
+namespace scratchgpt {
+
+class GPT : public LanguageModel {
+ public:
+  explicit GPT(const GPTConfig& config);  // validates config; plans parameter slabs
+  GPT(const GPT&) = delete;
+  GPT& operator=(const GPT&) = delete;
+
+  // nanoGPT's init: Linear weights and embeddings ~ N(0, 0.02), biases 0, LayerNorm weight 1 and
+  // bias 0, every c_proj.weight ~ N(0, 0.02/sqrt(2L)). Draws what constructing nanoGPT's modules
+  // and then initialising them draws, in the same order, so a torch-exact Rng gives its weights.
+  void init(Rng& rng);
+  const GPTConfig& config() const { return config_; }
+
+  float forward(const int32_t* idx, const int32_t* targets, int B, int T,
+                Rng* dropout_rng) override;
+  void backward() override;
+  Tensor logits() override;  // (B, T, V) of the last forward
+  std::vector<Param>& params() override { return params_; }
+  int vocab_size() const override { return config_.vocab_size; }
+  int block_size() const override { return config_.block_size; }
+
+  // The Param with this checkpoint name ("blocks.0.attn.c_attn.weight"); Error if there is none.
+  Param& param(const std::string& name);
+
+  // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
+  void reset_cache();
+  // Appends token at position cache_len() and returns the logits (V) for the next token (valid
+  // until the next call). Error when the cache already holds block_size tokens.
+  const float* decode_step(int32_t token);
+  int cache_len() const { return cache_len_; }
+
+ private:
+  GPTConfig config_;
+  int V = 0, C = 0, L = 0;
+
+  // Modules (nanoGPT's transformer.{wte, wpe, drop, h, ln_f} and lm_head).
+  Tensor wte, dwte;  // (V, C)
+  Tensor wpe, dwpe;  // (block_size, C)
+  Dropout emb_drop;
+  std::vector<Block> blocks;
+  LayerNorm ln_f;
+  Linear lm_head;  // C -> V, no bias; its weight is wte when tied
+
+  std::vector<Param> params_;
+  Arena values_, grads_, moments_m_, moments_v_;  // one slab each
+
+  // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
+  Arena acts_;
+  int max_B_ = 0, max_T_ = 0;
+  float* emb_ = nullptr;      // (B, T, C)
+  float* losses_ = nullptr;   // (B, T)
+  float* probs_ = nullptr;    // (B, T, V)
+  float* dlosses_ = nullptr;  // (B, T)
+  float* dlogits_ = nullptr;  // (B, T, V)
+  float* dlnf_ = nullptr;     // (B, T, C)
+  float* dres_[2] = {nullptr, nullptr};  // (B, T, C) residual-stream gradients, ping-pong
+  float* demb_ = nullptr;     // (B, T, C)
+  std::vector<int32_t> idx_, targets_;  // (B, T) copies of the last forward's inputs
+  int B_ = 0, T_ = 0;
+  bool have_forward_ = false, have_targets_ = false;
+
+  // KV cache for decode_step.
+  Arena cache_;
+  float* k_cache_ = nullptr;   // (L, block_size, C)
+  float* v_cache_ = nullptr;   // (L, block_size, C)
+  float* dec_x_ = nullptr;     // (C) the residual stream of the current token
+  float* dec_work_ = nullptr;  // per-block work
+  float* dec_logits_ = nullptr;  // (V)
+  int cache_len_ = 0;
+
+  void visit_params(ParamVisitor& v);
+  void plan_activations(int B, int T);
+  // Lays out the activation slab for (B, T) from base (counting when null); block scratch starts
+  // at scratch_offset. Returns {end of per-layer activations, end of the shared scratch}.
+  std::pair<size_t, size_t> layout(float* base, size_t scratch_offset, int B, int T);
+  void allocate_cache();
+};
+
+// nanoGPT's estimate of forward + backward FLOPs per token: 6 N + 12 L NH HS T, where N counts
+// every parameter except wpe (wte once when tied). Used by benchmarks for MFU.
+double gpt_flops_per_token(const GPTConfig& c, int T);
+
+}  // namespace scratchgpt

@@ -1,0 +1,40 @@
+// layernorm.cpp: LayerNorm forward and backward over cpu::layernorm.
+#include "nn/layernorm.h"
+
+#include "kernels/cpu/layernorm.h"
+
+namespace scratchgpt {
+
+LayerNorm::LayerNorm(int channels, bool with_bias) : C(channels), has_bias(with_bias) {
+  if (!has_bias) {
+    zero_bias_.assign(static_cast<size_t>(C), 0.0f);
+    dbias_sink_.assign(static_cast<size_t>(C), 0.0f);
+  }
+}
+
+void LayerNorm::plan(SlabPlanner& acts, int max_N) {
+  out = acts.take(static_cast<int64_t>(max_N) * C);
+  mean = acts.take(max_N);
+  rstd = acts.take(max_N);
+}
+
+void LayerNorm::apply(float* y, float* mu, float* rs, const float* x, int n) const {
+  const float* b = has_bias ? bias.data : zero_bias_.data();
+  cpu::layernorm_forward(y, mu, rs, x, weight.data, b, n, C);
+}
+
+float* LayerNorm::forward(const float* x, int n) {
+  inp = x;
+  N = n;
+  apply(out, mean, rstd, x, n);  // out = (x - mean) * rstd * weight + bias
+  return out;
+}
+
+void LayerNorm::backward(float* dx, const float* dout) {
+  // out = xhat * weight + bias, xhat = (x - mean) * rstd:
+  //   dbias += sum dout;  dweight += sum dout * xhat;  dx += rstd (g - mean(g) - xhat mean(g xhat))
+  float* db = has_bias ? dbias.data : dbias_sink_.data();
+  cpu::layernorm_backward(dx, dweight.data, db, dout, inp, weight.data, mean, rstd, N, C);
+}
+
+}  // namespace scratchgpt

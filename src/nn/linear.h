@@ -1,0 +1,43 @@
+// linear.h: Linear, the fully connected layer y = x W^T + b (torch.nn.Linear, W is (OC, C)).
+// Leaves out: owning memory (W and b point into the model's parameter slab, the output into its
+// activation slab). Kernels: cpu::matmul_forward / matmul_backward; ref::matmul is the scalar twin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/tensor.h"
+#include "nn/slab_planner.h"
+
+namespace scratchgpt {
+
+struct Linear {
+  int C = 0;              // in features
+  int OC = 0;             // out features
+  bool has_bias = true;
+  Tensor weight, dweight;  // (OC, C)
+  Tensor bias, dbias;      // (OC), empty when !has_bias
+
+  float* out = nullptr;        // (N, OC) planned activation
+  const float* inp = nullptr;  // (N, C) saved by forward for backward
+  int N = 0;
+
+  Linear() = default;
+  Linear(int in_features, int out_features, bool with_bias)
+      : C(in_features), OC(out_features), has_bias(with_bias) {}
+
+  void visit_params(const std::string& prefix, ParamVisitor& v) {
+    v.visit(prefix + ".weight", weight, dweight, {OC, C}, /*decay=*/true);
+    if (has_bias) v.visit(prefix + ".bias", bias, dbias, {OC}, /*decay=*/false);
+  }
+  void plan(SlabPlanner& acts, int max_N) { out = acts.take(static_cast<int64_t>(max_N) * OC); }
+
+  // y (N, OC) = x (N, C) @ W^T + b, into y; saves nothing (used by KV-cache decoding).
+  void apply(float* y, const float* x, int n) const;
+  // out = apply(x), saving x for backward. Returns out (N, OC).
+  float* forward(const float* x, int n);
+  // Accumulates dx (N, C) (may be null), dW and db, from dout (N, OC).
+  void backward(float* dx, const float* dout);
+};
+
+}  // namespace scratchgpt

@@ -1,0 +1,68 @@
+// mlp.cpp: MLP forward, backward and single-row decoding.
+#include "nn/mlp.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/gelu.h"
+#include "kernels/cpu/relu.h"
+
+namespace scratchgpt {
+
+MLP::MLP(int n_embd, bool use_gelu, bool bias, float dropout)
+    : C(n_embd),
+      gelu(use_gelu),
+      c_fc(n_embd, 4 * n_embd, bias),
+      c_proj(4 * n_embd, n_embd, bias),
+      drop(dropout) {}
+
+void MLP::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N) {
+  c_fc.plan(acts, max_N);
+  act = acts.take(int64_t{max_N} * 4 * C);
+  c_proj.plan(acts, max_N);
+  drop.plan(acts, int64_t{max_N} * C);
+  dact = scratch.take(int64_t{max_N} * 4 * C);
+  dfc = scratch.take(int64_t{max_N} * 4 * C);
+  dproj = scratch.take(int64_t{max_N} * C);
+}
+
+const float* MLP::forward(const float* x, int n, Rng* rng) {
+  N = n;
+  const int64_t n4 = int64_t{N} * 4 * C;
+  const float* h = c_fc.forward(x, N);  // (N, 4C)
+  if (gelu)
+    cpu::gelu_forward(act, h, n4);  // (N, 4C)
+  else
+    cpu::relu_forward(act, h, n4);
+  const float* p = c_proj.forward(act, N);        // (N, C)
+  return drop.forward(p, int64_t{N} * C, rng);    // (N, C)
+}
+
+void MLP::backward(float* dx, const float* dout) {
+  const int64_t n4 = int64_t{N} * 4 * C;
+  // return dropout(p)
+  const float* dp = drop.backward(dproj, dout);
+  // p = c_proj(act)
+  std::fill(dact, dact + n4, 0.0f);
+  c_proj.backward(dact, dp);
+  // act = gelu(h) or relu(h)
+  std::fill(dfc, dfc + n4, 0.0f);
+  if (gelu)
+    cpu::gelu_backward(dfc, c_fc.out, dact, n4);
+  else
+    cpu::relu_backward(dfc, c_fc.out, dact, n4);
+  // h = c_fc(x)
+  c_fc.backward(dx, dfc);
+}
+
+void MLP::decode(float* out, const float* x, float* work) const {
+  float* h = work;          // (4C)
+  float* a = work + 4 * C;  // (4C)
+  c_fc.apply(h, x, 1);
+  if (gelu)
+    cpu::gelu_forward(a, h, 4 * C);
+  else
+    cpu::relu_forward(a, h, 4 * C);
+  c_proj.apply(out, a, 1);
+}
+
+}  // namespace scratchgpt

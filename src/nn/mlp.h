@@ -1,0 +1,44 @@
+// mlp.h: MLP, the feed-forward half of a Block as nanoGPT's: c_fc C -> 4C, ReLU (the lecture) or
+// GELU tanh (GPT-2), c_proj 4C -> C, dropout. Leaves out: owning memory, other activations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/rng.h"
+#include "nn/dropout.h"
+#include "nn/linear.h"
+#include "nn/slab_planner.h"
+
+namespace scratchgpt {
+
+struct MLP {
+  int C = 0;
+  bool gelu = false;  // false: ReLU
+  Linear c_fc;        // C -> 4C
+  Linear c_proj;      // 4C -> C
+  Dropout drop;
+
+  float* act = nullptr;    // (B, T, 4C) activation output (per layer)
+  float* dact = nullptr;   // (B, T, 4C) scratch shared by every layer
+  float* dfc = nullptr;    // (B, T, 4C) scratch
+  float* dproj = nullptr;  // (B, T, C) scratch
+  int N = 0;
+
+  MLP() = default;
+  MLP(int n_embd, bool use_gelu, bool bias, float dropout);
+
+  void visit_params(const std::string& prefix, ParamVisitor& v) {
+    c_fc.visit_params(prefix + ".c_fc", v);
+    c_proj.visit_params(prefix + ".c_proj", v);
+  }
+  void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N);
+
+  const float* forward(const float* x, int n, Rng* rng);  // x (N, C) -> (N, C)
+  void backward(float* dx, const float* dout);             // accumulates dx (N, C)
+
+  // One row, no saving (KV-cache decoding): out (C) from x (C); work needs 8C floats.
+  void decode(float* out, const float* x, float* work) const;
+};
+
+}  // namespace scratchgpt
