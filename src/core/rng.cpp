@@ -1,13 +1,109 @@
-// rng.cpp: mt19937 as PyTorch's CPU generator seeds and steps it, and PyTorch's transforms.
-// FIRST VERSION: mt19937 core and rand(); the other transforms are being made torch-exact.
+// rng.cpp: mt19937 as PyTorch's CPU generator seeds and steps it, and PyTorch 1.13's transforms
+// on top of it (x86-64 build with AVX2 kernels, no MKL), reproduced bit for bit.
+// Leaves out: torch's non-AVX2 (scalar normal_fill) and MKL code paths.
 #include "core/rng.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "core/check.h"
 
+// Torch's kernels were compiled by GCC with -mfma and contraction on; where they fused a multiply
+// and an add into one FMA, we call std::fma. Everywhere else our compiler must not fuse on its own.
+#pragma GCC optimize("fp-contract=off")
+
 namespace scratchgpt {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+
+// ---- torch's vectorised Box-Muller (normal_fill_16_AVX2) for one lane, in scalar float. ----
+// log256_ps / sincos256_ps are Cephes-style float polynomials (Pommier's avx_mathfun), not libm.
+
+float cephes_logf(float x) {  // x in (0, 1]
+  if (!(x > 0.0f)) return std::numeric_limits<float>::quiet_NaN();
+  constexpr uint32_t kMinNormPos = 0x00800000u, kExpMask = 0x7f800000u;
+  uint32_t bits = std::max(std::bit_cast<uint32_t>(x), kMinNormPos);  // x > 0: same order
+  int32_t exponent = static_cast<int32_t>(bits >> 23) - 0x7f;
+  bits = (bits & ~kExpMask) | std::bit_cast<uint32_t>(0.5f);  // mantissa, scaled into [0.5, 1)
+  float m = std::bit_cast<float>(bits);
+  float e = static_cast<float>(exponent) + 1.0f;
+  const bool small = m < static_cast<float>(0.707106781186547524);
+  float tmp = small ? m : 0.0f;
+  m = m - 1.0f;
+  e = e - (small ? 1.0f : 0.0f);
+  m = m + tmp;
+  const float z = m * m;
+  float y = static_cast<float>(7.0376836292E-2);
+  y = std::fma(y, m, static_cast<float>(-1.1514610310E-1));
+  y = std::fma(y, m, static_cast<float>(1.1676998740E-1));
+  y = std::fma(y, m, static_cast<float>(-1.2420140846E-1));
+  y = std::fma(y, m, static_cast<float>(1.4249322787E-1));
+  y = std::fma(y, m, static_cast<float>(-1.6668057665E-1));
+  y = std::fma(y, m, static_cast<float>(2.0000714765E-1));
+  y = std::fma(y, m, static_cast<float>(-2.4999993993E-1));
+  y = std::fma(y, m, static_cast<float>(3.3333331174E-1));
+  y = y * m;
+  const float q1 = static_cast<float>(-2.12194440e-4), q2 = 0.693359375f;
+  y = std::fma(y, z, e * q1);  // (y * z) + (e * q1): torch's binary fuses the first product
+  y = y - z * 0.5f;            // z * 0.5 is exact: fused or not, the same
+  return std::fma(e, q2, m + y);
+}
+
+void cephes_sincosf(float x, float* s, float* c) {
+  const uint32_t sign_in = std::bit_cast<uint32_t>(x) & 0x80000000u;
+  x = std::fabs(x);
+  float y = x * static_cast<float>(1.27323954473516);  // 4 / pi
+  int32_t j = static_cast<int32_t>(y);                 // truncation, as cvttps
+  j = (j + 1) & ~1;
+  y = static_cast<float>(j);
+  const uint32_t swap_sin = static_cast<uint32_t>(j & 4) << 29;
+  const bool poly_mask = (j & 2) == 0;
+  x = std::fma(y, static_cast<float>(-0.78515625), x);
+  x = std::fma(y, static_cast<float>(-2.4187564849853515625e-4), x);
+  x = std::fma(y, static_cast<float>(-3.77489497744594108e-8), x);
+  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
+  const uint32_t sign_sin = sign_in ^ swap_sin;
+  const float z = x * x;
+  float yc = static_cast<float>(2.443315711809948E-005);
+  yc = std::fma(yc, z, static_cast<float>(-1.388731625493765E-003));
+  yc = std::fma(yc, z, static_cast<float>(4.166664568298827E-002));
+  yc = yc * z;
+  yc = std::fma(yc, z, -(z * 0.5f));
+  yc = yc + 1.0f;
+  float ys = static_cast<float>(-1.9515295891E-4);
+  ys = std::fma(ys, z, static_cast<float>(8.3321608736E-3));
+  ys = std::fma(ys, z, static_cast<float>(-1.6666654611E-1));
+  ys = ys * z;
+  ys = std::fma(ys, x, x);
+  // Both polynomials are evaluated; a mask picks one for sin and the other for cos.
+  const float sin_pick2 = poly_mask ? ys : 0.0f, sin_pick1 = poly_mask ? 0.0f : yc;
+  const float cos2 = ys - sin_pick2, cos1 = yc - sin_pick1;
+  *s = std::bit_cast<float>(std::bit_cast<uint32_t>(sin_pick1 + sin_pick2) ^ sign_sin);
+  *c = std::bit_cast<float>(std::bit_cast<uint32_t>(cos1 + cos2) ^ sign_cos);
+}
+
+// data[0..16) holds uniforms in [0, 1); turns them into 16 normals (pairs j, j + 8).
+void normal_fill_16(float* data, float mean, float std) {
+  const float two_pi = static_cast<float>(2.0 * kPi);
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = 1.0f - data[j];  // [0, 1) -> (0, 1] for the log
+    const float u2 = data[j + 8];
+    const float radius = std::sqrt(-2.0f * cephes_logf(u1));
+    const float theta = two_pi * u2;
+    float s, c;
+    cephes_sincosf(theta, &s, &c);
+    data[j] = std::fma(radius * c, std, mean);
+    data[j + 8] = std::fma(radius * s, std, mean);
+  }
+}
+
+}  // namespace
 
 Rng::Rng(uint64_t seed) { manual_seed(seed); }
 
@@ -18,6 +114,8 @@ void Rng::manual_seed(uint64_t seed) {
   left_ = 1;
   next_ = 0;
   has_next_normal_ = has_next_float_normal_ = false;
+  next_normal_ = 0.0;
+  next_float_normal_ = 0.0f;
 }
 
 void Rng::next_state() {
@@ -50,31 +148,67 @@ uint64_t Rng::random64() {
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
+float Rng::uniform_float(float from, float to) {
+  // 24 random bits -> [0, 1) exactly; then scaled in float, as one fused multiply-add.
+  const float x = static_cast<float>(random() & ((1u << 24) - 1)) * (1.0f / (1u << 24));
+  return std::fma(x, to - from, from);
+}
+
+double Rng::uniform_double() {
+  // 53 random bits from two draws -> [0, 1) exactly.
+  return static_cast<double>(random64() & ((1ULL << 53) - 1)) * (1.0 / (1ULL << 53));
+}
+
+double Rng::normal_double() {
+  // Box-Muller in double; the second value of each pair is cached for the next scalar draw.
+  if (has_next_normal_) {
+    has_next_normal_ = false;
+    return next_normal_;
+  }
+  const double u1 = uniform_double();
+  const double u2 = uniform_double();
+  const double r = std::sqrt(-2.0 * std::log(1.0 - u2));  // log(1 - u), not log1p(-u)
+  const double theta = 2.0 * kPi * u1;
+  next_normal_ = r * std::sin(theta);
+  has_next_normal_ = true;
+  return r * std::cos(theta);
+}
+
 void Rng::rand(float* out, int64_t n) { uniform(out, n, 0.0f, 1.0f); }
 
 void Rng::uniform(float* out, int64_t n, float from, float to) {
-  for (int64_t i = 0; i < n; ++i) {
-    float x = static_cast<float>(random() & ((1u << 24) - 1)) * std::ldexp(1.0f, -24);
-    out[i] = x * (to - from) + from;
-  }
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(from, to);
 }
 
 void Rng::randn(float* out, int64_t n) { normal(out, n, 0.0f, 1.0f); }
 
-void Rng::normal(float* out, int64_t n, float mean, float std) {
-  // Box-Muller on double uniforms (to be made torch-exact).
-  for (int64_t i = 0; i < n; ++i) {
-    double u1 = (random64() & ((1ULL << 53) - 1)) * std::ldexp(1.0, -53);
-    double u2 = (random64() & ((1ULL << 53) - 1)) * std::ldexp(1.0, -53);
-    double r = std::sqrt(-2.0 * std::log1p(-u2));
-    out[i] = static_cast<float>(r * std::cos(2.0 * M_PI * u1) * std + mean);
+void Rng::normal(float* out, int64_t n, double mean, double std) {
+  if (n < 16) {
+    // Short tensors: one scalar double normal per element (using and refilling the cache).
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = normal_double();
+      out[i] = static_cast<float>(std::fma(v, std, mean));
+    }
+    return;
+  }
+  // Long tensors: all uniforms first, then Box-Muller in blocks of 16; a ragged tail is handled
+  // by drawing 16 fresh uniforms over the last 16 slots and transforming those again.
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f);
+  const float mean_f = static_cast<float>(mean), std_f = static_cast<float>(std);
+  for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, mean_f, std_f);
+  if (n % 16 != 0) {
+    float* tail = out + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = uniform_float(0.0f, 1.0f);
+    normal_fill_16(tail, mean_f, std_f);
   }
 }
 
 int64_t Rng::randint(int64_t low, int64_t high) {
-  SG_CHECK(high > low, "randint: empty range [", low, ", ", high, ")");
-  uint64_t range = static_cast<uint64_t>(high - low);
-  return low + static_cast<int64_t>(random() % range);
+  SG_CHECK(high > low, "randint: empty range [", low, ", ", high, "); need low < high");
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  // Ranges of 2^32 or more take a 64-bit draw, smaller ones a 32-bit draw.
+  const uint64_t r = range >= (1ULL << 32) ? random64() : random();
+  return static_cast<int64_t>(r % range + static_cast<uint64_t>(low));
 }
 
 void Rng::randint(int64_t* out, int64_t n, int64_t low, int64_t high) {
@@ -82,60 +216,148 @@ void Rng::randint(int64_t* out, int64_t n, int64_t low, int64_t high) {
 }
 
 void Rng::bernoulli(float* out, int64_t n, float p) {
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f) < p ? 1.0f : 0.0f;
+}
+
+void Rng::bernoulli_scalar(float* out, int64_t n, double p) {
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_double() < p ? 1.0f : 0.0f;
+}
+
+void Rng::dropout_noise(float* out, int64_t n, double p) {
+  bernoulli_scalar(out, n, 1.0 - p);
+  const float keep = static_cast<float>(1.0 - p);
+  for (int64_t i = 0; i < n; ++i) out[i] = out[i] / keep;
+}
+
+void Rng::exponential(float* out, int64_t n, double lambda) {
   for (int64_t i = 0; i < n; ++i) {
-    float u;
-    uniform(&u, 1, 0.0f, 1.0f);
-    out[i] = u < p ? 1.0f : 0.0f;
+    const double u = uniform_double();
+    out[i] = static_cast<float>(-1.0 / lambda * std::log(1.0 - u));
   }
 }
 
 void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
                       int64_t num_samples, bool replacement) {
+  SG_CHECK(rows > 0 && n > 0, "multinomial: empty probability tensor (", rows, " x ", n, ")");
+  SG_CHECK(num_samples > 0, "multinomial: num_samples must be positive, got ", num_samples);
+  SG_CHECK(replacement || num_samples <= n, "multinomial: cannot draw ", num_samples,
+           " samples without replacement from ", n, " categories");
   for (int64_t r = 0; r < rows; ++r) {
-    const float* p = probs + r * n;
-    double total = 0;
-    for (int64_t i = 0; i < n; ++i) total += p[i];
+    double total = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float p = probs[r * n + i];
+      SG_CHECK(std::isfinite(p) && p >= 0.0f, "multinomial: probabilities must be finite and >= 0"
+               " (row ", r, ", index ", i, " is ", p, ")");
+      total += p;
+    }
+    SG_CHECK(total > 0.0, "multinomial: row ", r, " sums to 0; give it some probability mass");
+  }
+  if (!replacement || num_samples == 1) {
+    // Torch's fast path: q ~ Exp(1) for every element (row-major), then per row the
+    // num_samples largest p / q (argmax for one sample, topk otherwise).
+    std::vector<float> q(static_cast<size_t>(rows * n));  // (rows, n)
+    exponential(q.data(), rows * n, 1.0);
+    std::vector<int64_t> idx(static_cast<size_t>(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      float* qr = q.data() + r * n;
+      for (int64_t i = 0; i < n; ++i) qr[i] = probs[r * n + i] / qr[i];
+      std::iota(idx.begin(), idx.end(), 0);
+      auto larger = [&](int64_t a, int64_t b) {
+        return qr[a] > qr[b] || (qr[a] == qr[b] && a < b);
+      };
+      std::partial_sort(idx.begin(), idx.begin() + num_samples, idx.end(), larger);
+      for (int64_t s = 0; s < num_samples; ++s) out[r * num_samples + s] = idx[s];
+    }
+    return;
+  }
+  // With replacement: a float cumulative distribution normalised by its sum, one double uniform
+  // per sample, and a binary search for the first bucket whose cumulative value is >= it.
+  std::vector<float> cdf(static_cast<size_t>(n));
+  for (int64_t r = 0; r < rows; ++r) {
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n; ++i) {
+      sum += probs[r * n + i];
+      cdf[i] = sum;
+    }
+    for (int64_t i = 0; i < n; ++i) cdf[i] /= sum;
+    cdf[n - 1] = 1.0f;
     for (int64_t s = 0; s < num_samples; ++s) {
-      double u = (random64() & ((1ULL << 53) - 1)) * std::ldexp(1.0, -53) * total;
-      double c = 0;
-      int64_t pick = n - 1;
-      for (int64_t i = 0; i < n; ++i) {
-        c += p[i];
-        if (u < c) {
-          pick = i;
-          break;
+      const double u = uniform_double();
+      int64_t left = 0, right = n;
+      while (right - left > 0) {
+        const int64_t mid = left + (right - left) / 2;
+        if (static_cast<double>(cdf[mid]) < u) {
+          left = mid + 1;
+        } else {
+          right = mid;
         }
       }
-      out[r * num_samples + s] = pick;
+      out[r * num_samples + s] = left;
     }
   }
 }
 
+namespace {
+constexpr uint32_t kStateMagic = 0x53475231u;  // "SGR1"
+// magic, mt state, left, next, seed, cache flags, cached double normal, cached float normal
+constexpr size_t kStateBytes = 4 + 624 * 4 + 4 + 4 + 8 + 1 + 8 + 4;
+}
+
 std::vector<uint8_t> Rng::get_state() const {
-  std::vector<uint8_t> s(sizeof(mt_) + 2 * sizeof(int) + sizeof(seed_));
-  uint8_t* p = s.data();
-  std::memcpy(p, mt_, sizeof(mt_));
-  p += sizeof(mt_);
-  std::memcpy(p, &left_, sizeof(int));
-  p += sizeof(int);
-  std::memcpy(p, &next_, sizeof(int));
-  p += sizeof(int);
-  std::memcpy(p, &seed_, sizeof(seed_));
+  const uint8_t flags = (has_next_normal_ ? 1 : 0) | (has_next_float_normal_ ? 2 : 0);
+  std::vector<uint8_t> s(kStateBytes);
+  size_t off = 0;
+  auto put = [&s, &off](const void* p, size_t bytes) {
+    std::memcpy(s.data() + off, p, bytes);
+    off += bytes;
+  };
+  put(&kStateMagic, sizeof(kStateMagic));
+  put(mt_, sizeof(mt_));
+  put(&left_, sizeof(left_));
+  put(&next_, sizeof(next_));
+  put(&seed_, sizeof(seed_));
+  put(&flags, sizeof(flags));
+  put(&next_normal_, sizeof(next_normal_));
+  put(&next_float_normal_, sizeof(next_float_normal_));
   return s;
 }
 
 void Rng::set_state(const std::vector<uint8_t>& s) {
-  SG_CHECK(s.size() == sizeof(mt_) + 2 * sizeof(int) + sizeof(seed_), "bad RNG state size ",
-           s.size());
-  const uint8_t* p = s.data();
-  std::memcpy(mt_, p, sizeof(mt_));
-  p += sizeof(mt_);
-  std::memcpy(&left_, p, sizeof(int));
-  p += sizeof(int);
-  std::memcpy(&next_, p, sizeof(int));
-  p += sizeof(int);
-  std::memcpy(&seed_, p, sizeof(seed_));
-  has_next_normal_ = has_next_float_normal_ = false;
+  static_assert(kStateBytes == sizeof(kStateMagic) + sizeof(mt_) + 2 * sizeof(int) +
+                                   sizeof(seed_) + 1 + sizeof(double) + sizeof(float));
+  SG_CHECK(s.size() == kStateBytes, "bad RNG state: ", s.size(), " bytes, expected ", kStateBytes,
+           "; the checkpoint was not written by this version of scratchgpt");
+  size_t off = 0;
+  auto get = [&](void* p, size_t bytes) {
+    std::memcpy(p, s.data() + off, bytes);
+    off += bytes;
+  };
+  uint32_t magic = 0;
+  get(&magic, sizeof(magic));
+  SG_CHECK(magic == kStateMagic, "bad RNG state: wrong magic number; not an Rng::get_state blob");
+  uint32_t mt[kN];
+  int left = 0, next = 0;
+  uint64_t seed = 0;
+  uint8_t flags = 0;
+  double next_normal = 0.0;
+  float next_float_normal = 0.0f;
+  get(mt, sizeof(mt));
+  get(&left, sizeof(left));
+  get(&next, sizeof(next));
+  get(&seed, sizeof(seed));
+  get(&flags, sizeof(flags));
+  get(&next_normal, sizeof(next_normal));
+  get(&next_float_normal, sizeof(next_float_normal));
+  SG_CHECK(left >= 1 && left <= kN && next >= 0 && next + left <= kN + 1 && flags < 4,
+           "bad RNG state: position fields out of range (left ", left, ", next ", next, ")");
+  std::memcpy(mt_, mt, sizeof(mt_));
+  left_ = left;
+  next_ = next;
+  seed_ = seed;
+  has_next_normal_ = (flags & 1) != 0;
+  has_next_float_normal_ = (flags & 2) != 0;
+  next_normal_ = next_normal;
+  next_float_normal_ = next_float_normal;
 }
 
 }  // namespace scratchgpt
