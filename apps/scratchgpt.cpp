@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "commands.h"
 #include "core/check.h"
@@ -13,7 +14,9 @@ int main(int argc, char** argv) {
       "Train a character-level GPT on Tiny Shakespeare, sample from it, and run the lessons of\n"
       "\"Let's build GPT\" and \"Build a Large Language Model from Scratch\" step by step.",
       "scratchgpt"};
-  app.require_subcommand(1);
+  // At most one subcommand; "none" is checked after parsing so that a mistyped subcommand or an
+  // unknown flag is reported by name instead of as a missing subcommand.
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", "scratchgpt 0.1.0");
   app.footer(
       "Examples:\n"
@@ -25,6 +28,15 @@ int main(int argc, char** argv) {
   scratchgpt::cli::register_commands(app);
   try {
     app.parse(argc, argv);
+    if (app.get_subcommands().empty()) {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      std::fprintf(stderr,
+                   "error: a subcommand is required, one of: %s (see 'scratchgpt --help')\n",
+                   names.c_str());
+      return 2;
+    }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -70,8 +70,8 @@ void expect_grad(const Vec& after, const Vec& before, const Vec& numeric, const 
     if (!(rel <= kMaxRelErr)) {
       if (bad < 5) {
         char line[160];
-        std::snprintf(line, sizeof(line), "  [%4zu] analytic %-14.9g numeric %-14.9g rel %.2g\n",
-                      i, a, n, rel);
+        std::snprintf(line, sizeof(line), "  [%4zu] analytic %-14.9g numeric %-14.9g rel %.2g\n", i,
+                      a, n, rel);
         os << line;
       }
       ++bad;
@@ -126,8 +126,8 @@ TEST(RefGradcheck, Matmul) {
   Vec bias = random_vector<double>(OC, 12), R = random_vector<double>(N * OC, 13), out(N * OC);
   for (bool with_bias : {true, false}) {
     auto loss = [&] {
-      ref::matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, N,
-                          C, OC);
+      ref::matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, N, C,
+                          OC);
       return dot(out, R);
     };
     Vec dinp0 = random_vector<double>(N * C, 14), dw0 = random_vector<double>(OC * C, 15);
@@ -139,8 +139,10 @@ TEST(RefGradcheck, Matmul) {
     const std::string tag = with_bias ? " (bias)" : " (no bias)";
     expect_grad(dinp, dinp0, numeric_grad(inp, loss), "matmul dinp" + tag);
     expect_grad(dw, dw0, numeric_grad(w, loss), "matmul dweight" + tag);
-    if (with_bias) expect_grad(db, db0, numeric_grad(bias, loss), "matmul dbias");
-    else EXPECT_EQ(db, db0);
+    if (with_bias)
+      expect_grad(db, db0, numeric_grad(bias, loss), "matmul dbias");
+    else
+      EXPECT_EQ(db, db0);
   }
   // Each of the three gradients may be requested alone.
   Vec dinp(N * C, 0.0), dw(OC * C, 0.0), db(OC, 0.0), dinp_only(N * C, 0.0);
@@ -170,8 +172,10 @@ TEST(RefGradcheck, LayerNorm) {
     const std::string tag = with_bias ? " (bias)" : " (bias-free)";
     expect_grad(dinp, dinp0, numeric_grad(inp, loss), "layernorm dinp" + tag);
     expect_grad(dw, dw0, numeric_grad(w, loss), "layernorm dweight" + tag);
-    if (with_bias) expect_grad(db, db0, numeric_grad(bias, loss), "layernorm dbias");
-    else EXPECT_EQ(db, db0);
+    if (with_bias)
+      expect_grad(db, db0, numeric_grad(bias, loss), "layernorm dbias");
+    else
+      EXPECT_EQ(db, db0);
   }
   // Forward: each row has mean 0 and (biased) variance 1/(1 + eps/var) before the affine map.
   Vec ones(C, 1.0);
@@ -336,8 +340,8 @@ TEST(RefGradcheck, Attention) {
       }
       EXPECT_NEAR(s, 1.0, 1e-14);
     }
-    ref::attention_backward(d.data(), dpreatt.data(), datt.data(), R.data(), qkv.data(),
-                            att.data(), dm, B, T, C, NH);
+    ref::attention_backward(d.data(), dpreatt.data(), datt.data(), R.data(), qkv.data(), att.data(),
+                            dm, B, T, C, NH);
     expect_grad(d, d0, numeric_grad(qkv, loss),
                 with_drop ? "attention dqkv (dropout mask)" : "attention dqkv");
   }

@@ -54,8 +54,8 @@ TEST(RefVsPyTorch, Encoder) {
   check(dwte, st, "dwte", "encoder");
   check(dwpe, st, "dwpe", "encoder");
   std::fill(dwte.begin(), dwte.end(), 0.0f);
-  ref::encoder_forward(out.data(), inp.data(), wte.data(), static_cast<const float*>(nullptr), B,
-                       T, C);
+  ref::encoder_forward(out.data(), inp.data(), wte.data(), static_cast<const float*>(nullptr), B, T,
+                       C);
   ref::encoder_backward(dwte.data(), static_cast<float*>(nullptr), dout.data(), inp.data(), B, T,
                         C);
   check(out, st, "out_nowpe", "encoder");

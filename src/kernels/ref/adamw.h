@@ -24,10 +24,10 @@ void adamw_update(F* param, const F* grad, F* m, F* v, int64_t n, F lr, F beta1,
   const F step_size = static_cast<F>(static_cast<double>(lr) / bc1);
   const F bc2_sqrt = static_cast<F>(std::sqrt(bc2));
   for (int64_t i = 0; i < n; ++i) {
-    param[i] *= decay;                                     // param.mul_(1 - lr * wd)
-    m[i] = m[i] * beta1 + one_minus_b1 * grad[i];          // exp_avg.mul_(b1).add_(g, alpha=1-b1)
+    param[i] *= decay;                                       // param.mul_(1 - lr * wd)
+    m[i] = m[i] * beta1 + one_minus_b1 * grad[i];            // exp_avg.mul_(b1).add_(g, alpha=1-b1)
     v[i] = v[i] * beta2 + one_minus_b2 * grad[i] * grad[i];  // exp_avg_sq.mul_(b2).addcmul_(g, g)
-    const F denom = std::sqrt(v[i]) / bc2_sqrt + eps;      // (v.sqrt() / sqrt(bc2)).add_(eps)
+    const F denom = std::sqrt(v[i]) / bc2_sqrt + eps;        // (v.sqrt() / sqrt(bc2)).add_(eps)
     param[i] += -step_size * m[i] / denom;  // param.addcdiv_(m, denom, value=-step_size)
   }
 }

@@ -16,8 +16,8 @@ namespace scratchgpt::ref {
 // diagonal; att (B, NH, T, T) softmax weights (zeros above the diagonal);
 // drop (B, NH, T, T) scaled dropout mask (0 or 1/(1-p)) applied to att, or nullptr for none.
 template <typename F>
-void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, int B, int T,
-                       int C, int NH) {
+void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, int B, int T, int C,
+                       int NH) {
   const int HS = C / NH;
   const F scale = F(1) / std::sqrt(F(HS));
   const F neg_inf = -std::numeric_limits<F>::infinity();

@@ -33,8 +33,8 @@ void layernorm_forward(F* out, F* mean, F* rstd, const F* inp, const F* weight, 
 // With xhat = (x - mean) * rstd and g = dout * weight:
 //   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
 template <typename F>
-void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
-                        const F* weight, const F* mean, const F* rstd, int N, int C) {
+void layernorm_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
+                        const F* mean, const F* rstd, int N, int C) {
   for (int n = 0; n < N; ++n) {
     const F* x = inp + static_cast<int64_t>(n) * C;
     const F* dy = dout + static_cast<int64_t>(n) * C;
