@@ -1,12 +1,20 @@
-// matmul.h: cpu:: matmul kernels, float only, same names and signatures as ref::matmul.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// matmul.h: the linear layer y = x W^T + b, fast: packed, register-blocked SIMD (AVX-512, AVX2+FMA
+// or portable scalar, picked at run time, see simd.h) and threaded on ThreadPool::global().
+// Same names and signatures as ref::matmul.h (float). Every output element is reduced by one
+// thread in a fixed order, so 1 and N threads give bitwise-identical results.
+// Memory: packing uses per-thread grow-once buffers (at most 256 x 768 floats for B, 12 x 256
+// for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
-
-#include "kernels/ref/matmul.h"
 
 namespace scratchgpt::cpu {
 
-using ref::matmul_forward;  // instantiated with F = float
-using ref::matmul_backward;  // instantiated with F = float
+// out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null). N is usually B*T.
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                    int C, int OC);
+
+// Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
+// dinp = dout @ W;  dweight = dout^T @ inp (reduced over N in order);  dbias = sum_n dout.
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
+                     const float* inp, const float* weight, int N, int C, int OC);
 
 }  // namespace scratchgpt::cpu

@@ -1,0 +1,36 @@
+// cpu_features.h: what the CPU we run on can do, asked once at run time (CPUID via
+// __builtin_cpu_supports), so a portable build (no -march=native) still picks the fast kernels.
+// Leaves out: cache sizes and core topology (the kernels use fixed block sizes).
+#pragma once
+
+namespace scratchgpt {
+
+// The instruction sets the cpu:: kernels have code paths for, slowest first.
+enum class SimdLevel { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+inline const char* simd_level_name(SimdLevel s) {
+  switch (s) {
+    case SimdLevel::kScalar: return "scalar";
+    case SimdLevel::kAvx2: return "avx2+fma";
+    case SimdLevel::kAvx512: return "avx512f";
+  }
+  return "?";
+}
+
+// The best level this CPU supports (AVX2 needs FMA as well; AVX-512 needs F and VL).
+inline SimdLevel detected_simd_level() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const SimdLevel level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                        __builtin_cpu_supports("avx512vl");
+    return avx512 ? SimdLevel::kAvx512 : avx2 ? SimdLevel::kAvx2 : SimdLevel::kScalar;
+  }();
+  return level;
+#else
+  return SimdLevel::kScalar;
+#endif
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,44 @@
+// gemm.cpp: dispatch to the per-ISA GEMM and the per-thread packing buffers (see gemm.h).
+#include "kernels/cpu/gemm.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "kernels/cpu/simd.h"
+
+namespace scratchgpt::cpu::detail {
+
+void gemm(const GemmArgs& g, ThreadPool& pool) {
+  switch (simd_level()) {
+    case SimdLevel::kAvx512: return gemm_avx512(g, pool);
+    case SimdLevel::kAvx2: return gemm_avx2(g, pool);
+    case SimdLevel::kScalar: return gemm_scalar(g, pool);
+  }
+}
+
+namespace {
+struct ThreadBuffers {
+  static constexpr int kSlots = 4;
+  float* ptr[kSlots] = {};
+  size_t cap[kSlots] = {};
+  ~ThreadBuffers() {
+    for (float* p : ptr) std::free(p);
+  }
+};
+}  // namespace
+
+float* thread_buffer(int slot, size_t n) {
+  thread_local ThreadBuffers bufs;
+  if (bufs.cap[slot] < n) {
+    std::free(bufs.ptr[slot]);
+    bufs.ptr[slot] = nullptr;
+    bufs.cap[slot] = 0;
+    const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
+    bufs.ptr[slot] = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (!bufs.ptr[slot]) throw std::bad_alloc();
+    bufs.cap[slot] = n;
+  }
+  return bufs.ptr[slot];
+}
+
+}  // namespace scratchgpt::cpu::detail

@@ -1,0 +1,40 @@
+// gemm.h: the single-precision matrix product behind cpu::matmul (and usable by other cpu::
+// kernels): C (M, N) = bias + A B, or C += A B, with A and B read through arbitrary strides.
+// Packed, register-blocked SIMD micro-kernels (AVX-512, AVX2+FMA, and a portable scalar one),
+// threaded over row strips of C. Deterministic: every C element is reduced by one thread in a
+// fixed order (K blocks in order, k in order inside), so any thread count gives the same bits.
+// Leaves out: alpha/beta scaling, other dtypes. Simpler twin: kernels/ref/matmul.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/thread_pool.h"
+
+namespace scratchgpt::cpu::detail {
+
+struct GemmArgs {
+  int M = 0, N = 0, K = 0;
+  const float* A = nullptr;  // A[i][k] = A[i * rs_a + k * cs_a], i < M, k < K
+  int64_t rs_a = 0, cs_a = 0;
+  const float* B = nullptr;  // B[k][j] = B[k * rs_b + j * cs_b], k < K, j < N
+  int64_t rs_b = 0, cs_b = 0;
+  float* C = nullptr;  // C[i][j] = C[i * ldc + j]
+  int64_t ldc = 0;
+  bool init = false;            // true: C = bias[j] (or 0) + A B; false: C += A B
+  const float* bias = nullptr;  // (N) or nullptr; used only when init
+};
+
+// Runs on `pool` with the code path of cpu::simd_level().
+void gemm(const GemmArgs& g, ThreadPool& pool);
+
+// The per-ISA entry points (gemm_scalar.cpp, gemm_avx2.cpp, gemm_avx512.cpp).
+void gemm_scalar(const GemmArgs& g, ThreadPool& pool);
+void gemm_avx2(const GemmArgs& g, ThreadPool& pool);
+void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
+
+// A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
+// and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A.
+float* thread_buffer(int slot, size_t n);
+
+}  // namespace scratchgpt::cpu::detail

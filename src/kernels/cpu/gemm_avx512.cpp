@@ -1,0 +1,37 @@
+// gemm_avx512.cpp: the GEMM of gemm_impl.h compiled for AVX-512F (12 x 32 micro-kernel: 24 zmm
+// accumulators), whatever the build's -march; only called when the CPU has AVX-512F and VL.
+// Every header is included before the target pragma so no shared inline code gets AVX-512 bodies.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/cpu/gemm.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx2,fma")
+
+namespace scratchgpt::cpu::detail {
+namespace {
+
+struct VecAvx512 {
+  using T = __m512;
+  static constexpr int kW = 16;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  static T bcast(const float* p) { return _mm512_set1_ps(*p); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+};
+
+#include "kernels/cpu/gemm_impl.h"
+
+}  // namespace
+
+void gemm_avx512(const GemmArgs& g, ThreadPool& pool) {
+  gemm_blocked<VecAvx512, 12, 2, 256, 768>(g, pool);
+}
+
+}  // namespace scratchgpt::cpu::detail
+
+#pragma GCC pop_options

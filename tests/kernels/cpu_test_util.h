@@ -1,0 +1,80 @@
+// cpu_test_util.h: shared helpers for the cpu:: kernel tests: deterministic random data, the
+// reference run in double, tolerance checks that print the first mismatches, thread-count and
+// SIMD-level switches.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+#include "kernels/cpu/simd.h"
+
+namespace scratchgpt::test {
+
+inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f,
+                                        float hi = 1.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+inline std::vector<double> to_double(const std::vector<float>& v) {
+  return std::vector<double>(v.begin(), v.end());
+}
+
+// |got - want| <= atol + rtol * |want| everywhere; prints up to 5 mismatches side by side.
+inline ::testing::AssertionResult all_close(const std::vector<float>& got,
+                                            const std::vector<double>& want, double atol,
+                                            double rtol) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size mismatch";
+  int bad = 0;
+  std::string msg;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (!(err <= atol + rtol * std::fabs(want[i]))) {  // also catches NaN
+      if (bad < 5)
+        msg += "\n  [" + std::to_string(i) + "] got " + std::to_string(got[i]) + " want " +
+               std::to_string(want[i]) + " err " + std::to_string(err);
+      ++bad;
+    }
+  }
+  if (bad) return ::testing::AssertionFailure() << bad << " of " << got.size() << " differ" << msg;
+  return ::testing::AssertionSuccess();
+}
+
+inline ::testing::AssertionResult bitwise_equal(const std::vector<float>& a,
+                                                const std::vector<float>& b) {
+  if (a.size() != b.size()) return ::testing::AssertionFailure() << "size mismatch";
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0)
+      return ::testing::AssertionFailure() << "first difference at [" << i << "]: " << a[i]
+                                           << " vs " << b[i];
+  return ::testing::AssertionSuccess();
+}
+
+// Every SIMD level this CPU can run, slowest first.
+inline std::vector<SimdLevel> simd_levels() {
+  std::vector<SimdLevel> out;
+  for (int l = 0; l <= static_cast<int>(detected_simd_level()); ++l)
+    out.push_back(static_cast<SimdLevel>(l));
+  return out;
+}
+
+// Restores the default global pool and SIMD level at the end of a test.
+struct KernelEnv {
+  ~KernelEnv() {
+    ThreadPool::set_global_threads(0);
+    cpu::set_simd_enabled(true);
+  }
+};
+
+}  // namespace scratchgpt::test
