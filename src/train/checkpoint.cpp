@@ -1,0 +1,111 @@
+// checkpoint.cpp: see checkpoint.h.
+#include "train/checkpoint.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "core/check.h"
+
+namespace scratchgpt {
+
+namespace {
+
+constexpr const char* kFormat = "scratchgpt.checkpoint";
+constexpr const char* kFormatVersion = "1";
+
+std::vector<int64_t> shape_of(const Tensor& t) {
+  std::vector<int64_t> s;
+  for (int i = 0; i < t.rank; ++i) s.push_back(t.shape[i]);
+  return s;
+}
+
+int64_t parse_int(const Checkpoint& ck, const std::string& key) {
+  const std::string v = ck.st.meta(key);
+  try {
+    size_t used = 0;
+    const long long x = std::stoll(v, &used);
+    if (used == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  fail("checkpoint ", ck.path, " has a bad '", key, "' entry ('", v,
+       "'): it is damaged; use another checkpoint");
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
+                     const CharTokenizer& tokenizer, const TrainState& state) {
+  SafeTensors st;
+  for (const Param& p : model.params()) {
+    const std::vector<int64_t> shape = shape_of(p.value);
+    st.add_f32(p.name, shape, p.value.data);
+    st.add_f32("optim.m." + p.name, shape, p.m.data);
+    st.add_f32("optim.v." + p.name, shape, p.v.data);
+  }
+  st.add_u8("rng.batch", {static_cast<int64_t>(state.batch_rng.size())}, state.batch_rng.data());
+  st.add_u8("rng.dropout", {static_cast<int64_t>(state.dropout_rng.size())},
+            state.dropout_rng.data());
+  st.add_f32("state.best_val_loss", {1}, &state.best_val_loss);
+  st.metadata["format"] = kFormat;
+  st.metadata["format_version"] = kFormatVersion;
+  st.metadata["config"] = cfg.to_json().dump();
+  st.metadata["vocab"] = tokenizer.to_json();
+  st.metadata["iter"] = std::to_string(state.iter);
+  st.metadata["last_eval_iter"] = std::to_string(state.last_eval_iter);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6f", state.best_val_loss);
+  st.metadata["best_val_loss"] = buf;
+  save_safetensors(path, st);
+}
+
+Checkpoint load_checkpoint(const std::string& path) {
+  std::error_code ec;
+  SG_CHECK(std::filesystem::exists(path, ec), "checkpoint not found: ", path,
+           ": train one with 'scratchgpt train' or check the path");
+  Checkpoint ck;
+  ck.path = path;
+  try {
+    ck.st = load_safetensors(path);
+  } catch (const Error& e) {
+    fail("cannot load checkpoint: ", e.what(), " (the file is damaged; use another checkpoint, e.g. "
+         "best.safetensors or last.safetensors)");
+  }
+  SG_CHECK(ck.st.meta("format") == kFormat, "checkpoint ", path,
+           " is not a scratchgpt training checkpoint (no format metadata)");
+  SG_CHECK(ck.st.meta("format_version") == kFormatVersion, "checkpoint ", path,
+           " has format version '", ck.st.meta("format_version"), "'; this build reads ",
+           kFormatVersion);
+  try {
+    ck.cfg.apply_json(nlohmann::json::parse(ck.st.meta("config")));
+    ck.tokenizer = CharTokenizer::from_json(ck.st.meta("vocab"));
+  } catch (const std::exception& e) {
+    fail("checkpoint ", path, " has a damaged config or vocabulary (", e.what(), ")");
+  }
+  SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), "checkpoint ", path,
+           ": config vocab_size ", ck.cfg.gpt.vocab_size, " differs from its vocabulary (",
+           ck.tokenizer.vocab_size(), ")");
+  ck.state.iter = parse_int(ck, "iter");
+  ck.state.last_eval_iter = parse_int(ck, "last_eval_iter");
+  ck.state.batch_rng = ck.st.u8("rng.batch");
+  ck.state.dropout_rng = ck.st.u8("rng.dropout");
+  const std::vector<float> best = ck.st.f32("state.best_val_loss");
+  SG_CHECK(best.size() == 1, "checkpoint ", path, ": bad state.best_val_loss");
+  ck.state.best_val_loss = best[0];
+  return ck;
+}
+
+void restore_params(const Checkpoint& ck, LanguageModel& model, bool with_optimizer) {
+  for (Param& p : model.params()) {
+    SG_CHECK(ck.st.has(p.name), "checkpoint ", ck.path, " has no tensor '", p.name,
+             "': it was made for a different model");
+    SG_CHECK(ck.st.shape(p.name) == shape_of(p.value), "checkpoint ", ck.path, ": tensor '",
+             p.name, "' has a different shape than the model's ", p.value.shape_str());
+    ck.st.copy_f32(p.name, p.value.data, p.value.numel());
+    if (with_optimizer) {
+      ck.st.copy_f32("optim.m." + p.name, p.m.data, p.m.numel());
+      ck.st.copy_f32("optim.v." + p.name, p.v.data, p.v.numel());
+    }
+  }
+}
+
+}  // namespace scratchgpt

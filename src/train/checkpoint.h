@@ -1,0 +1,49 @@
+// checkpoint.h: training checkpoints as safetensors files (written atomically and checksummed by
+// core/safetensors.h, so a good checkpoint is never replaced by a partial one):
+//   tensors   <param name>            F32 weights, named as Param::name
+//             optim.m.<name>, optim.v.<name>   AdamW moments
+//             rng.batch, rng.dropout  U8 generator states (exact resume)
+//             state.best_val_loss     F32 (1)
+//   metadata  format = "scratchgpt.checkpoint", format_version = "1", config (TrainConfig JSON),
+//             vocab (CharTokenizer JSON), iter, last_eval_iter, best_val_loss (text)
+// Leaves out: sharded checkpoints, half-precision weights.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/safetensors.h"
+#include "data/char_tokenizer.h"
+#include "nn/language_model.h"
+#include "train/train_config.h"
+
+namespace scratchgpt {
+
+struct TrainState {
+  int64_t iter = 0;             // optimizer steps completed (AdamW's next step is iter + 1)
+  int64_t last_eval_iter = -1;  // the iter whose evaluation is already done and logged
+  float best_val_loss = INFINITY;
+  std::vector<uint8_t> batch_rng, dropout_rng;  // Rng::get_state()
+};
+
+void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
+                     const CharTokenizer& tokenizer, const TrainState& state);
+
+struct Checkpoint {
+  std::string path;
+  TrainConfig cfg;
+  CharTokenizer tokenizer;
+  TrainState state;
+  SafeTensors st;
+};
+
+// Missing, truncated, corrupted or foreign files are an Error naming the path and the fix.
+Checkpoint load_checkpoint(const std::string& path);
+
+// Copies the weights (and the AdamW moments if with_optimizer) into the model; a missing tensor
+// or a shape mismatch is an Error.
+void restore_params(const Checkpoint& ck, LanguageModel& model, bool with_optimizer);
+
+}  // namespace scratchgpt

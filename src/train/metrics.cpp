@@ -1,0 +1,63 @@
+// metrics.cpp: see metrics.h.
+#include "train/metrics.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "core/check.h"
+
+namespace scratchgpt {
+
+MetricsLog::MetricsLog(const std::string& path, bool append) {
+  f_ = std::fopen(path.c_str(), append ? "a" : "w");
+  SG_CHECK(f_ != nullptr, "cannot write ", path, ": ", std::strerror(errno),
+           ": choose a writable --out-dir");
+}
+
+MetricsLog::~MetricsLog() {
+  if (f_) std::fclose(f_);
+}
+
+void MetricsLog::log_step(int64_t iter, float loss, double lr, double grad_norm,
+                          double tokens_per_s, double elapsed_s) {
+  std::fprintf(f_,
+               "{\"type\": \"train\", \"iter\": %lld, \"loss\": %.9g, \"lr\": %.9g, "
+               "\"grad_norm\": %.9g, \"tokens_per_s\": %.1f, \"time_s\": %.3f}\n",
+               static_cast<long long>(iter), loss, lr, grad_norm, tokens_per_s, elapsed_s);
+  std::fflush(f_);
+}
+
+void MetricsLog::log_eval(int64_t iter, float train_loss, float val_loss, double elapsed_s) {
+  std::fprintf(f_,
+               "{\"type\": \"eval\", \"iter\": %lld, \"train_loss\": %.9g, \"val_loss\": %.9g, "
+               "\"time_s\": %.3f}\n",
+               static_cast<long long>(iter), train_loss, val_loss, elapsed_s);
+  std::fflush(f_);
+}
+
+std::string format_duration(double s) {
+  if (!(s >= 0) || std::isinf(s)) return "?";
+  const auto t = static_cast<long long>(s + 0.5);
+  char buf[32];
+  if (t < 60)
+    std::snprintf(buf, sizeof(buf), "%llds", t);
+  else if (t < 3600)
+    std::snprintf(buf, sizeof(buf), "%lldm%02llds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof(buf), "%lldh%02lldm", t / 3600, (t % 3600) / 60);
+  return buf;
+}
+
+std::string format_rate(double r) {
+  char buf[32];
+  if (r < 1e3)
+    std::snprintf(buf, sizeof(buf), "%.0f", r);
+  else if (r < 1e6)
+    std::snprintf(buf, sizeof(buf), "%.1fk", r / 1e3);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1fM", r / 1e6);
+  return buf;
+}
+
+}  // namespace scratchgpt

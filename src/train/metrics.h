@@ -1,0 +1,32 @@
+// metrics.h: the metrics log (JSON lines in out-dir/metrics.jsonl, one per training step and one
+// per evaluation, flushed as written) and the small formatters of the progress line.
+// Losses are written with 9 significant digits, enough to round-trip a float exactly.
+// Leaves out: TensorBoard / wandb integration.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace scratchgpt {
+
+class MetricsLog {
+ public:
+  // append: keep existing lines (resume); otherwise start a new file.
+  MetricsLog(const std::string& path, bool append);
+  ~MetricsLog();
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
+
+  void log_step(int64_t iter, float loss, double lr, double grad_norm, double tokens_per_s,
+                double elapsed_s);
+  void log_eval(int64_t iter, float train_loss, float val_loss, double elapsed_s);
+
+ private:
+  std::FILE* f_ = nullptr;
+};
+
+std::string format_duration(double seconds);  // "45s", "1m20s", "2h03m"
+std::string format_rate(double per_s);        // "950", "12.3k", "1.2M"
+
+}  // namespace scratchgpt

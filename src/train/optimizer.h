@@ -1,0 +1,27 @@
+// optimizer.h: what one optimizer step does to the parameter list: gradient scaling (for
+// accumulation), global-norm clipping (torch.nn.utils.clip_grad_norm_) and AdamW
+// (torch.optim.AdamW, weight decay only on Params with decay == true, as nanoGPT's two groups).
+// Leaves out: other optimizers, mixed precision. The update kernel is cpu::adamw_update.
+#pragma once
+
+#include <vector>
+
+#include "nn/language_model.h"
+#include "train/train_config.h"
+
+namespace scratchgpt {
+
+// sqrt(sum of every gradient element squared), accumulated in double.
+double grad_global_norm(const std::vector<Param>& params);
+
+// torch's clip_grad_norm_: coef = max_norm / (norm + 1e-6); when coef < 1 every grad *= coef.
+// Returns the norm before clipping. max_norm <= 0 only measures.
+double clip_grad_norm(std::vector<Param>& params, double max_norm);
+
+// Multiplies every gradient by s (1/grad_accum: the mean over micro-steps).
+void scale_grads(std::vector<Param>& params, float s);
+
+// One AdamW step t (counting from 1) at learning rate lr with cfg's betas, eps, weight decay.
+void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t);
+
+}  // namespace scratchgpt

@@ -1,0 +1,231 @@
+// trainer.cpp: see trainer.h.
+#include "train/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "core/check.h"
+#include "core/thread_pool.h"
+#include "data/dataset.h"
+#include "data/file_io.h"
+#include "train/checkpoint.h"
+#include "train/interrupt.h"
+#include "train/lr_schedule.h"
+#include "train/metrics.h"
+#include "train/model_factory.h"
+#include "train/optimizer.h"
+
+namespace scratchgpt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Evaluation batches come from a generator seeded by (seed, iter) alone, so an evaluation never
+// shifts the training batches and a resumed run evaluates on exactly the same batches.
+uint64_t eval_seed(uint64_t seed, int64_t iter) {
+  return seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(iter + 1);
+}
+
+// nanoGPT's estimate_loss: mean loss over eval_iters random batches, in eval mode (no dropout).
+float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y) {
+  double sum = 0;
+  for (int k = 0; k < eval_iters; ++k) {
+    get_batch(data.data(), static_cast<int64_t>(data.size()), B, T, rng, x.data(), y.data());
+    sum += model.forward(x.data(), y.data(), B, T, nullptr);
+  }
+  return static_cast<float>(sum / eval_iters);
+}
+
+}  // namespace
+
+TrainSummary run_training(const TrainOptions& opt) {
+  const auto t_start = Clock::now();
+  std::FILE* log = opt.log;
+  clear_stop_request();
+  SG_CHECK(!opt.out_dir.empty(), "--out-dir is required");
+  SG_CHECK(!opt.data_dir.empty(), "--data-dir is required: prepare one with 'scratchgpt prepare'");
+  const std::string last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
+  const std::string best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
+
+  // 1. The configuration: preset or checkpoint, then overrides.
+  TrainConfig cfg;
+  Checkpoint ck;
+  std::error_code ec;
+  if (opt.resume) {
+    SG_CHECK(fs::exists(last_path, ec), "nothing to resume: ", last_path,
+             " does not exist; run without --resume to start training");
+    ck = load_checkpoint(last_path);
+    cfg = ck.cfg;
+  } else {
+    SG_CHECK(!opt.preset.empty(), "no preset given: pass --preset NAME (bigram, shakespeare-char, "
+             "shakespeare-char-small)");
+    cfg = preset_config(opt.preset);
+  }
+  cfg.apply_json(opt.overrides);
+
+  // 2. The data: its vocabulary fixes V.
+  Dataset data = Dataset::load(opt.data_dir);
+  if (opt.resume)
+    SG_CHECK(data.tokenizer.chars() == ck.tokenizer.chars(), "the vocabulary of ", opt.data_dir,
+             " differs from the checkpoint's: resume with the data it was trained on");
+  cfg.gpt.vocab_size = data.tokenizer.vocab_size();
+  cfg.validate();
+  const int B = cfg.batch_size, T = cfg.gpt.block_size;
+  SG_CHECK(static_cast<int64_t>(data.train.size()) >= T + 1, "the training split has ",
+           data.train.size(), " tokens, shorter than the context block_size + 1 = ", T + 1,
+           ": use a smaller --block-size or a longer text");
+  SG_CHECK(static_cast<int64_t>(data.val.size()) >= T + 1, "the validation split has ",
+           data.val.size(), " tokens, shorter than the context block_size + 1 = ", T + 1,
+           ": use a smaller --block-size or a longer text");
+
+  // 3. The output directory, before any work.
+  ensure_writable_dir(opt.out_dir, "--out-dir");
+  if (!opt.resume && !opt.overwrite)
+    SG_CHECK(!fs::exists(last_path, ec) && !fs::exists(best_path, ec), "--out-dir ", opt.out_dir,
+             " already holds checkpoints of another run: pass --resume to continue it, "
+             "--overwrite to replace them, or choose another --out-dir");
+  if (cfg.threads > 0) ThreadPool::set_global_threads(cfg.threads);
+
+  // 4. Model, optimizer state and generators.
+  BuiltModel built = build_model(cfg);
+  LanguageModel& model = *built.model;
+  if (model.block_size() < T)
+    fail("block_size ", T, " exceeds the model's context ", model.block_size());
+  Rng batch_rng(cfg.seed + 1), dropout_rng(cfg.seed + 2);
+  TrainState state;
+  if (opt.resume) {
+    restore_params(ck, model, /*with_optimizer=*/true);
+    state = ck.state;
+    batch_rng.set_state(state.batch_rng);
+    dropout_rng.set_state(state.dropout_rng);
+    ck.st = SafeTensors();  // free the copy
+  } else {
+    Rng init_rng(cfg.seed);
+    built.init(init_rng);
+  }
+  std::vector<Param>& params = model.params();
+  MetricsLog metrics((fs::path(opt.out_dir) / "metrics.jsonl").string(), opt.resume);
+
+  auto save = [&](const std::string& path) {
+    state.batch_rng = batch_rng.get_state();
+    state.dropout_rng = dropout_rng.get_state();
+    save_checkpoint(path, model, cfg, data.tokenizer, state);
+  };
+
+  const bool tty = ::isatty(::fileno(log)) != 0;
+  std::fprintf(log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s\n",
+               cfg.preset.empty() ? "custom" : cfg.preset.c_str(), cfg.model.c_str(),
+               static_cast<double>(model.num_params()) / 1e6, opt.data_dir.c_str(),
+               static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
+               cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str()
+                                  : "");
+  std::fflush(log);
+  install_stop_handler();
+
+  std::vector<int32_t> x(static_cast<size_t>(B) * T), y(x.size());  // (B, T)
+  TrainSummary sum;
+  const int64_t start_iter = state.iter;
+  double train_s = 0, ema_step_s = 0;
+  int64_t tokens = 0;
+  auto last_draw = Clock::now() - std::chrono::seconds(1);
+  int64_t it = state.iter;
+  while (true) {
+    // Evaluation (and checkpoints) every eval_interval steps and at the end.
+    if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it) {
+      Rng eval_rng(eval_seed(cfg.seed, it));
+      const float train_loss =
+          estimate_loss(model, data.train, B, T, cfg.eval_iters, eval_rng, x, y);
+      const float val_loss = estimate_loss(model, data.val, B, T, cfg.eval_iters, eval_rng, x, y);
+      state.last_eval_iter = it;
+      sum.last_val_loss = val_loss;
+      metrics.log_eval(it, train_loss, val_loss, seconds_since(t_start));
+      const bool improved = val_loss < state.best_val_loss;
+      if (improved) state.best_val_loss = val_loss;
+      std::fprintf(log, "%sstep %lld: train loss %.4f, val loss %.4f%s\n", tty ? "\r\x1b[K" : "",
+                   static_cast<long long>(it), train_loss, val_loss, improved ? " (best)" : "");
+      std::fflush(log);
+      if (improved) save(best_path);
+      save(last_path);
+    }
+    if (it >= cfg.max_iters) break;
+
+    // One optimizer step: grad_accum micro-steps, mean gradient, clip, AdamW.
+    const auto t0 = Clock::now();
+    const double lr = get_lr(static_cast<int>(it), cfg);
+    model.zero_grad();
+    double loss_sum = 0;
+    for (int micro = 0; micro < cfg.grad_accum; ++micro) {
+      get_batch(data.train.data(), static_cast<int64_t>(data.train.size()), B, T, batch_rng,
+                x.data(), y.data());
+      loss_sum += model.forward(x.data(), y.data(), B, T, &dropout_rng);
+      model.backward();
+    }
+    if (cfg.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg.grad_accum));
+    const double norm = clip_grad_norm(params, cfg.grad_clip);
+    adamw_step(params, static_cast<float>(lr), cfg, static_cast<int>(it + 1));
+    const auto loss = static_cast<float>(loss_sum / cfg.grad_accum);
+    SG_CHECK(std::isfinite(loss), "the loss became ", loss, " at iter ", it,
+             ": lower --lr or enable --grad-clip");
+    ++it;
+    state.iter = it;
+
+    const double dt = seconds_since(t0);
+    train_s += dt;
+    tokens += static_cast<int64_t>(B) * T * cfg.grad_accum;
+    ema_step_s = (it - start_iter == 1) ? dt : 0.9 * ema_step_s + 0.1 * dt;
+    const double tok_s = static_cast<double>(B) * T * cfg.grad_accum / dt;
+    metrics.log_step(it - 1, loss, lr, norm, tok_s, seconds_since(t_start));
+    const double avg_tok_s = static_cast<double>(tokens) / train_s;
+    const double eta = ema_step_s * static_cast<double>(cfg.max_iters - it);
+    char line[256];
+    std::snprintf(line, sizeof(line), "iter %lld/%lld loss %.4f lr %.2e %s tok/s ETA %s",
+                  static_cast<long long>(it), static_cast<long long>(cfg.max_iters), loss, lr,
+                  format_rate(avg_tok_s).c_str(), format_duration(eta).c_str());
+    if (tty) {
+      if (seconds_since(last_draw) > 0.1 || it == cfg.max_iters) {
+        std::fprintf(log, "\r\x1b[K%s", line);
+        std::fflush(log);
+        last_draw = Clock::now();
+      }
+    } else if (it % cfg.log_interval == 0 || it == cfg.max_iters) {
+      std::fprintf(log, "%s\n", line);
+      std::fflush(log);
+    }
+
+    if (stop_requested()) {
+      save(last_path);
+      sum.interrupted = true;
+      std::fprintf(log,
+                   "%sinterrupted: saved %s at iter %lld. Resume with:\n"
+                   "  scratchgpt train --data-dir %s --out-dir %s --resume\n",
+                   tty ? "\r\x1b[K" : "", last_path.c_str(), static_cast<long long>(it),
+                   opt.data_dir.c_str(), opt.out_dir.c_str());
+      break;
+    }
+  }
+  if (tty) std::fprintf(log, "\n");
+
+  sum.iters = state.iter;
+  sum.best_val_loss = state.best_val_loss;
+  sum.wall_s = seconds_since(t_start);
+  sum.tokens_per_s = train_s > 0 ? static_cast<double>(tokens) / train_s : 0;
+  std::fprintf(log,
+               "%s: %lld iters, best val loss %.4f, wall time %s (%.1f s), %s tok/s; "
+               "checkpoints in %s\n",
+               sum.interrupted ? "stopped" : "done", static_cast<long long>(sum.iters),
+               sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
+               format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
+  std::fflush(log);
+  return sum;
+}
+
+}  // namespace scratchgpt
