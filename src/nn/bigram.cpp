@@ -5,6 +5,7 @@
 
 #include "core/check.h"
 #include "kernels/cpu/crossentropy.h"
+#include "nn/init.h"
 
 namespace scratchgpt {
 
@@ -24,7 +25,7 @@ Bigram::Bigram(int V) : V_(V) {
 
 void Bigram::init(Rng& rng) {
   Tensor w = params_[0].value;  // (V, V)
-  rng.normal(w.data, w.numel(), 0.0f, 1.0f);
+  init_embedding(rng, w.data, V_, V_);  // nn.Embedding(V, V): normal_(0, 1)
 }
 
 float Bigram::forward(const int32_t* idx, const int32_t* targets, int B, int T,

@@ -16,7 +16,7 @@ namespace scratchgpt {
 class Bigram : public LanguageModel {
  public:
   explicit Bigram(int V);
-  // nn.Embedding(V, V) init: every entry ~ normal(0, 1), drawn with rng.normal.
+  // nn.Embedding(V, V) init: every entry ~ normal(0, 1), drawn as torch draws it (init.h).
   void init(Rng& rng);
 
   float forward(const int32_t* idx, const int32_t* targets, int B, int T,

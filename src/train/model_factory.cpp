@@ -3,6 +3,7 @@
 
 #include "core/check.h"
 #include "nn/bigram.h"
+#include "nn/gpt.h"
 
 namespace scratchgpt {
 
@@ -18,7 +19,15 @@ BuiltModel build_model(const TrainConfig& cfg) {
     b.model = std::move(m);
     return b;
   }
-  fail("model '", cfg.model, "' is not available in this build: use --preset bigram");
+  SG_CHECK(cfg.model == "gpt", "unknown model '", cfg.model, "': use 'gpt' or 'bigram'");
+  auto m = std::make_unique<GPT>(cfg.gpt);
+  GPT* p = m.get();
+  b.init = [p](Rng& rng) { p->init(rng); };
+  b.reset_cache = [p] { p->reset_cache(); };
+  b.decode_step = [p](int32_t tok) { return p->decode_step(tok); };
+  b.cache_len = [p] { return p->cache_len(); };
+  b.model = std::move(m);
+  return b;
 }
 
 }  // namespace scratchgpt

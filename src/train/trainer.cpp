@@ -134,7 +134,8 @@ TrainSummary run_training(const TrainOptions& opt) {
   std::vector<int32_t> x(static_cast<size_t>(B) * T), y(x.size());  // (B, T)
   TrainSummary sum;
   const int64_t start_iter = state.iter;
-  double train_s = 0, ema_step_s = 0;
+  double train_s = 0;
+  const auto t_loop = Clock::now();
   int64_t tokens = 0;
   auto last_draw = Clock::now() - std::chrono::seconds(1);
   int64_t it = state.iter;
@@ -181,11 +182,12 @@ TrainSummary run_training(const TrainOptions& opt) {
     const double dt = seconds_since(t0);
     train_s += dt;
     tokens += static_cast<int64_t>(B) * T * cfg.grad_accum;
-    ema_step_s = (it - start_iter == 1) ? dt : 0.9 * ema_step_s + 0.1 * dt;
     const double tok_s = static_cast<double>(B) * T * cfg.grad_accum / dt;
     metrics.log_step(it - 1, loss, lr, norm, tok_s, seconds_since(t_start));
     const double avg_tok_s = static_cast<double>(tokens) / train_s;
-    const double eta = ema_step_s * static_cast<double>(cfg.max_iters - it);
+    // ETA from the wall time per step so far, evaluations included.
+    const double eta = seconds_since(t_loop) / static_cast<double>(it - start_iter) *
+                       static_cast<double>(cfg.max_iters - it);
     char line[256];
     std::snprintf(line, sizeof(line), "iter %lld/%lld loss %.4f lr %.2e %s tok/s ETA %s",
                   static_cast<long long>(it), static_cast<long long>(cfg.max_iters), loss, lr,
