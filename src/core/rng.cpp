@@ -220,10 +220,16 @@ void Rng::bernoulli(float* out, int64_t n, float p) {
 }
 
 void Rng::bernoulli_scalar(float* out, int64_t n, double p) {
+  SG_CHECK(p >= 0.0 && p <= 1.0, "bernoulli: p must be in [0, 1], got ", p);
   for (int64_t i = 0; i < n; ++i) out[i] = uniform_double() < p ? 1.0f : 0.0f;
 }
 
 void Rng::dropout_noise(float* out, int64_t n, double p) {
+  SG_CHECK(p >= 0.0 && p <= 1.0, "dropout: p must be in [0, 1], got ", p);
+  if (p == 0.0 || p == 1.0) {  // torch short-cuts both without drawing
+    std::fill(out, out + n, p == 0.0 ? 1.0f : 0.0f);
+    return;
+  }
   bernoulli_scalar(out, n, 1.0 - p);
   const float keep = static_cast<float>(1.0 - p);
   for (int64_t i = 0; i < n; ++i) out[i] = out[i] / keep;
@@ -252,9 +258,10 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
     }
     SG_CHECK(total > 0.0, "multinomial: row ", r, " sums to 0; give it some probability mass");
   }
-  if (!replacement || num_samples == 1) {
-    // Torch's fast path: q ~ Exp(1) for every element (row-major), then per row the
-    // num_samples largest p / q (argmax for one sample, topk otherwise).
+  if (!replacement) {
+    // Without replacement (the default, also for the lecture's num_samples=1) torch 1.13 uses
+    // the exponential trick: q ~ Exp(1) for every element (row-major), then per row the
+    // num_samples largest p / q (argmax for one sample, topk otherwise; ties to the lower index).
     std::vector<float> q(static_cast<size_t>(rows * n));  // (rows, n)
     exponential(q.data(), rows * n, 1.0);
     std::vector<int64_t> idx(static_cast<size_t>(n));
@@ -270,8 +277,9 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
     }
     return;
   }
-  // With replacement: a float cumulative distribution normalised by its sum, one double uniform
-  // per sample, and a binary search for the first bucket whose cumulative value is >= it.
+  // With replacement (even for one sample, in 1.13): a float cumulative distribution normalised by
+  // its sum, one double uniform per sample, and a binary search for the first bucket whose
+  // cumulative value is >= it.
   std::vector<float> cdf(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {
     float sum = 0.0f;

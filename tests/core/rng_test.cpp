@@ -1,0 +1,144 @@
+// rng_test.cpp: Rng against PyTorch 1.13 (fixtures from tools/make_rng_fixtures.py, compared bit
+// for bit), the raw stream against std::mt19937, state save/restore, and bad-argument errors.
+#include "core/rng.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/check.h"
+#include "core/rng_fixture_replay.h"
+
+using namespace scratchgpt;
+using scratchgpt::rng_fixture::replay_rng_fixture;
+using scratchgpt::rng_fixture::rng_fixtures;
+
+namespace {
+
+void expect_exact_replay(const std::string& prefix, size_t min_files) {
+  const auto files = rng_fixtures(prefix);
+  ASSERT_GE(files.size(), min_files) << "missing fixtures " << prefix << "* in "
+                                     << rng_fixture::rng_fixture_dir();
+  for (const auto& path : files) {
+    Rng rng(1);
+    const auto rep = replay_rng_fixture(path, rng);
+    EXPECT_GT(rep.calls, 10) << path;
+    for (const auto& f : rep.failures) ADD_FAILURE() << f;
+  }
+}
+
+// Everything a generator call changes, drawn through many kinds of calls.
+std::vector<float> draw_mix(Rng& rng) {
+  std::vector<float> v;
+  float buf[300];
+  int64_t ibuf[8];
+  rng.randn(buf, 3);  // leaves a cached scalar normal behind
+  v.insert(v.end(), buf, buf + 3);
+  rng.randn(buf, 300);
+  v.insert(v.end(), buf, buf + 300);
+  rng.randn(buf, 5);
+  v.insert(v.end(), buf, buf + 5);
+  rng.randint(ibuf, 8, 0, int64_t{1} << 40);
+  for (int64_t x : ibuf) v.push_back(static_cast<float>(x));
+  rng.rand(buf, 7);
+  v.insert(v.end(), buf, buf + 7);
+  return v;
+}
+
+}  // namespace
+
+TEST(Rng, RawStreamIsMt19937) {
+  // torch seeds mt19937 with the low 32 bits of the seed, exactly like std::mt19937.
+  for (uint64_t seed : {0ULL, 42ULL, 1337ULL, 5489ULL, (1ULL << 32) + 5}) {
+    Rng rng(seed);
+    std::mt19937 ref(static_cast<uint32_t>(seed));
+    for (int i = 0; i < 2000; ++i) ASSERT_EQ(rng.random(), ref()) << "seed " << seed << " draw " << i;
+  }
+}
+
+TEST(Rng, Random64IsTwoDrawsHighFirst) {
+  Rng a(7), b(7);
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t hi = b.random(), lo = b.random();
+    ASSERT_EQ(a.random64(), (hi << 32) | lo);
+  }
+}
+
+TEST(Rng, MixedCallSequencesMatchTorchBitForBit) { expect_exact_replay("mixed_seed", 5); }
+
+TEST(Rng, LectureSamplingLoopMatchesTorch) { expect_exact_replay("sampling_seed", 1); }
+
+TEST(Rng, ManualSeedRestartsTheStreamAndClearsTheNormalCache) {
+  Rng a(3);
+  float x[3], y[3];
+  a.randn(x, 3);  // caches a second normal
+  a.manual_seed(3);
+  a.randn(y, 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(x[i], y[i]);
+}
+
+TEST(Rng, StateRoundTripContinuesTheIdenticalStream) {
+  Rng rng(1337);
+  float warm[5];
+  rng.randn(warm, 5);  // odd count: a cached normal is pending in the saved state
+  const std::vector<uint8_t> state = rng.get_state();
+  const std::vector<float> first = draw_mix(rng);
+  Rng other(99);
+  float junk[3];
+  other.randn(junk, 3);  // other has its own pending cache, which set_state must replace
+  other.set_state(state);
+  EXPECT_EQ(draw_mix(other), first);
+  rng.set_state(state);
+  EXPECT_EQ(draw_mix(rng), first);
+}
+
+TEST(Rng, StateRoundTripAtEveryPositionOfTheMtBlock) {
+  Rng rng(5);
+  for (int step = 0; step < 700; step += 37) {
+    const auto s = rng.get_state();
+    const uint32_t expect = rng.random();
+    Rng copy(0);
+    copy.set_state(s);
+    ASSERT_EQ(copy.random(), expect) << "after " << step << " draws";
+    for (int i = 0; i < 36; ++i) rng.random();
+  }
+}
+
+TEST(Rng, SetStateRejectsForeignBlobs) {
+  Rng rng(1);
+  std::vector<uint8_t> s = rng.get_state();
+  EXPECT_THROW(rng.set_state(std::vector<uint8_t>(s.begin(), s.end() - 1)), Error);
+  std::vector<uint8_t> bad_magic = s;
+  bad_magic[0] ^= 0xff;
+  EXPECT_THROW(rng.set_state(bad_magic), Error);
+  EXPECT_THROW(rng.set_state({}), Error);
+}
+
+TEST(Rng, BadArgumentsAreErrors) {
+  Rng rng(1);
+  int64_t out[4];
+  EXPECT_THROW(rng.randint(5, 5), Error);
+  EXPECT_THROW(rng.randint(out, 4, 3, 2), Error);
+  const float zero_row[3] = {0.0f, 0.0f, 0.0f};
+  const float negative[3] = {0.5f, -0.1f, 0.6f};
+  const float nan_row[3] = {0.5f, NAN, 0.6f};
+  const float ok[3] = {0.2f, 0.3f, 0.5f};
+  EXPECT_THROW(rng.multinomial(out, zero_row, 1, 3, 1, false), Error);
+  EXPECT_THROW(rng.multinomial(out, negative, 1, 3, 1, true), Error);
+  EXPECT_THROW(rng.multinomial(out, nan_row, 1, 3, 2, true), Error);
+  EXPECT_THROW(rng.multinomial(out, ok, 1, 3, 4, false), Error);  // 4 > 3 without replacement
+  EXPECT_THROW(rng.multinomial(out, ok, 1, 3, 0, true), Error);
+}
+
+TEST(Rng, DropoutNoiseEdgeCasesDrawNothing) {
+  // torch returns the input for p == 0 and zeros for p == 1 without touching the generator.
+  Rng a(11), b(11);
+  float noise[8];
+  a.dropout_noise(noise, 8, 0.0);
+  for (float v : noise) EXPECT_EQ(v, 1.0f);
+  a.dropout_noise(noise, 8, 1.0);
+  for (float v : noise) EXPECT_EQ(v, 0.0f);
+  EXPECT_EQ(a.random(), b.random());
+}
