@@ -1,0 +1,114 @@
+// dataset_test.cpp: prepare writes a 90/10 split that decodes back to the input; get_batch draws
+// its offsets exactly as torch.randint(len - T, (B,)) and its targets are the inputs shifted by
+// one; bad inputs are errors naming the problem.
+#include "data/dataset.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/check.h"
+#include "data/file_io.h"
+#include "data/prepare.h"
+#include "data/token_file.h"
+#include "data/utf8.h"
+
+using namespace scratchgpt;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tmp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() /
+               ("sg_dataset_test_" + std::to_string(::getpid())) / name;
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Prepare, SplitsNinetyTenAndDecodesBack) {
+  const std::string dir = tmp_dir("prep");
+  const std::string text = "First Citizen:\nBefore we proceed any further, hear me speak. \xC3\xA9";
+  write_file_atomic(dir + "/in.txt", text);
+  const PrepareResult r = prepare_dataset(dir + "/in.txt", dir + "/out");
+  const int64_t n = 62;  // Python len(text): code points (the é is 2 bytes, 1 character)
+  EXPECT_EQ(r.num_chars, n);
+  EXPECT_EQ(r.train_tokens, 55);  // Python: int(62 * 0.9)
+  EXPECT_EQ(r.train_tokens + r.val_tokens, n);
+  const Dataset d = Dataset::load(dir + "/out");
+  std::vector<int32_t> all(d.train.begin(), d.train.end());
+  all.insert(all.end(), d.val.begin(), d.val.end());
+  EXPECT_EQ(d.tokenizer.decode(all), text);
+  EXPECT_TRUE(fs::exists(dir + "/out/meta.json"));
+}
+
+TEST(Prepare, BadInputsAreNamedErrors) {
+  const std::string dir = tmp_dir("bad");
+  write_file_atomic(dir + "/empty.txt", "");
+  write_file_atomic(dir + "/latin1.txt", "caf\xE9 au lait");
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/nope.txt", dir + "/o"); }).find("not found"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/empty.txt", dir + "/o"); }).find("empty"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/latin1.txt", dir + "/o"); })
+                .find("byte offset 3"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/o/train.bin"));  // nothing written for bad input
+  EXPECT_NE(error_of([&] { Dataset::load(dir + "/o2"); }).find("scratchgpt prepare"),
+            std::string::npos);
+}
+
+TEST(Prepare, RejectsVocabulariesBeyondUint16) {
+  std::string text;
+  for (uint32_t cp = 0x4E00; cp < 0x4E00 + 21000; ++cp) text += utf8_encode(cp);  // CJK
+  for (uint32_t cp = 0x10000; cp < 0x10000 + 45000; ++cp) text += utf8_encode(cp);
+  const std::string dir = tmp_dir("big");
+  write_file_atomic(dir + "/in.txt", text);
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/in.txt", dir + "/o"); }).find("65535"),
+            std::string::npos);
+}
+
+TEST(GetBatch, OffsetsFromRandintAndTargetsShiftedByOne) {
+  std::vector<uint16_t> data(1000);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint16_t>((i * 7919) % 65);
+  const int B = 4, T = 8;
+  Rng rng(1337), oracle(1337);
+  std::vector<int32_t> x(B * T), y(B * T);
+  get_batch(data.data(), 1000, B, T, rng, x.data(), y.data());
+  std::vector<int64_t> ix(B);
+  oracle.randint(ix.data(), B, 0, 1000 - T);  // torch.randint(len(data) - block_size, (B,))
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) {
+      EXPECT_EQ(x[b * T + t], data[ix[b] + t]);
+      EXPECT_EQ(y[b * T + t], data[ix[b] + t + 1]);
+      if (t + 1 < T) {
+        EXPECT_EQ(y[b * T + t], x[b * T + t + 1]);
+      }
+    }
+  // Both generators are in the same state afterwards: nothing else was drawn.
+  EXPECT_EQ(rng.get_state(), oracle.get_state());
+}
+
+TEST(GetBatch, ShortDataIsAnError) {
+  std::vector<uint16_t> data(8, 1);
+  Rng rng(1);
+  std::vector<int32_t> x(8), y(8);
+  EXPECT_NE(error_of([&] { get_batch(data.data(), 8, 1, 8, rng, x.data(), y.data()); })
+                .find("too short"),
+            std::string::npos);
+  // T + 1 tokens is enough: the only offset is 0.
+  data.push_back(2);
+  get_batch(data.data(), 9, 1, 8, rng, x.data(), y.data());
+  EXPECT_EQ(y[7], 2);
+}
