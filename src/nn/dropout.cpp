@@ -1,4 +1,4 @@
-// dropout.cpp: Dropout over cpu::dropout and Rng::bernoulli.
+// dropout.cpp: Dropout over cpu::dropout and the Rng draws nn.Dropout makes.
 #include "nn/dropout.h"
 
 #include <algorithm>
@@ -11,8 +11,8 @@ const float* Dropout::forward(const float* x, int64_t count, Rng* rng) {
   active = rng != nullptr && p > 0.0f;
   n = count;
   if (!active) return x;
-  rng->bernoulli(mask, n, 1.0f - p);           // keep with probability 1-p
-  cpu::dropout_forward(out, mask, x, n, p);  // out = x * keep / (1-p)
+  rng->bernoulli_scalar(mask, n, 1.0 - static_cast<double>(p));  // keep with probability 1-p,
+  cpu::dropout_forward(out, mask, x, n, p);  // out = x * keep / (1-p)      drawn as nn.Dropout does
   return out;
 }
 
@@ -20,9 +20,7 @@ const float* Dropout::draw_mask(int64_t count, Rng* rng) {
   active = rng != nullptr && p > 0.0f;
   n = count;
   if (!active) return nullptr;
-  rng->bernoulli(mask, n, 1.0f - p);
-  const float scale = 1.0f / (1.0f - p);  // the same scale cpu::dropout_forward applies
-  for (int64_t i = 0; i < n; ++i) mask[i] *= scale;
+  rng->dropout_noise(mask, n, p);  // keep / (1-p), exactly what nn.Dropout multiplies by
   return mask;
 }
 

@@ -1,6 +1,7 @@
 // dropout.h: Dropout (torch.nn.Dropout): in training each element is kept with probability 1-p
 // and scaled by 1/(1-p); in eval mode (no Rng) it is the identity and touches no memory.
-// The keep mask comes from Rng::bernoulli, so a seeded run draws what PyTorch draws.
+// The keep mask comes from Rng::bernoulli_scalar, as nn.Dropout draws it, so a seeded run drops
+// the same elements PyTorch drops.
 // Leaves out: owning memory (mask and output are planned activations). Kernel: cpu::dropout_*.
 #pragma once
 

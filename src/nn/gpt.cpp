@@ -101,16 +101,16 @@ Param& GPT::param(const std::string& name) {
 
 void GPT::init(Rng& rng) {
   auto fill = [](const Tensor& t, float value) { std::fill(t.begin(), t.end(), value); };
-  auto normal = [&rng](const Tensor& t, float std) { rng.normal(t.data, t.numel(), 0.0f, std); };
+  auto normal = [&rng](const Tensor& t, double std) { rng.normal(t.data, t.numel(), 0.0, std); };
   // Building nanoGPT's modules draws defaults that its init then overwrites; draw them too so
   // the generator stays in step: nn.Embedding normal_(0, 1), nn.Linear kaiming/bias uniform_.
   auto linear_defaults = [&rng](const Linear& lin) {
-    const float bound = 1.0f / std::sqrt(static_cast<float>(lin.C));
+    const float bound = static_cast<float>(1.0 / std::sqrt(static_cast<double>(lin.C)));
     rng.uniform(lin.weight.data, lin.weight.numel(), -bound, bound);
     if (lin.has_bias) rng.uniform(lin.bias.data, lin.bias.numel(), -bound, bound);
   };
-  rng.normal(wte.data, wte.numel(), 0.0f, 1.0f);
-  rng.normal(wpe.data, wpe.numel(), 0.0f, 1.0f);
+  rng.normal(wte.data, wte.numel(), 0.0, 1.0);
+  rng.normal(wpe.data, wpe.numel(), 0.0, 1.0);
   for (Block& b : blocks) {
     linear_defaults(b.attn.c_attn);
     linear_defaults(b.attn.c_proj);
@@ -120,10 +120,10 @@ void GPT::init(Rng& rng) {
   linear_defaults(lm_head);  // tied: lands in wte, as nanoGPT's shared tensor
 
   // _init_weights, applied module by module in registration order.
-  normal(wte, 0.02f);
-  normal(wpe, 0.02f);
+  normal(wte, 0.02);
+  normal(wpe, 0.02);
   auto linear_init = [&](const Linear& lin) {
-    normal(lin.weight, 0.02f);
+    normal(lin.weight, 0.02);
     if (lin.has_bias) fill(lin.bias, 0.0f);
   };
   auto layernorm_init = [&](const LayerNorm& ln) {
@@ -141,7 +141,7 @@ void GPT::init(Rng& rng) {
   layernorm_init(ln_f);
   linear_init(lm_head);
   // GPT-2's scaled init of the residual projections, in named_parameters order.
-  const float proj_std = 0.02f / std::sqrt(2.0f * static_cast<float>(L));
+  const double proj_std = 0.02 / std::sqrt(2.0 * L);
   for (Block& b : blocks) {
     normal(b.attn.c_proj.weight, proj_std);
     normal(b.mlp.c_proj.weight, proj_std);
