@@ -21,7 +21,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-
 // ---- torch's vectorised Box-Muller (normal_fill_16_AVX2) for one lane, in scalar float. ----
 // log256_ps / sincos256_ps are Cephes-style float polynomials (Pommier's avx_mathfun), not libm.
 
@@ -252,8 +251,10 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
     double total = 0.0;
     for (int64_t i = 0; i < n; ++i) {
       const float p = probs[r * n + i];
-      SG_CHECK(std::isfinite(p) && p >= 0.0f, "multinomial: probabilities must be finite and >= 0"
-               " (row ", r, ", index ", i, " is ", p, ")");
+      SG_CHECK(std::isfinite(p) && p >= 0.0f,
+               "multinomial: probabilities must be finite and >= 0"
+               " (row ",
+               r, ", index ", i, " is ", p, ")");
       total += p;
     }
     SG_CHECK(total > 0.0, "multinomial: row ", r, " sums to 0; give it some probability mass");
@@ -309,7 +310,7 @@ namespace {
 constexpr uint32_t kStateMagic = 0x53475231u;  // "SGR1"
 // magic, mt state, left, next, seed, cache flags, cached double normal, cached float normal
 constexpr size_t kStateBytes = 4 + 624 * 4 + 4 + 4 + 8 + 1 + 8 + 4;
-}
+}  // namespace
 
 std::vector<uint8_t> Rng::get_state() const {
   const uint8_t flags = (has_next_normal_ ? 1 : 0) | (has_next_float_normal_ ? 2 : 0);
@@ -331,8 +332,8 @@ std::vector<uint8_t> Rng::get_state() const {
 }
 
 void Rng::set_state(const std::vector<uint8_t>& s) {
-  static_assert(kStateBytes == sizeof(kStateMagic) + sizeof(mt_) + 2 * sizeof(int) +
-                                   sizeof(seed_) + 1 + sizeof(double) + sizeof(float));
+  static_assert(kStateBytes == sizeof(kStateMagic) + sizeof(mt_) + 2 * sizeof(int) + sizeof(seed_) +
+                                   1 + sizeof(double) + sizeof(float));
   SG_CHECK(s.size() == kStateBytes, "bad RNG state: ", s.size(), " bytes, expected ", kStateBytes,
            "; the checkpoint was not written by this version of scratchgpt");
   size_t off = 0;

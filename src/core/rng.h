@@ -1,8 +1,10 @@
-// rng.h: Rng, the project's one seeded random generator, built to be bit-compatible with
-// PyTorch's CPU generator (mt19937 + PyTorch's transforms), so a seeded scratchgpt run and the
-// same-seeded PyTorch program draw the same numbers in the same call order.
+// rng.h: Rng, the project's one seeded random generator, bit-compatible with PyTorch 1.13's CPU
+// generator (mt19937 plus torch's transforms; x86-64 build with AVX2 kernels and without MKL, as
+// Debian's python3-torch): after torch.manual_seed(s) / Rng(s), the same calls in the same order
+// give bit-identical float32 / int64 values (proven by tests/core/rng_test.cpp against fixtures).
 // Every seeded operation (init, batches, dropout, sampling) goes through it.
-// Leaves out: other generators (Philox/CUDA), other dtypes than float32 / int64.
+// Leaves out: other generators (Philox/CUDA), torch's non-AVX2 randn kernel, dtypes other than
+// float32 / int64, and torch.get_rng_state()'s byte format (get_state has its own).
 #pragma once
 
 #include <cstdint>
@@ -13,22 +15,32 @@ namespace scratchgpt {
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed = 67280421310721ULL);  // torch's default seed
-  void manual_seed(uint64_t seed);                  // torch.manual_seed(seed)
+  // 67280421310721 is torch's default_rng_seed_val; torch itself seeds its global generator
+  // randomly at start-up, so seed explicitly (torch.manual_seed) to compare with it.
+  explicit Rng(uint64_t seed = 67280421310721ULL);
+  void manual_seed(uint64_t seed);  // torch.manual_seed(seed)
 
   uint32_t random();    // one raw 32-bit mt19937 draw
   uint64_t random64();  // two draws combined, as torch's random64()
   // One double in [0, 1) from random64()'s low 53 bits (torch's double uniform).
   double uniform_double();
 
-  // The tensor-level functions below draw exactly what the same torch call draws.
-  void rand(float* out, int64_t n);                             // torch.rand(n)
-  void uniform(float* out, int64_t n, float from, float to);    // t.uniform_(from, to)
-  void randn(float* out, int64_t n);                            // torch.randn(n)
-  // t.normal_(mean, std); mean and std are doubles as in Python (short tensors use them in double).
+  // The tensor-level functions below draw exactly what the same torch call draws; n is the
+  // tensor's numel (shape does not matter, only the element count).
+  // torch.rand(n) / t.uniform_(from, to): one raw draw per element (24 bits -> float).
+  void rand(float* out, int64_t n);
+  void uniform(float* out, int64_t n, float from, float to);
+  // torch.randn(n) / t.normal_(mean, std). n >= 16: n uniform floats, then Box-Muller in blocks of
+  // 16 with torch's float log/sincos (plus 16 fresh uniforms for the last 16 slots when n % 16 !=
+  // 0). n < 16: scalar double Box-Muller, two 53-bit uniforms per pair, the pair's second value
+  // cached for the next scalar draw (across calls, until manual_seed). mean and std are doubles as
+  // in Python: the short path uses them in double.
+  void randn(float* out, int64_t n);
   void normal(float* out, int64_t n, double mean, double std);
-  void randint(int64_t* out, int64_t n, int64_t low, int64_t high);  // torch.randint(low, high, (n,))
-  int64_t randint(int64_t low, int64_t high);                   // torch.randint(low, high, (1,)).item()
+  // torch.randint(low, high, (n,)): one raw draw per element, or two (random64) when
+  // high - low >= 2^32; value = low + draw % (high - low).
+  void randint(int64_t* out, int64_t n, int64_t low, int64_t high);
+  int64_t randint(int64_t low, int64_t high);  // torch.randint(low, high, (1,)).item()
   // torch.bernoulli(torch.full((n,), p)): out[i] = 1 with probability p, else 0 (float p path).
   void bernoulli(float* out, int64_t n, float p);
   // t.bernoulli_(p) with a Python-float p (double path: two raw draws per element).
@@ -37,12 +49,17 @@ class Rng {
   // The exact noise nn.Dropout(p) multiplies by in training mode: bernoulli_(1 - p) then
   // div_(1 - p), i.e. 0 or 1.0f / float(1 - p). Dropout output = x * noise.
   void dropout_noise(float* out, int64_t n, double p);
-  void exponential(float* out, int64_t n, double lambda);      // t.exponential_(lambda)
-  // torch.multinomial(probs (rows, n), num_samples, replacement); probs need not be normalised.
+  // t.exponential_(lambda): -1/lambda * log(1 - u), u a double uniform (two raw draws each).
+  void exponential(float* out, int64_t n, double lambda);
+  // torch.multinomial(probs (rows, n), num_samples, replacement); probs need not be normalised;
+  // rows = 1 also serves 1-D probs. Without replacement (torch's default, e.g. the lecture's
+  // multinomial(probs, num_samples=1)): exponential(rows * n) then the largest p / q per row. With
+  // replacement: one double uniform per sample against the row's float CDF.
   void multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n, int64_t num_samples,
                    bool replacement);
 
-  // Saves and restores the whole generator state (for checkpoints and exact resume).
+  // Saves and restores the whole generator state, including the cached scalar normal (for
+  // checkpoints and exact resume). Our own versioned format, not torch.get_rng_state()'s.
   std::vector<uint8_t> get_state() const;
   void set_state(const std::vector<uint8_t>& state);
 

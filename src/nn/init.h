@@ -10,8 +10,8 @@
 namespace scratchgpt {
 
 // nn.Linear(C, OC, bias)'s constructor: weight ~ kaiming_uniform_(a = sqrt(5)), i.e.
-// U(-b, b) with b = sqrt(3) * sqrt(2 / (1 + a^2)) / sqrt(C) (~ 1/sqrt(C)), then (if bias != nullptr)
-// bias ~ U(-1/sqrt(C), 1/sqrt(C)), in that order.
+// U(-b, b) with b = sqrt(3) * sqrt(2 / (1 + a^2)) / sqrt(C) (~ 1/sqrt(C)), then (if bias !=
+// nullptr) bias ~ U(-1/sqrt(C), 1/sqrt(C)), in that order.
 void init_linear(Rng& rng, float* weight /* (OC, C) */, float* bias /* (OC) or nullptr */, int OC,
                  int C);
 

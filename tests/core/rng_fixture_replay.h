@@ -8,11 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/rng.h"
 #include "core/safetensors.h"
@@ -111,7 +110,8 @@ inline ReplayReport replay_rng_fixture(const std::string& path, Rng& rng) {
       const int64_t samples = op.at("num_samples").get<int64_t>();
       const std::vector<float> probs = st.f32(in);  // (rows, cats)
       std::vector<int64_t> v(static_cast<size_t>(rows * samples));
-      rng.multinomial(v.data(), probs.data(), rows, cats, samples, op.at("replacement").get<bool>());
+      rng.multinomial(v.data(), probs.data(), rows, cats, samples,
+                      op.at("replacement").get<bool>());
       check(what, v, st.i64(out));
       ++rep.calls;
       continue;

@@ -19,8 +19,8 @@ namespace {
 
 void expect_exact_replay(const std::string& prefix, size_t min_files) {
   const auto files = rng_fixtures(prefix);
-  ASSERT_GE(files.size(), min_files) << "missing fixtures " << prefix << "* in "
-                                     << rng_fixture::rng_fixture_dir();
+  ASSERT_GE(files.size(), min_files)
+      << "missing fixtures " << prefix << "* in " << rng_fixture::rng_fixture_dir();
   for (const auto& path : files) {
     Rng rng(1);
     const auto rep = replay_rng_fixture(path, rng);
@@ -54,7 +54,8 @@ TEST(Rng, RawStreamIsMt19937) {
   for (uint64_t seed : {0ULL, 42ULL, 1337ULL, 5489ULL, (1ULL << 32) + 5}) {
     Rng rng(seed);
     std::mt19937 ref(static_cast<uint32_t>(seed));
-    for (int i = 0; i < 2000; ++i) ASSERT_EQ(rng.random(), ref()) << "seed " << seed << " draw " << i;
+    for (int i = 0; i < 2000; ++i)
+      ASSERT_EQ(rng.random(), ref()) << "seed " << seed << " draw " << i;
   }
 }
 

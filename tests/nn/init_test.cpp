@@ -1,5 +1,5 @@
-// init_test.cpp: nn.Linear / nn.Embedding default initialisations against PyTorch 1.13 (bit for bit,
-// in construction order), plus the bounds they promise.
+// init_test.cpp: nn.Linear / nn.Embedding default initialisations against PyTorch 1.13 (bit for
+// bit, in construction order), plus the bounds they promise.
 #include "nn/init.h"
 
 #include <gtest/gtest.h>
