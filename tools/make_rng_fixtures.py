@@ -61,6 +61,8 @@ def run(op, k, tensors):
         p = side_probs(k, op["rows"], op["n"], op.get("zeros", False))
         tensors[f"in_{k:03d}"] = p
         tensors[out] = torch.multinomial(p, op["num_samples"], replacement=op["replacement"])
+    elif name == "randperm":
+        tensors[out] = torch.randperm(op["n"])
     elif name == "linear":
         lin = torch.nn.Linear(op["C"], op["OC"], bias=op["bias"])
         tensors[out] = lin.weight.detach()
@@ -106,7 +108,8 @@ def mixed(seed):
            {"op": "multinomial", "rows": 2, "n": 9, "num_samples": 3, "replacement": False,
             "zeros": True},
            {"op": "randn", "n": 3}, {"op": "rand", "n": 2}, {"op": "randn", "n": 250},
-           {"op": "randn", "n": 5}, {"op": "rand", "n": 700}, {"op": "randn", "n": 2}]
+           {"op": "randn", "n": 5}, {"op": "rand", "n": 700}, {"op": "randperm", "n": 1},
+           {"op": "randperm", "n": 10}, {"op": "randperm", "n": 1000}, {"op": "randn", "n": 2}]
     return ops
 
 

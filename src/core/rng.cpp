@@ -214,6 +214,15 @@ void Rng::randint(int64_t* out, int64_t n, int64_t low, int64_t high) {
   for (int64_t i = 0; i < n; ++i) out[i] = randint(low, high);
 }
 
+void Rng::randperm(int64_t* out, int64_t n) {
+  SG_CHECK(n >= 0, "randperm: n must be >= 0, got ", n);
+  for (int64_t i = 0; i < n; ++i) out[i] = i;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const int64_t z = static_cast<int64_t>(random() % static_cast<uint64_t>(n - i));
+    std::swap(out[i], out[i + z]);
+  }
+}
+
 void Rng::bernoulli(float* out, int64_t n, float p) {
   for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f) < p ? 1.0f : 0.0f;
 }

@@ -41,6 +41,8 @@ class Rng {
   // high - low >= 2^32; value = low + draw % (high - low).
   void randint(int64_t* out, int64_t n, int64_t low, int64_t high);
   int64_t randint(int64_t low, int64_t high);  // torch.randint(low, high, (1,)).item()
+  // torch.randperm(n): the identity, then for i < n - 1 swap [i] with [i + random() % (n - i)].
+  void randperm(int64_t* out, int64_t n);
   // torch.bernoulli(torch.full((n,), p)): out[i] = 1 with probability p, else 0 (float p path).
   void bernoulli(float* out, int64_t n, float p);
   // t.bernoulli_(p) with a Python-float p (double path: two raw draws per element).

@@ -104,6 +104,12 @@ inline ReplayReport replay_rng_fixture(const std::string& path, Rng& rng) {
       check(what, v, st.i64(out));
       ++rep.calls;
       continue;
+    } else if (name == "randperm") {
+      std::vector<int64_t> v(static_cast<size_t>(n));
+      rng.randperm(v.data(), n);
+      check(what, v, st.i64(out));
+      ++rep.calls;
+      continue;
     } else if (name == "multinomial") {
       const int64_t rows = std::max<int64_t>(1, op.at("rows").get<int64_t>());
       const int64_t cats = op.at("n").get<int64_t>();
