@@ -1,12 +1,24 @@
-// attention.h: cpu:: attention kernels, float only, same names and signatures as ref::attention.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// attention.h: causal multi-head self-attention, fast: same names, signatures and stored tensors
+// as ref::attention.h (float). Per (b, h), threaded over B*NH on ThreadPool::global(): the score
+// matrix q k^T and the weighted sum att v are GEMMs (gemm.h) that skip the tiles above the
+// diagonal, and the row softmax uses vectorised exp. Each (b, h) is computed by one thread in a
+// fixed order, so 1 and N threads give bitwise-identical results.
+// Decision: this keeps the reference's stored (B, NH, T, T) preatt/att (needed for dropout on the
+// weights and for the lessons); a flash-style variant that never stores T x T is not written yet.
+// Scratch: one grow-once (T, T) buffer per thread when a dropout mask is given.
+// Readable twin: kernels/ref/attention.h.
 #pragma once
-
-#include "kernels/ref/attention.h"
 
 namespace scratchgpt::cpu {
 
-using ref::attention_forward;  // instantiated with F = float
-using ref::attention_backward;  // instantiated with F = float
+// qkv (B, T, 3C); out (B, T, C); preatt, att (B, NH, T, T); drop (B, NH, T, T) scaled dropout
+// mask or nullptr. HS = C / NH. See ref::attention_forward.
+void attention_forward(float* out, float* preatt, float* att, const float* qkv, const float* drop,
+                       int B, int T, int C, int NH);
+
+// Accumulates into dqkv (B, T, 3C); dpreatt, datt (B, NH, T, T) are scratch (overwritten).
+void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* dout,
+                        const float* qkv, const float* att, const float* drop, int B, int T, int C,
+                        int NH);
 
 }  // namespace scratchgpt::cpu

@@ -16,6 +16,11 @@ void gemm(const GemmArgs& g, ThreadPool& pool) {
   }
 }
 
+ThreadPool& serial_pool() {
+  static ThreadPool pool(1);
+  return pool;
+}
+
 namespace {
 struct ThreadBuffers {
   static constexpr int kSlots = 4;

@@ -23,10 +23,20 @@ struct GemmArgs {
   int64_t ldc = 0;
   bool init = false;            // true: C = bias[j] (or 0) + A B; false: C += A B
   const float* bias = nullptr;  // (N) or nullptr; used only when init
+  // Triangular structure to exploit (causal attention). lower_c: only C[i][j] with j <= i is
+  // wanted; micro-tiles entirely above the diagonal are skipped (left unwritten). a_tri: A is
+  // known to be zero for k > i (kLower) or for k < i (kUpper); those products are skipped.
+  enum Tri { kFull = 0, kLower = 1, kUpper = 2 };
+  bool lower_c = false;
+  Tri a_tri = kFull;
 };
 
 // Runs on `pool` with the code path of cpu::simd_level().
 void gemm(const GemmArgs& g, ThreadPool& pool);
+
+// A one-thread pool: gemm(g, serial_pool()) runs on the calling thread (for kernels that
+// already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.
+ThreadPool& serial_pool();
 
 // The per-ISA entry points (gemm_scalar.cpp, gemm_avx2.cpp, gemm_avx512.cpp).
 void gemm_scalar(const GemmArgs& g, ThreadPool& pool);
@@ -34,7 +44,8 @@ void gemm_avx2(const GemmArgs& g, ThreadPool& pool);
 void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
 
 // A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
-// and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A.
+// and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A, 2 and 3
+// kernel scratch (attention).
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

@@ -132,12 +132,19 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
         for (int64_t s = b; s < e; ++s) {
           const int i0 = static_cast<int>(s) * MR;
           const int mr = g.M - i0 < MR ? g.M - i0 : MR;
-          pack_a_strip<MR>(Ap, g, i0, mr, pc, kc);
+          // The k range of this slice where the strip's A can be nonzero.
+          int k_lo = pc, k_hi = pc + kc;
+          if (g.a_tri == GemmArgs::kLower && k_hi > i0 + mr) k_hi = i0 + mr;
+          if (g.a_tri == GemmArgs::kUpper && k_lo < i0) k_lo = i0;
+          const int kn = k_hi > k_lo ? k_hi - k_lo : 0;
+          pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
           float* c_row = g.C + i0 * g.ldc;
           for (int p = 0; p < n_panels; ++p) {
             const int j0 = jc + p * NR;
+            if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above diagonal
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-            micro_kernel<V, MR, NV>(kc, Ap, Bp + p * kc * NR, c_row + j0, g.ldc, mr, nr, init,
+            micro_kernel<V, MR, NV>(kn, Ap, Bp + (p * kc + (kn ? k_lo - pc : 0)) * NR,
+                                    c_row + j0, g.ldc, mr, nr, init,
                                     g.bias ? g.bias + j0 : nullptr);
           }
         }

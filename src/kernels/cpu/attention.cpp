@@ -1,0 +1,240 @@
+// attention.cpp: cpu::attention_* (see attention.h): per (b, h) five small GEMMs and two row
+// passes (softmax forward; softmax backward), the row passes in AVX2 or portable scalar code.
+#include "kernels/cpu/attention.h"
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/thread_pool.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/simd.h"
+
+namespace scratchgpt::cpu {
+
+namespace {
+
+using detail::GemmArgs;
+
+// Row t of the scores: pre[0..t] *= scale (in place), w = softmax(pre[0..t]), w = 0 and
+// pre = -inf above the diagonal. Portable version.
+void softmax_row_scalar(float* pre, float* w, int t, int T, float scale) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j <= t; ++j) {
+    pre[j] *= scale;
+    mx = pre[j] > mx ? pre[j] : mx;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j <= t; ++j) {
+    w[j] = std::exp(pre[j] - mx);
+    sum += w[j];
+  }
+  const float inv = 1.0f / sum;
+  for (int j = 0; j <= t; ++j) w[j] *= inv;
+  for (int j = t + 1; j < T; ++j) {
+    pre[j] = -std::numeric_limits<float>::infinity();
+    w[j] = 0.0f;
+  }
+}
+
+// Row t of the softmax backward: with g = da (in/out) and w the weights:
+// dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre and g = dpre * scale.
+void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T, float scale) {
+  float s = 0.0f;
+  for (int j = 0; j <= t; ++j) s += w[j] * g[j];
+  for (int j = 0; j <= t; ++j) {
+    dpre[j] = w[j] * (g[j] - s);
+    g[j] = dpre[j] * scale;
+  }
+  for (int j = t + 1; j < T; ++j) dpre[j] = g[j] = 0.0f;
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+#include "kernels/cpu/vec_math_avx2.h"
+
+void softmax_row_avx2(float* pre, float* w, int t, int T, float scale) {
+  const int n = t + 1;
+  const __m256 vs = _mm256_set1_ps(scale);
+  __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(pre + j), vs);
+    _mm256_storeu_ps(pre + j, x);
+    vmax = _mm256_max_ps(vmax, x);
+  }
+  float mx = hmax8(vmax);
+  for (; j < n; ++j) {
+    pre[j] *= scale;
+    mx = pre[j] > mx ? pre[j] : mx;
+  }
+  const __m256 vmx = _mm256_set1_ps(mx);
+  __m256 vsum = _mm256_setzero_ps();
+  for (j = 0; j + 8 <= n; j += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(pre + j), vmx));
+    _mm256_storeu_ps(w + j, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+  if (j < n) {
+    const __m256i m = tail_mask8(n - j);
+    const __m256 x = _mm256_maskload_ps(pre + j, m);
+    const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(x, vmx)), _mm256_castsi256_ps(m));
+    _mm256_maskstore_ps(w + j, m, e);
+    vsum = _mm256_add_ps(vsum, e);
+  }
+  const __m256 inv = _mm256_set1_ps(1.0f / hsum8(vsum));
+  for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(w + j, _mm256_mul_ps(_mm256_loadu_ps(w + j), inv));
+  for (; j < n; ++j) w[j] *= _mm256_cvtss_f32(inv);
+  for (j = n; j < T; ++j) {
+    pre[j] = -std::numeric_limits<float>::infinity();
+    w[j] = 0.0f;
+  }
+}
+
+void softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T, float scale) {
+  const int n = t + 1;
+  __m256 vs = _mm256_setzero_ps();
+  int j = 0;
+  for (; j + 8 <= n; j += 8)
+    vs = _mm256_fmadd_ps(_mm256_loadu_ps(w + j), _mm256_loadu_ps(g + j), vs);
+  float s = hsum8(vs);
+  for (; j < n; ++j) s += w[j] * g[j];
+  const __m256 vsum = _mm256_set1_ps(s), vscale = _mm256_set1_ps(scale);
+  for (j = 0; j + 8 <= n; j += 8) {
+    const __m256 d = _mm256_mul_ps(_mm256_loadu_ps(w + j), _mm256_sub_ps(_mm256_loadu_ps(g + j), vsum));
+    _mm256_storeu_ps(dpre + j, d);
+    _mm256_storeu_ps(g + j, _mm256_mul_ps(d, vscale));
+  }
+  for (; j < n; ++j) {
+    dpre[j] = w[j] * (g[j] - s);
+    g[j] = dpre[j] * scale;
+  }
+  for (j = n; j < T; ++j) dpre[j] = g[j] = 0.0f;
+}
+
+#pragma GCC pop_options
+
+// (T, T) a = att * drop for one (b, h), zero above the diagonal (att already is).
+void apply_mask(float* a, const float* w, const float* drop, int T) {
+  const int64_t n = static_cast<int64_t>(T) * T;
+  for (int64_t i = 0; i < n; ++i) a[i] = w[i] * drop[i];
+}
+
+}  // namespace
+
+void attention_forward(float* out, float* preatt, float* att, const float* qkv, const float* drop,
+                       int B, int T, int C, int NH) {
+  const int HS = C / NH;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  const bool simd = simd_level() >= SimdLevel::kAvx2;
+  const int64_t TT = static_cast<int64_t>(T) * T;
+  ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
+                                                                       int) {
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
+      const float* q = qkv + static_cast<int64_t>(b) * T * 3 * C + h * HS;  // rows of stride 3C
+      float* pre = preatt + bh * TT;                                         // (T, T)
+      float* w = att + bh * TT;                                              // (T, T)
+      // pre = q k^T (lower triangle), then scaled and softmaxed row by row.
+      GemmArgs s;
+      s.M = T, s.N = T, s.K = HS;
+      s.A = q, s.rs_a = 3 * C, s.cs_a = 1;
+      s.B = q + C, s.rs_b = 1, s.cs_b = 3 * C;  // B[i][t2] = k[t2][i]
+      s.C = pre, s.ldc = T, s.init = true, s.lower_c = true;
+      detail::gemm(s, detail::serial_pool());
+      for (int t = 0; t < T; ++t) {
+        if (simd)
+          softmax_row_avx2(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t,
+                           T, scale);
+        else
+          softmax_row_scalar(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T,
+                             t, T, scale);
+      }
+      // out = (att * drop) v
+      const float* a = w;
+      if (drop) {
+        float* tmp = detail::thread_buffer(2, static_cast<size_t>(TT));
+        apply_mask(tmp, w, drop + bh * TT, T);
+        a = tmp;
+      }
+      GemmArgs o;
+      o.M = T, o.N = HS, o.K = T;
+      o.A = a, o.rs_a = T, o.cs_a = 1, o.a_tri = GemmArgs::kLower;
+      o.B = q + 2 * C, o.rs_b = 3 * C, o.cs_b = 1;
+      o.C = out + static_cast<int64_t>(b) * T * C + h * HS, o.ldc = C, o.init = true;
+      detail::gemm(o, detail::serial_pool());
+    }
+  });
+}
+
+void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* dout,
+                        const float* qkv, const float* att, const float* drop, int B, int T, int C,
+                        int NH) {
+  const int HS = C / NH;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  const bool simd = simd_level() >= SimdLevel::kAvx2;
+  const int64_t TT = static_cast<int64_t>(T) * T;
+  ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
+                                                                       int) {
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
+      const int64_t row0 = static_cast<int64_t>(b) * T;
+      const float* q = qkv + row0 * 3 * C + h * HS;  // (T, HS) rows of stride 3C; k, v follow
+      float* dq = dqkv + row0 * 3 * C + h * HS;
+      const float* dO = dout + row0 * C + h * HS;  // (T, HS) rows of stride C
+      const float* w = att + bh * TT;
+      float* g = datt + bh * TT;
+      float* dpre = dpreatt + bh * TT;
+      const float* a = w;
+      if (drop) {
+        float* tmp = detail::thread_buffer(2, static_cast<size_t>(TT));
+        apply_mask(tmp, w, drop + bh * TT, T);
+        a = tmp;
+      }
+      // da = dO v^T (lower triangle); datt = da * drop.
+      GemmArgs s;
+      s.M = T, s.N = T, s.K = HS;
+      s.A = dO, s.rs_a = C, s.cs_a = 1;
+      s.B = q + 2 * C, s.rs_b = 1, s.cs_b = 3 * C;
+      s.C = g, s.ldc = T, s.init = true, s.lower_c = true;
+      detail::gemm(s, detail::serial_pool());
+      if (drop) {
+        const float* m = drop + bh * TT;
+        for (int t = 0; t < T; ++t)
+          for (int j = 0; j <= t; ++j) g[t * T + j] *= m[t * T + j];
+      }
+      // dv += a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
+      GemmArgs dv;
+      dv.M = T, dv.N = HS, dv.K = T;
+      dv.A = a, dv.rs_a = 1, dv.cs_a = T, dv.a_tri = GemmArgs::kUpper;
+      dv.B = dO, dv.rs_b = C, dv.cs_b = 1;
+      dv.C = dq + 2 * C, dv.ldc = 3 * C;
+      detail::gemm(dv, detail::serial_pool());
+      // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
+      for (int t = 0; t < T; ++t) {
+        if (simd)
+          softmax_back_row_avx2(dpre + t * T, g + t * T, w + t * T, t, T, scale);
+        else
+          softmax_back_row_scalar(dpre + t * T, g + t * T, w + t * T, t, T, scale);
+      }
+      // dq += g k;  dk += g^T q.
+      GemmArgs gq;
+      gq.M = T, gq.N = HS, gq.K = T;
+      gq.A = g, gq.rs_a = T, gq.cs_a = 1, gq.a_tri = GemmArgs::kLower;
+      gq.B = q + C, gq.rs_b = 3 * C, gq.cs_b = 1;
+      gq.C = dq, gq.ldc = 3 * C;
+      detail::gemm(gq, detail::serial_pool());
+      GemmArgs gk;
+      gk.M = T, gk.N = HS, gk.K = T;
+      gk.A = g, gk.rs_a = 1, gk.cs_a = T, gk.a_tri = GemmArgs::kUpper;
+      gk.B = q, gk.rs_b = 3 * C, gk.cs_b = 1;
+      gk.C = dq + C, gk.ldc = 3 * C;
+      detail::gemm(gk, detail::serial_pool());
+    }
+  });
+}
+
+}  // namespace scratchgpt::cpu

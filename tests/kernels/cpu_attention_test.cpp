@@ -1,0 +1,132 @@
+// cpu_attention_test.cpp: cpu::attention_forward/backward against ref:: run in double (with and
+// without a dropout mask, odd T and head sizes, T past the GEMM's K block), at every SIMD level,
+// and bitwise identity between 1 and 2 threads.
+#include "kernels/cpu/attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cpu_test_util.h"
+#include "kernels/ref/attention.h"
+
+namespace scratchgpt {
+namespace {
+
+using test::all_close;
+using test::bitwise_equal;
+using test::random_floats;
+using test::to_double;
+
+struct Shape {
+  int B, T, C, NH;
+};
+const Shape kShapes[] = {{1, 1, 8, 2}, {2, 37, 48, 3}, {2, 70, 64, 2}, {1, 300, 40, 1}};
+
+std::vector<float> dropout_mask(size_t n, uint32_t seed) {
+  auto u = random_floats(n, seed, 0.0f, 1.0f);
+  const float p = 0.25f;
+  for (float& x : u) x = x < p ? 0.0f : 1.0f / (1.0f - p);
+  return u;
+}
+
+struct Outputs {
+  std::vector<float> out, preatt, att, dqkv, dpreatt;
+};
+
+Outputs run_cpu(const Shape& s, bool with_drop) {
+  const size_t BT = size_t(s.B) * s.T, TT = size_t(s.B) * s.NH * s.T * s.T;
+  auto qkv = random_floats(BT * 3 * s.C, 21);
+  auto dout = random_floats(BT * s.C, 22);
+  auto drop = dropout_mask(TT, 23);
+  Outputs o;
+  o.out.assign(BT * s.C, 7.0f);
+  o.preatt.assign(TT, 7.0f);
+  o.att.assign(TT, 7.0f);
+  o.dqkv = random_floats(BT * 3 * s.C, 24);
+  o.dpreatt.assign(TT, 7.0f);
+  std::vector<float> datt(TT, 7.0f);
+  cpu::attention_forward(o.out.data(), o.preatt.data(), o.att.data(), qkv.data(),
+                         with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  cpu::attention_backward(o.dqkv.data(), o.dpreatt.data(), datt.data(), dout.data(), qkv.data(),
+                          o.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  return o;
+}
+
+struct RefOutputs {
+  std::vector<double> out, preatt, att, dqkv, dpreatt;
+};
+
+RefOutputs run_ref(const Shape& s, bool with_drop) {
+  const size_t BT = size_t(s.B) * s.T, TT = size_t(s.B) * s.NH * s.T * s.T;
+  auto qkv = to_double(random_floats(BT * 3 * s.C, 21));
+  auto dout = to_double(random_floats(BT * s.C, 22));
+  auto drop = to_double(dropout_mask(TT, 23));
+  RefOutputs o;
+  o.out.assign(BT * s.C, 0.0);
+  o.preatt.assign(TT, 0.0);
+  o.att.assign(TT, 0.0);
+  o.dqkv = to_double(random_floats(BT * 3 * s.C, 24));
+  o.dpreatt.assign(TT, 0.0);
+  std::vector<double> datt(TT);
+  ref::attention_forward(o.out.data(), o.preatt.data(), o.att.data(), qkv.data(),
+                         with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  ref::attention_backward(o.dqkv.data(), o.dpreatt.data(), datt.data(), dout.data(), qkv.data(),
+                          o.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  return o;
+}
+
+// preatt holds -inf above the diagonal: require -inf exactly there, compare the rest.
+::testing::AssertionResult preatt_close(std::vector<float> got, std::vector<double> want) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::isinf(want[i])) {
+      if (!(std::isinf(got[i]) && got[i] < 0))
+        return ::testing::AssertionFailure() << "[" << i << "] want -inf, got " << got[i];
+      got[i] = 0.0f;
+      want[i] = 0.0;
+    }
+  return all_close(got, want, 1e-5, 1e-5);
+}
+
+TEST(CpuAttention, MatchesReferenceAtEveryLevel) {
+  test::KernelEnv env;
+  for (const Shape& s : kShapes)
+    for (bool with_drop : {false, true}) {
+      const RefOutputs r = run_ref(s, with_drop);
+      for (SimdLevel level : test::simd_levels()) {
+        cpu::set_simd_level(level);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " B=" + std::to_string(s.B) +
+                     " T=" + std::to_string(s.T) + " C=" + std::to_string(s.C) +
+                     " NH=" + std::to_string(s.NH) + (with_drop ? " dropout" : ""));
+        const Outputs o = run_cpu(s, with_drop);
+        const double atol = 1e-6 * s.T + 1e-5;
+        EXPECT_TRUE(all_close(o.out, r.out, atol, 1e-4)) << "out";
+        EXPECT_TRUE(preatt_close(o.preatt, r.preatt)) << "preatt";
+        EXPECT_TRUE(all_close(o.att, r.att, 1e-6, 1e-4)) << "att";
+        EXPECT_TRUE(all_close(o.dpreatt, r.dpreatt, atol, 1e-4)) << "dpreatt";
+        EXPECT_TRUE(all_close(o.dqkv, r.dqkv, atol, 1e-4)) << "dqkv";
+      }
+    }
+}
+
+TEST(CpuAttention, OneAndTwoThreadsAreBitwiseIdentical) {
+  test::KernelEnv env;
+  for (SimdLevel level : test::simd_levels()) {
+    cpu::set_simd_level(level);
+    for (const Shape& s : kShapes)
+      for (bool with_drop : {false, true}) {
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T));
+        ThreadPool::set_global_threads(1);
+        const Outputs one = run_cpu(s, with_drop);
+        ThreadPool::set_global_threads(2);
+        const Outputs two = run_cpu(s, with_drop);
+        EXPECT_TRUE(bitwise_equal(one.out, two.out)) << "out";
+        EXPECT_TRUE(bitwise_equal(one.att, two.att)) << "att";
+        EXPECT_TRUE(bitwise_equal(one.dqkv, two.dqkv)) << "dqkv";
+      }
+  }
+}
+
+}  // namespace
+}  // namespace scratchgpt
