@@ -1,0 +1,85 @@
+// train_config_test.cpp: the presets hold nanoGPT's recipes, JSON round-trips every field, and
+// impossible configs are one-line errors naming the fix.
+#include "train/train_config.h"
+
+#include <gtest/gtest.h>
+
+#include "core/check.h"
+
+using namespace scratchgpt;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {
+  const TrainConfig big = preset_config("shakespeare-char");
+  EXPECT_EQ(big.gpt.n_layer, 6);
+  EXPECT_EQ(big.gpt.n_head, 6);
+  EXPECT_EQ(big.gpt.n_embd, 384);
+  EXPECT_EQ(big.gpt.block_size, 256);
+  EXPECT_EQ(big.batch_size, 64);
+  EXPECT_FLOAT_EQ(big.gpt.dropout, 0.2f);
+  EXPECT_EQ(big.lr, 1e-3);
+  EXPECT_EQ(big.min_lr, 1e-4);
+  EXPECT_EQ(big.max_iters, 5000);
+  EXPECT_EQ(big.lr_decay_iters, 5000);
+  EXPECT_EQ(big.warmup_iters, 100);
+  EXPECT_FLOAT_EQ(big.beta2, 0.99f);
+  EXPECT_FLOAT_EQ(big.weight_decay, 0.1f);
+  EXPECT_FLOAT_EQ(big.grad_clip, 1.0f);
+  EXPECT_EQ(big.eval_interval, 250);
+  EXPECT_EQ(big.eval_iters, 200);
+  EXPECT_EQ(big.gpt.activation, "gelu");
+  EXPECT_TRUE(big.gpt.tied);
+  EXPECT_FALSE(big.gpt.bias);
+  const TrainConfig small = preset_config("shakespeare-char-small");
+  EXPECT_EQ(small.gpt.n_layer, 4);
+  EXPECT_EQ(small.gpt.n_embd, 128);
+  EXPECT_EQ(small.gpt.block_size, 64);
+  EXPECT_EQ(small.batch_size, 12);
+  EXPECT_EQ(small.gpt.dropout, 0.0f);
+  EXPECT_EQ(small.max_iters, 2000);
+  EXPECT_EQ(small.eval_iters, 20);
+  EXPECT_EQ(preset_config("bigram").model, "bigram");
+  EXPECT_NE(error_of([] { preset_config("gpt5"); }).find("shakespeare-char-small"),
+            std::string::npos);
+}
+
+TEST(TrainConfig, JsonRoundTripAndOverrides) {
+  TrainConfig a = preset_config("shakespeare-char");
+  a.seed = 42, a.lr = 3e-4, a.gpt.vocab_size = 77, a.grad_accum = 3;
+  TrainConfig b;
+  b.apply_json(a.to_json());
+  EXPECT_EQ(b.to_json(), a.to_json());
+  b.apply_json({{"n_layer", 2}, {"dropout", 0.0}});
+  EXPECT_EQ(b.gpt.n_layer, 2);
+  EXPECT_EQ(b.gpt.n_head, 6);  // untouched
+  EXPECT_NE(error_of([&] { b.apply_json({{"n_layers", 2}}); }).find("n_layers"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { b.apply_json({{"n_layer", "two"}}); }).find("wrong type"),
+            std::string::npos);
+}
+
+TEST(TrainConfig, ImpossibleConfigsAreErrors) {
+  auto err = [](const nlohmann::json& j) {
+    TrainConfig c = preset_config("shakespeare-char-small");
+    c.apply_json(j);
+    return error_of([&] { c.validate(); });
+  };
+  EXPECT_EQ(err(nlohmann::json::object()), "");
+  EXPECT_NE(err({{"n_head", 5}}).find("divisible"), std::string::npos);
+  EXPECT_NE(err({{"batch_size", 0}}).find("batch size"), std::string::npos);
+  EXPECT_NE(err({{"block_size", 0}}).find("block_size"), std::string::npos);
+  EXPECT_NE(err({{"lr", -1.0}}).find("lr"), std::string::npos);
+  EXPECT_NE(err({{"warmup_iters", 3000}}).find("lr_decay_iters"), std::string::npos);
+  EXPECT_NE(err({{"grad_accum", 0}}).find("grad_accum"), std::string::npos);
+  EXPECT_NE(err({{"activation", "tanh"}}).find("activation"), std::string::npos);
+}
