@@ -23,10 +23,11 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   const int64_t A = static_cast<int64_t>(max_B) * NH * max_T * max_T;
   c_attn.plan(acts, static_cast<int>(N));
   att = acts.take(A);
-  attn_drop.plan(acts, A, /*with_output=*/false);
+  attn_drop.plan(acts, acts, A, /*mask_only=*/true);
   y = acts.take(N * C);
-  c_proj.plan(acts, static_cast<int>(N));
-  resid_drop.plan(acts, N * C);
+  // The projection and its dropped copy only feed the residual add: shared scratch.
+  c_proj.plan(scratch, static_cast<int>(N));
+  resid_drop.plan(acts, scratch, N * C);
   preatt = scratch.take(A);
   dqkv = scratch.take(N * 3 * C);
   dpreatt = scratch.take(A);

@@ -22,11 +22,12 @@ struct Dropout {
   Dropout() = default;
   explicit Dropout(float prob) : p(prob) {}
 
-  // with_output=false: only a mask is needed (attention weights, where the kernel applies it).
-  void plan(SlabPlanner& acts, int64_t max_n, bool with_output = true) {
+  // The mask is kept for backward (masks); the output may be transient (outputs can be shared
+  // scratch). mask_only: the kernel applies the mask itself (attention weights).
+  void plan(SlabPlanner& masks, SlabPlanner& outputs, int64_t max_n, bool mask_only = false) {
     if (p <= 0.0f) return;
-    mask = acts.take(max_n);
-    if (with_output) out = acts.take(max_n);
+    mask = masks.take(max_n);
+    if (!mask_only) out = outputs.take(max_n);
   }
 
   // Training (rng != null, p > 0): draws the mask and returns out = x * mask. Otherwise returns x.

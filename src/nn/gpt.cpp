@@ -153,7 +153,7 @@ std::pair<size_t, size_t> GPT::layout(float* base, size_t scratch_offset, int B,
   const int64_t N = int64_t{B} * T;
   SlabPlanner acts(base, 0);
   emb_ = acts.take(N * C);
-  emb_drop.plan(acts, N * C);
+  emb_drop.plan(acts, acts, N * C);
   size_t scratch_end = scratch_offset;
   for (Block& b : blocks) {
     SlabPlanner scratch(base, scratch_offset);  // every block gets the same scratch addresses

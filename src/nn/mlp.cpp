@@ -18,8 +18,9 @@ MLP::MLP(int n_embd, bool use_gelu, bool bias, float dropout)
 void MLP::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N) {
   c_fc.plan(acts, max_N);
   act = acts.take(int64_t{max_N} * 4 * C);
-  c_proj.plan(acts, max_N);
-  drop.plan(acts, int64_t{max_N} * C);
+  // The projection and its dropped copy only feed the residual add: shared scratch.
+  c_proj.plan(scratch, max_N);
+  drop.plan(acts, scratch, int64_t{max_N} * C);
   dact = scratch.take(int64_t{max_N} * 4 * C);
   dfc = scratch.take(int64_t{max_N} * 4 * C);
   dproj = scratch.take(int64_t{max_N} * C);

@@ -19,7 +19,7 @@ struct MLP {
   Linear c_proj;      // 4C -> C
   Dropout drop;
 
-  float* act = nullptr;    // (B, T, 4C) activation output (per layer)
+  float* act = nullptr;    // (B, T, 4C) activation output (per layer; c_proj.out is scratch)
   float* dact = nullptr;   // (B, T, 4C) scratch shared by every layer
   float* dfc = nullptr;    // (B, T, 4C) scratch
   float* dproj = nullptr;  // (B, T, C) scratch
