@@ -107,6 +107,15 @@ def mixed(seed):
            {"op": "multinomial", "rows": 0, "n": 12, "num_samples": 12, "replacement": False},
            {"op": "multinomial", "rows": 2, "n": 9, "num_samples": 3, "replacement": False,
             "zeros": True},
+           # more samples than non-zero categories: topk's order among the tied zeros
+           {"op": "multinomial", "rows": 2, "n": 9, "num_samples": 7, "replacement": False,
+            "zeros": True},
+           {"op": "multinomial", "rows": 0, "n": 200, "num_samples": 140, "replacement": False,
+            "zeros": True},
+           {"op": "multinomial", "rows": 3, "n": 300, "num_samples": 4, "replacement": False,
+            "zeros": True},
+           {"op": "multinomial", "rows": 5, "n": 9, "num_samples": 1, "replacement": False,
+            "zeros": True},
            {"op": "randn", "n": 3}, {"op": "rand", "n": 2}, {"op": "randn", "n": 250},
            {"op": "randn", "n": 5}, {"op": "rand", "n": 700}, {"op": "randperm", "n": 1},
            {"op": "randperm", "n": 10}, {"op": "randperm", "n": 1000}, {"op": "randn", "n": 2}]

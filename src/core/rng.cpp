@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "core/check.h"
 
@@ -271,19 +272,35 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
   if (!replacement) {
     // Without replacement (the default, also for the lecture's num_samples=1) torch 1.13 uses
     // the exponential trick: q ~ Exp(1) for every element (row-major), then per row the
-    // num_samples largest p / q (argmax for one sample, topk otherwise; ties to the lower index).
+    // num_samples largest p / q: argmax for one sample, else topk's own selection, reproduced
+    // step for step so that ties (zero-probability categories) come out in torch's order.
     std::vector<float> q(static_cast<size_t>(rows * n));  // (rows, n)
     exponential(q.data(), rows * n, 1.0);
-    std::vector<int64_t> idx(static_cast<size_t>(n));
+    using Entry = std::pair<double, int64_t>;  // (p / q, category), topk works in double
+    std::vector<Entry> queue(static_cast<size_t>(n));
+    auto first_is_larger = [](const Entry& a, const Entry& b) {  // NaN counts as the largest
+      return (std::isnan(a.first) && !std::isnan(b.first)) || a.first > b.first;
+    };
     for (int64_t r = 0; r < rows; ++r) {
       float* qr = q.data() + r * n;
       for (int64_t i = 0; i < n; ++i) qr[i] = probs[r * n + i] / qr[i];
-      std::iota(idx.begin(), idx.end(), 0);
-      auto larger = [&](int64_t a, int64_t b) {
-        return qr[a] > qr[b] || (qr[a] == qr[b] && a < b);
-      };
-      std::partial_sort(idx.begin(), idx.begin() + num_samples, idx.end(), larger);
-      for (int64_t s = 0; s < num_samples; ++s) out[r * num_samples + s] = idx[s];
+      if (num_samples == 1) {  // argmax: the first NaN, else the first of the largest values
+        int64_t best = 0;
+        for (int64_t i = 1; i < n && !std::isnan(qr[best]); ++i) {
+          if (std::isnan(qr[i]) || qr[i] > qr[best]) best = i;
+        }
+        out[r] = best;
+        continue;
+      }
+      for (int64_t i = 0; i < n; ++i) queue[i] = {static_cast<double>(qr[i]), i};
+      const auto k = static_cast<std::ptrdiff_t>(num_samples);
+      if (num_samples * 64 <= n) {
+        std::partial_sort(queue.begin(), queue.begin() + k, queue.end(), first_is_larger);
+      } else {
+        std::nth_element(queue.begin(), queue.begin() + k - 1, queue.end(), first_is_larger);
+        std::sort(queue.begin(), queue.begin() + k - 1, first_is_larger);
+      }
+      for (int64_t s = 0; s < num_samples; ++s) out[r * num_samples + s] = queue[s].second;
     }
     return;
   }
