@@ -142,6 +142,12 @@ def sampling_ops():
     for _ in range(40):
         ops.append({"op": "multinomial", "rows": 1, "n": 65, "num_samples": 1,
                     "replacement": False})
+    ops.append({"op": "multinomial", "rows": 1, "n": 50257, "num_samples": 1,
+                "replacement": False})
+    ops.append({"op": "multinomial", "rows": 1, "n": 50257, "num_samples": 40,
+                "replacement": True})
+    ops.append({"op": "multinomial", "rows": 1, "n": 5000, "num_samples": 60,
+                "replacement": False})
     ops.append({"op": "dropout", "n": 4 * 8 * 32, "p": 0.2})
     ops.append({"op": "randn", "n": 4 * 8 * 32})
     return ops
