@@ -1,11 +1,14 @@
-// adamw.h: cpu:: adamw kernels, float only, same names and signatures as ref::adamw.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// adamw.h: one AdamW step, fast: ref::adamw_update threaded over fixed chunks (vectorised by the
+// compiler; no fused multiply-add, so results equal the reference bit for bit).
+// Same name and signature as ref::adamw.h (float). Readable twin: kernels/ref/adamw.h.
 #pragma once
 
-#include "kernels/ref/adamw.h"
+#include <cstdint>
 
 namespace scratchgpt::cpu {
 
-using ref::adamw_update;  // instantiated with F = float
+// param, grad, m, v (n); step t >= 1.
+void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
+                  float beta1, float beta2, float eps, float weight_decay, int t);
 
 }  // namespace scratchgpt::cpu

@@ -1,12 +1,17 @@
-// crossentropy.h: cpu:: crossentropy kernels, float only, same names and signatures as ref::crossentropy.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// crossentropy.h: fused softmax + cross-entropy, fast: rows threaded and vectorised (AVX2 exp;
+// portable fallback: the reference loop per row).
+// Same names and signatures as ref::crossentropy.h (float). Twin: kernels/ref/crossentropy.h.
 #pragma once
 
-#include "kernels/ref/crossentropy.h"
+#include <cstdint>
 
 namespace scratchgpt::cpu {
 
-using ref::crossentropy_forward;  // instantiated with F = float
-using ref::crossentropy_backward;  // instantiated with F = float
+// losses (N); probs (N, V) saved for backward; logits (N, V); targets (N) in [0, V).
+void crossentropy_forward(float* losses, float* probs, const float* logits,
+                          const int32_t* targets, int N, int V);
+// Accumulates: dlogits[n] += dlosses[n] * (probs[n] - onehot(targets[n])).
+void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets,
+                           const float* dlosses, int N, int V);
 
 }  // namespace scratchgpt::cpu

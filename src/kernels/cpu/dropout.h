@@ -1,12 +1,14 @@
-// dropout.h: cpu:: dropout kernels, float only, same names and signatures as ref::dropout.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// dropout.h: inverted dropout, fast: ref::dropout's loops threaded over fixed chunks.
+// Same names and signatures as ref::dropout.h (float). Readable twin: kernels/ref/dropout.h.
 #pragma once
 
-#include "kernels/ref/dropout.h"
+#include <cstdint>
 
 namespace scratchgpt::cpu {
 
-using ref::dropout_forward;  // instantiated with F = float
-using ref::dropout_backward;  // instantiated with F = float
+// keep (n) in mask: 1 kept, 0 dropped; turned in place into the scaled mask, out = inp * mask.
+void dropout_forward(float* out, float* mask, const float* inp, int64_t n, float p);
+// Accumulates: dinp += dout * mask
+void dropout_backward(float* dinp, const float* dout, const float* mask, int64_t n);
 
 }  // namespace scratchgpt::cpu

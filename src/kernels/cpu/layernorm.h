@@ -1,12 +1,18 @@
-// layernorm.h: cpu:: layernorm kernels, float only, same names and signatures as ref::layernorm.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// layernorm.h: layer normalisation, fast: rows threaded and vectorised (AVX2; portable fallback:
+// the reference loop per row). dweight/dbias are reduced over N per column range by one thread
+// in the reference's order (equal to it bit for bit, with any thread count).
+// Same names and signatures as ref::layernorm.h (float). Readable twin: kernels/ref/layernorm.h.
 #pragma once
-
-#include "kernels/ref/layernorm.h"
 
 namespace scratchgpt::cpu {
 
-using ref::layernorm_forward;  // instantiated with F = float
-using ref::layernorm_backward;  // instantiated with F = float
+// out (N, C); mean, rstd (N) saved for backward; weight, bias (C).
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                       const float* bias, int N, int C, float eps = 1e-5f);
+
+// Accumulates into dinp (N, C), dweight (C), dbias (C).
+void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
+                        const float* inp, const float* weight, const float* mean,
+                        const float* rstd, int N, int C);
 
 }  // namespace scratchgpt::cpu

@@ -1,12 +1,14 @@
-// residual.h: cpu:: residual kernels, float only, same names and signatures as ref::residual.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// residual.h: the residual connection, fast: ref::residual's loops threaded over fixed chunks.
+// Same names and signatures as ref::residual.h (float); out may alias a or b.
+// Readable twin: kernels/ref/residual.h.
 #pragma once
 
-#include "kernels/ref/residual.h"
+#include <cstdint>
 
 namespace scratchgpt::cpu {
 
-using ref::residual_forward;  // instantiated with F = float
-using ref::residual_backward;  // instantiated with F = float
+void residual_forward(float* out, const float* a, const float* b, int64_t n);
+// Accumulates: da += dout, db += dout.
+void residual_backward(float* da, float* db, const float* dout, int64_t n);
 
 }  // namespace scratchgpt::cpu

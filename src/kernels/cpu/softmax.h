@@ -1,12 +1,13 @@
-// softmax.h: cpu:: softmax kernels, float only, same names and signatures as ref::softmax.h.
-// PLACEHOLDER: forwards to the scalar reference until the fast version lands.
+// softmax.h: row-wise softmax, fast: rows threaded and vectorised (AVX2 exp; portable fallback:
+// the reference loop per row). -inf entries become exact zeros.
+// Same names and signatures as ref::softmax.h (float). Readable twin: kernels/ref/softmax.h.
 #pragma once
-
-#include "kernels/ref/softmax.h"
 
 namespace scratchgpt::cpu {
 
-using ref::softmax_forward;  // instantiated with F = float
-using ref::softmax_backward;  // instantiated with F = float
+// out (N, C) = softmax(inp (N, C)) along C.
+void softmax_forward(float* out, const float* inp, int N, int C);
+// Accumulates: dinp += y * (dout - sum(dout * y)), with y the forward output.
+void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C);
 
 }  // namespace scratchgpt::cpu

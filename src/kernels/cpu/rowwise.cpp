@@ -1,0 +1,288 @@
+// rowwise.cpp: the cpu:: kernels that work row by row: layernorm, softmax, crossentropy (see
+// their headers). Rows are independent and each is computed by one thread, so the split over
+// threads never changes a result. AVX2 code per row; the portable path calls the reference.
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/cpu/crossentropy.h"
+#include "kernels/cpu/layernorm.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd.h"
+#include "kernels/cpu/softmax.h"
+#include "kernels/ref/crossentropy.h"
+#include "kernels/ref/layernorm.h"
+#include "kernels/ref/softmax.h"
+
+namespace scratchgpt::cpu {
+
+namespace {
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+#include "kernels/cpu/vec_math_avx2.h"
+
+float row_sum(const float* x, int C) {
+  __m256 s = _mm256_setzero_ps();
+  int c = 0;
+  for (; c + 8 <= C; c += 8) s = _mm256_add_ps(s, _mm256_loadu_ps(x + c));
+  float r = hsum8(s);
+  for (; c < C; ++c) r += x[c];
+  return r;
+}
+
+float row_max(const float* x, int C) {
+  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  int c = 0;
+  for (; c + 8 <= C; c += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + c));
+  float r = hmax8(m);
+  for (; c < C; ++c) r = x[c] > r ? x[c] : r;
+  return r;
+}
+
+// y = exp(x - mx), returns sum(y).
+float row_exp(float* y, const float* x, float mx, int C) {
+  const __m256 vmx = _mm256_set1_ps(mx);
+  __m256 s = _mm256_setzero_ps();
+  int c = 0;
+  for (; c + 8 <= C; c += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + c), vmx));
+    _mm256_storeu_ps(y + c, e);
+    s = _mm256_add_ps(s, e);
+  }
+  if (c < C) {
+    const __m256i m = tail_mask8(C - c);
+    const __m256 v = _mm256_maskload_ps(x + c, m);
+    const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(v, vmx)), _mm256_castsi256_ps(m));
+    _mm256_maskstore_ps(y + c, m, e);
+    s = _mm256_add_ps(s, e);
+  }
+  return hsum8(s);
+}
+
+void row_scale(float* y, float k, int C) {
+  const __m256 vk = _mm256_set1_ps(k);
+  int c = 0;
+  for (; c + 8 <= C; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), vk));
+  for (; c < C; ++c) y[c] *= k;
+}
+
+void layernorm_row_avx2(float* y, float* mean, float* rstd, const float* x, const float* w,
+                        const float* b, int C, float eps) {
+  const float m = row_sum(x, C) / C;
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 vv = _mm256_setzero_ps();
+  int c = 0;
+  for (; c + 8 <= C; c += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + c), vm);
+    vv = _mm256_fmadd_ps(d, d, vv);
+  }
+  float v = hsum8(vv);
+  for (; c < C; ++c) v += (x[c] - m) * (x[c] - m);
+  v /= C;
+  const float s = 1.0f / std::sqrt(v + eps);
+  const __m256 vs = _mm256_set1_ps(s);
+  for (c = 0; c + 8 <= C; c += 8) {
+    const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vm), vs);
+    _mm256_storeu_ps(y + c, _mm256_fmadd_ps(xh, _mm256_loadu_ps(w + c), _mm256_loadu_ps(b + c)));
+  }
+  for (; c < C; ++c) y[c] = (x[c] - m) * s * w[c] + b[c];
+  *mean = m;
+  *rstd = s;
+}
+
+// dx += rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w, xhat = (x - mean) * rstd.
+void layernorm_back_row_avx2(float* dx, const float* dy, const float* x, const float* w,
+                             float mean, float rstd, int C) {
+  const __m256 vm = _mm256_set1_ps(mean), vr = _mm256_set1_ps(rstd);
+  __m256 sg = _mm256_setzero_ps(), sgx = _mm256_setzero_ps();
+  int c = 0;
+  for (; c + 8 <= C; c += 8) {
+    const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vm), vr);
+    const __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dy + c), _mm256_loadu_ps(w + c));
+    sg = _mm256_add_ps(sg, g);
+    sgx = _mm256_fmadd_ps(g, xh, sgx);
+  }
+  float g_mean = hsum8(sg), gx_mean = hsum8(sgx);
+  for (; c < C; ++c) {
+    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
+    g_mean += g;
+    gx_mean += g * xh;
+  }
+  g_mean /= C;
+  gx_mean /= C;
+  const __m256 vgm = _mm256_set1_ps(g_mean), vgx = _mm256_set1_ps(gx_mean);
+  for (c = 0; c + 8 <= C; c += 8) {
+    const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vm), vr);
+    const __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dy + c), _mm256_loadu_ps(w + c));
+    const __m256 t = _mm256_fnmadd_ps(xh, vgx, _mm256_sub_ps(g, vgm));
+    _mm256_storeu_ps(dx + c, _mm256_fmadd_ps(vr, t, _mm256_loadu_ps(dx + c)));
+  }
+  for (; c < C; ++c) {
+    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
+    dx[c] += rstd * (g - g_mean - xh * gx_mean);
+  }
+}
+
+void softmax_back_row_avx2(float* dx, const float* dy, const float* y, int C) {
+  __m256 vd = _mm256_setzero_ps();
+  int c = 0;
+  for (; c + 8 <= C; c += 8)
+    vd = _mm256_fmadd_ps(_mm256_loadu_ps(dy + c), _mm256_loadu_ps(y + c), vd);
+  float dot = hsum8(vd);
+  for (; c < C; ++c) dot += dy[c] * y[c];
+  const __m256 vdot = _mm256_set1_ps(dot);
+  for (c = 0; c + 8 <= C; c += 8) {
+    const __m256 t = _mm256_mul_ps(_mm256_loadu_ps(y + c), _mm256_sub_ps(_mm256_loadu_ps(dy + c), vdot));
+    _mm256_storeu_ps(dx + c, _mm256_add_ps(_mm256_loadu_ps(dx + c), t));
+  }
+  for (; c < C; ++c) dx[c] += y[c] * (dy[c] - dot);
+}
+
+// d += k * (p - onehot(target))
+void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, int V) {
+  const __m256 vk = _mm256_set1_ps(k);
+  int v = 0;
+  for (; v + 8 <= V; v += 8)
+    _mm256_storeu_ps(d + v, _mm256_fmadd_ps(vk, _mm256_loadu_ps(p + v), _mm256_loadu_ps(d + v)));
+  for (; v < V; ++v) d[v] += k * p[v];
+  d[target] -= k;
+}
+
+#pragma GCC pop_options
+
+bool use_simd() { return simd_level() >= SimdLevel::kAvx2; }
+
+}  // namespace
+
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                       const float* bias, int N, int C, float eps) {
+  const bool simd = use_simd();
+  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      if (simd)
+        layernorm_row_avx2(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, C, eps);
+      else
+        ref::layernorm_forward(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, 1, C,
+                               eps);
+    }
+  });
+}
+
+void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
+                        const float* inp, const float* weight, const float* mean,
+                        const float* rstd, int N, int C) {
+  const bool simd = use_simd();
+  // dinp: rows in parallel.
+  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      if (simd) {
+        layernorm_back_row_avx2(dinp + n * C, dout + n * C, inp + n * C, weight, mean[n], rstd[n],
+                                C);
+      } else {
+        // The reference on one row, with throwaway parameter-gradient accumulators.
+        const float* x = inp + n * C;
+        const float* dy = dout + n * C;
+        float g_mean = 0, gx_mean = 0;
+        for (int c = 0; c < C; ++c) {
+          const float xh = (x[c] - mean[n]) * rstd[n], g = dy[c] * weight[c];
+          g_mean += g;
+          gx_mean += g * xh;
+        }
+        g_mean /= C;
+        gx_mean /= C;
+        for (int c = 0; c < C; ++c) {
+          const float xh = (x[c] - mean[n]) * rstd[n], g = dy[c] * weight[c];
+          dinp[n * C + c] += rstd[n] * (g - g_mean - xh * gx_mean);
+        }
+      }
+    }
+  });
+  // dweight, dbias: column ranges in parallel, rows in order (the reference's order).
+  constexpr int kCols = 64;
+  const int64_t ranges = (C + kCols - 1) / kCols;
+  auto columns = [&](int64_t begin, int64_t end) {
+    const int c0 = static_cast<int>(begin) * kCols;
+    const int c1 = end * kCols < C ? static_cast<int>(end) * kCols : C;
+    for (int n = 0; n < N; ++n) {
+      const float* x = inp + static_cast<int64_t>(n) * C;
+      const float* dy = dout + static_cast<int64_t>(n) * C;
+      const float m = mean[n], s = rstd[n];
+      for (int c = c0; c < c1; ++c) {
+        const float xhat = (x[c] - m) * s;
+        dbias[c] += dy[c];
+        dweight[c] += dy[c] * xhat;
+      }
+    }
+  };
+  if (static_cast<int64_t>(N) * C < 2 * detail::kChunk || ranges == 1)
+    columns(0, ranges);
+  else
+    ThreadPool::global().parallel_for(ranges, [&](int64_t b, int64_t e, int) { columns(b, e); });
+}
+
+void softmax_forward(float* out, const float* inp, int N, int C) {
+  const bool simd = use_simd();
+  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      if (!simd) {
+        ref::softmax_forward(out + n * C, inp + n * C, 1, C);
+        continue;
+      }
+      const float* x = inp + n * C;
+      float* y = out + n * C;
+      const float sum = row_exp(y, x, row_max(x, C), C);
+      row_scale(y, 1.0f / sum, C);
+    }
+  });
+}
+
+void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C) {
+  const bool simd = use_simd();
+  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      if (simd)
+        softmax_back_row_avx2(dinp + n * C, dout + n * C, out + n * C, C);
+      else
+        ref::softmax_backward(dinp + n * C, dout + n * C, out + n * C, 1, C);
+    }
+  });
+}
+
+void crossentropy_forward(float* losses, float* probs, const float* logits,
+                          const int32_t* targets, int N, int V) {
+  const bool simd = use_simd();
+  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      const float* x = logits + n * V;
+      float* p = probs + n * V;
+      if (!simd) {
+        ref::crossentropy_forward(losses + n, p, x, targets + n, 1, V);
+        continue;
+      }
+      const float mx = row_max(x, V);
+      const float sum = row_exp(p, x, mx, V);
+      row_scale(p, 1.0f / sum, V);
+      losses[n] = std::log(sum) + mx - x[targets[n]];  // log-sum-exp form, as the reference
+    }
+  });
+}
+
+void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets,
+                           const float* dlosses, int N, int V) {
+  const bool simd = use_simd();
+  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
+    for (int64_t n = r0; n < r1; ++n) {
+      if (simd)
+        crossentropy_back_row_avx2(dlogits + n * V, probs + n * V, targets[n], dlosses[n], V);
+      else
+        ref::crossentropy_backward(dlogits + n * V, probs + n * V, targets + n, dlosses + n, 1,
+                                   V);
+    }
+  });
+}
+
+}  // namespace scratchgpt::cpu

@@ -1,0 +1,171 @@
+// cpu_elementwise_test.cpp: cpu:: relu, residual, dropout, adamw, encoder and gelu against ref::
+// (in double, or bit for bit in float where the header promises it), at every SIMD level, on
+// sizes that are not multiples of the vector width and span several parallel chunks; 1 vs 2
+// threads bitwise identical.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "cpu_test_util.h"
+#include "kernels/cpu/adamw.h"
+#include "kernels/cpu/dropout.h"
+#include "kernels/cpu/encoder.h"
+#include "kernels/cpu/gelu.h"
+#include "kernels/cpu/relu.h"
+#include "kernels/cpu/residual.h"
+#include "kernels/ref/adamw.h"
+#include "kernels/ref/dropout.h"
+#include "kernels/ref/encoder.h"
+#include "kernels/ref/gelu.h"
+#include "kernels/ref/relu.h"
+#include "kernels/ref/residual.h"
+
+namespace scratchgpt {
+namespace {
+
+using test::all_close;
+using test::bitwise_equal;
+using test::random_floats;
+using test::to_double;
+
+const int64_t kSizes[] = {1, 7, 100003};
+
+// Runs `body` at every SIMD level and with 1 and 2 threads; body(n) returns the cpu outputs
+// (concatenated) and checks them against the reference itself.
+void for_levels_and_threads(const std::function<std::vector<float>(int64_t)>& body) {
+  test::KernelEnv env;
+  for (SimdLevel level : test::simd_levels()) {
+    cpu::set_simd_level(level);
+    for (int64_t n : kSizes) {
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " n=" + std::to_string(n));
+      ThreadPool::set_global_threads(1);
+      const auto one = body(n);
+      ThreadPool::set_global_threads(2);
+      const auto two = body(n);
+      EXPECT_TRUE(bitwise_equal(one, two)) << "1 vs 2 threads";
+    }
+  }
+}
+
+std::vector<float> concat(std::initializer_list<const std::vector<float>*> parts) {
+  std::vector<float> out;
+  for (auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+TEST(CpuElementwise, Relu) {
+  for_levels_and_threads([](int64_t n) {
+    auto x = random_floats(n, 1), dy = random_floats(n, 2);
+    std::vector<float> y(n), dx = random_floats(n, 3), ry(n), rdx = dx;
+    cpu::relu_forward(y.data(), x.data(), n);
+    cpu::relu_backward(dx.data(), x.data(), dy.data(), n);
+    ref::relu_forward(ry.data(), x.data(), n);
+    ref::relu_backward(rdx.data(), x.data(), dy.data(), n);
+    EXPECT_TRUE(bitwise_equal(y, ry));
+    EXPECT_TRUE(bitwise_equal(dx, rdx));
+    return concat({&y, &dx});
+  });
+}
+
+TEST(CpuElementwise, ResidualIncludingInPlace) {
+  for_levels_and_threads([](int64_t n) {
+    auto a = random_floats(n, 1), b = random_floats(n, 2), dy = random_floats(n, 3);
+    std::vector<float> y(n), ry(n), da = random_floats(n, 4), db = random_floats(n, 5);
+    std::vector<float> rda = da, rdb = db;
+    cpu::residual_forward(y.data(), a.data(), b.data(), n);
+    ref::residual_forward(ry.data(), a.data(), b.data(), n);
+    EXPECT_TRUE(bitwise_equal(y, ry));
+    std::vector<float> inplace = a;  // out aliases a, as the model's x = x + f(x)
+    cpu::residual_forward(inplace.data(), inplace.data(), b.data(), n);
+    EXPECT_TRUE(bitwise_equal(inplace, ry));
+    cpu::residual_backward(da.data(), db.data(), dy.data(), n);
+    ref::residual_backward(rda.data(), rdb.data(), dy.data(), n);
+    EXPECT_TRUE(bitwise_equal(da, rda));
+    EXPECT_TRUE(bitwise_equal(db, rdb));
+    return concat({&y, &da, &db});
+  });
+}
+
+TEST(CpuElementwise, Dropout) {
+  for_levels_and_threads([](int64_t n) {
+    auto x = random_floats(n, 1), dy = random_floats(n, 2), u = random_floats(n, 3, 0.0f, 1.0f);
+    std::vector<float> keep(n);
+    for (int64_t i = 0; i < n; ++i) keep[i] = u[i] < 0.3f ? 0.0f : 1.0f;
+    std::vector<float> y(n), ry(n), mask = keep, rmask = keep, dx = random_floats(n, 4),
+                                    rdx = dx;
+    cpu::dropout_forward(y.data(), mask.data(), x.data(), n, 0.3f);
+    ref::dropout_forward(ry.data(), rmask.data(), x.data(), n, 0.3f);
+    cpu::dropout_backward(dx.data(), dy.data(), mask.data(), n);
+    ref::dropout_backward(rdx.data(), dy.data(), rmask.data(), n);
+    EXPECT_TRUE(bitwise_equal(y, ry));
+    EXPECT_TRUE(bitwise_equal(mask, rmask));
+    EXPECT_TRUE(bitwise_equal(dx, rdx));
+    return concat({&y, &mask, &dx});
+  });
+}
+
+TEST(CpuElementwise, AdamWEqualsReferenceBitForBit) {
+  for_levels_and_threads([](int64_t n) {
+    auto p = random_floats(n, 1), g = random_floats(n, 2), m = random_floats(n, 3, -0.1f, 0.1f),
+         v = random_floats(n, 4, 0.0f, 0.01f);
+    auto rp = p, rm = m, rv = v;
+    for (int t = 1; t <= 3; ++t) {
+      cpu::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
+                        0.1f, t);
+      ref::adamw_update(rp.data(), g.data(), rm.data(), rv.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
+                        0.1f, t);
+    }
+    EXPECT_TRUE(bitwise_equal(p, rp));
+    EXPECT_TRUE(bitwise_equal(m, rm));
+    EXPECT_TRUE(bitwise_equal(v, rv));
+    return concat({&p, &m, &v});
+  });
+}
+
+TEST(CpuElementwise, GeluMatchesReferenceInDouble) {
+  for_levels_and_threads([](int64_t n) {
+    auto x = random_floats(n, 1, -6.0f, 6.0f), dy = random_floats(n, 2);
+    if (n > 10) x[3] = 0.0f, x[4] = 1e-7f, x[5] = -20.0f, x[6] = 20.0f;
+    std::vector<float> y(n), dx = random_floats(n, 3);
+    std::vector<double> ry(n), rdx = to_double(dx);
+    cpu::gelu_forward(y.data(), x.data(), n);
+    cpu::gelu_backward(dx.data(), x.data(), dy.data(), n);
+    const auto xd = to_double(x), dyd = to_double(dy);
+    ref::gelu_forward(ry.data(), xd.data(), n);
+    ref::gelu_backward(rdx.data(), xd.data(), dyd.data(), n);
+    EXPECT_TRUE(all_close(y, ry, 1e-6, 1e-5)) << "forward";
+    // gelu' has 1 - tanh^2, which cancels in float near |x| ~ 3: ~1e-6 absolute is inherent.
+    EXPECT_TRUE(all_close(dx, rdx, 1e-5, 1e-5)) << "backward";
+    return concat({&y, &dx});
+  });
+}
+
+TEST(CpuElementwise, EncoderEqualsReferenceBitForBit) {
+  test::KernelEnv env;
+  const int B = 4, T = 37, C = 300, V = 11, maxT = 40;
+  std::vector<int32_t> idx(B * T);
+  for (int i = 0; i < B * T; ++i) idx[i] = (i * 7 + i / 5) % V;  // repeated tokens
+  auto wte = random_floats(size_t(V) * C, 1), wpe = random_floats(size_t(maxT) * C, 2);
+  auto dout = random_floats(size_t(B) * T * C, 3);
+  for (bool with_wpe : {true, false})
+    for (int threads : {1, 2}) {
+      ThreadPool::set_global_threads(threads);
+      SCOPED_TRACE("threads=" + std::to_string(threads) + (with_wpe ? " wpe" : " no wpe"));
+      const float* p = with_wpe ? wpe.data() : nullptr;
+      std::vector<float> out(size_t(B) * T * C), rout(out.size());
+      cpu::encoder_forward(out.data(), idx.data(), wte.data(), p, B, T, C);
+      ref::encoder_forward(rout.data(), idx.data(), wte.data(), p, B, T, C);
+      EXPECT_TRUE(bitwise_equal(out, rout));
+      auto dwte = random_floats(wte.size(), 4), dwpe = random_floats(wpe.size(), 5);
+      auto rdwte = dwte, rdwpe = dwpe;
+      cpu::encoder_backward(dwte.data(), with_wpe ? dwpe.data() : nullptr, dout.data(),
+                            idx.data(), B, T, C);
+      ref::encoder_backward(rdwte.data(), with_wpe ? rdwpe.data() : nullptr, dout.data(),
+                            idx.data(), B, T, C);
+      EXPECT_TRUE(bitwise_equal(dwte, rdwte));
+      EXPECT_TRUE(bitwise_equal(dwpe, rdwpe));
+    }
+}
+
+}  // namespace
+}  // namespace scratchgpt

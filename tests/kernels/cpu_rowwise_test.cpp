@@ -1,0 +1,172 @@
+// cpu_rowwise_test.cpp: cpu:: layernorm, softmax and crossentropy against ref:: run in double
+// (layernorm's parameter gradients bit for bit against ref:: in float, as promised), at every SIMD
+// level, with row lengths that are not multiples of the vector width; 1 vs 2 threads bitwise.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "cpu_test_util.h"
+#include "kernels/cpu/crossentropy.h"
+#include "kernels/cpu/layernorm.h"
+#include "kernels/cpu/softmax.h"
+#include "kernels/ref/crossentropy.h"
+#include "kernels/ref/layernorm.h"
+#include "kernels/ref/softmax.h"
+
+namespace scratchgpt {
+namespace {
+
+using test::all_close;
+using test::bitwise_equal;
+using test::random_floats;
+using test::to_double;
+
+struct Rows {
+  int N, C;
+};
+const Rows kRows[] = {{1, 1}, {3, 7}, {5, 65}, {300, 333}, {2, 50257}};
+
+struct LnOut {
+  std::vector<float> y, mean, rstd, dx, dw, db;
+};
+
+LnOut run_ln(const Rows& r) {
+  const size_t n = size_t(r.N) * r.C;
+  auto x = random_floats(n, 1, -3.0f, 5.0f), w = random_floats(r.C, 2), b = random_floats(r.C, 3);
+  auto dy = random_floats(n, 4);
+  LnOut o{std::vector<float>(n), std::vector<float>(r.N), std::vector<float>(r.N),
+          random_floats(n, 5), random_floats(r.C, 6), random_floats(r.C, 7)};
+  cpu::layernorm_forward(o.y.data(), o.mean.data(), o.rstd.data(), x.data(), w.data(), b.data(),
+                         r.N, r.C);
+  cpu::layernorm_backward(o.dx.data(), o.dw.data(), o.db.data(), dy.data(), x.data(), w.data(),
+                          o.mean.data(), o.rstd.data(), r.N, r.C);
+  return o;
+}
+
+TEST(CpuRowwise, LayerNorm) {
+  test::KernelEnv env;
+  for (const Rows& r : kRows) {
+    const size_t n = size_t(r.N) * r.C;
+    auto x = to_double(random_floats(n, 1, -3.0f, 5.0f)), w = to_double(random_floats(r.C, 2));
+    auto b = to_double(random_floats(r.C, 3)), dy = to_double(random_floats(n, 4));
+    std::vector<double> y(n), mean(r.N), rstd(r.N), dx = to_double(random_floats(n, 5));
+    std::vector<double> dw = to_double(random_floats(r.C, 6)), db = to_double(random_floats(r.C, 7));
+    ref::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), r.N,
+                           r.C);
+    ref::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(),
+                            mean.data(), rstd.data(), r.N, r.C);
+    for (SimdLevel level : test::simd_levels()) {
+      cpu::set_simd_level(level);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
+                   " C=" + std::to_string(r.C));
+      ThreadPool::set_global_threads(1);
+      const LnOut one = run_ln(r);
+      ThreadPool::set_global_threads(2);
+      const LnOut two = run_ln(r);
+      const double atol = 1e-5 + 1e-7 * r.C;
+      EXPECT_TRUE(all_close(two.y, y, atol, 1e-4)) << "y";
+      EXPECT_TRUE(all_close(two.mean, mean, atol, 1e-4)) << "mean";
+      EXPECT_TRUE(all_close(two.rstd, rstd, atol, 1e-4)) << "rstd";
+      EXPECT_TRUE(all_close(two.dx, dx, atol, 1e-4)) << "dx";
+      EXPECT_TRUE(all_close(two.dw, dw, 1e-5 + 1e-6 * r.N, 1e-4)) << "dweight";
+      EXPECT_TRUE(all_close(two.db, db, 1e-5 + 1e-6 * r.N, 1e-4)) << "dbias";
+      for (auto [a, c] : {std::pair{&one.y, &two.y}, {&one.dx, &two.dx}, {&one.dw, &two.dw},
+                          {&one.db, &two.db}, {&one.rstd, &two.rstd}})
+        EXPECT_TRUE(bitwise_equal(*a, *c)) << "1 vs 2 threads";
+    }
+  }
+}
+
+TEST(CpuRowwise, LayerNormParameterGradientsEqualReferenceBitForBit) {
+  test::KernelEnv env;
+  const int N = 200, C = 333;
+  auto x = random_floats(size_t(N) * C, 1), w = random_floats(C, 2), dy = random_floats(size_t(N) * C, 3);
+  auto mean = random_floats(N, 4), rstd = random_floats(N, 5, 0.5f, 2.0f);
+  std::vector<float> dx(size_t(N) * C), rdx = dx, dw = random_floats(C, 6), rdw = dw,
+                                        db = random_floats(C, 7), rdb = db;
+  cpu::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(),
+                          mean.data(), rstd.data(), N, C);
+  ref::layernorm_backward(rdx.data(), rdw.data(), rdb.data(), dy.data(), x.data(), w.data(),
+                          mean.data(), rstd.data(), N, C);
+  EXPECT_TRUE(bitwise_equal(dw, rdw));
+  EXPECT_TRUE(bitwise_equal(db, rdb));
+}
+
+TEST(CpuRowwise, SoftmaxWithMaskedEntries) {
+  test::KernelEnv env;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (const Rows& r : kRows) {
+    const size_t n = size_t(r.N) * r.C;
+    auto x = random_floats(n, 1, -10.0f, 10.0f), dy = random_floats(n, 2);
+    for (size_t i = 0; i < n; i += 3)
+      if (i % size_t(r.C) != 0) x[i] = neg_inf;  // keep one finite entry per row
+    std::vector<double> ry(n), rdx = to_double(random_floats(n, 3));
+    const auto xd = to_double(x), dyd = to_double(dy);
+    ref::softmax_forward(ry.data(), xd.data(), r.N, r.C);
+    ref::softmax_backward(rdx.data(), dyd.data(), ry.data(), r.N, r.C);
+    for (SimdLevel level : test::simd_levels()) {
+      cpu::set_simd_level(level);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
+                   " C=" + std::to_string(r.C));
+      std::vector<float> y[2], dx[2];
+      for (int threads : {1, 2}) {
+        ThreadPool::set_global_threads(threads);
+        auto& yy = y[threads - 1];
+        auto& dd = dx[threads - 1];
+        yy.assign(n, 7.0f);
+        dd = random_floats(n, 3);
+        cpu::softmax_forward(yy.data(), x.data(), r.N, r.C);
+        cpu::softmax_backward(dd.data(), dy.data(), yy.data(), r.N, r.C);
+      }
+      EXPECT_TRUE(all_close(y[1], ry, 1e-7, 1e-5)) << "forward";
+      for (size_t i = 0; i < n; i += 3) {
+        if (x[i] == neg_inf) EXPECT_EQ(y[1][i], 0.0f) << "masked entry must be exactly 0";
+      }
+      EXPECT_TRUE(all_close(dx[1], rdx, 1e-6, 1e-4)) << "backward";
+      EXPECT_TRUE(bitwise_equal(y[0], y[1]));
+      EXPECT_TRUE(bitwise_equal(dx[0], dx[1]));
+    }
+  }
+}
+
+TEST(CpuRowwise, CrossEntropy) {
+  test::KernelEnv env;
+  for (const Rows& r : kRows) {
+    const size_t n = size_t(r.N) * r.C;
+    auto logits = random_floats(n, 1, -8.0f, 8.0f);
+    std::vector<int32_t> targets(r.N);
+    for (int i = 0; i < r.N; ++i) targets[i] = (i * 31 + 5) % r.C;
+    auto dlosses = random_floats(r.N, 2, 0.0f, 1.0f);
+    std::vector<double> rl(r.N), rp(n), rd = to_double(random_floats(n, 3));
+    const auto ld = to_double(logits), dld = to_double(dlosses);
+    ref::crossentropy_forward(rl.data(), rp.data(), ld.data(), targets.data(), r.N, r.C);
+    ref::crossentropy_backward(rd.data(), rp.data(), targets.data(), dld.data(), r.N, r.C);
+    for (SimdLevel level : test::simd_levels()) {
+      cpu::set_simd_level(level);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
+                   " V=" + std::to_string(r.C));
+      std::vector<float> l[2], p[2], d[2];
+      for (int threads : {1, 2}) {
+        ThreadPool::set_global_threads(threads);
+        const int k = threads - 1;
+        l[k].assign(r.N, 7.0f);
+        p[k].assign(n, 7.0f);
+        d[k] = random_floats(n, 3);
+        cpu::crossentropy_forward(l[k].data(), p[k].data(), logits.data(), targets.data(), r.N,
+                                  r.C);
+        cpu::crossentropy_backward(d[k].data(), p[k].data(), targets.data(), dlosses.data(), r.N,
+                                   r.C);
+      }
+      EXPECT_TRUE(all_close(l[1], rl, 1e-5, 1e-5)) << "losses";
+      // rtol 1e-4: a float sum over V = 50257 terms (the reference's own float run is off by 3e-5).
+      EXPECT_TRUE(all_close(p[1], rp, 1e-8, 1e-4)) << "probs";
+      EXPECT_TRUE(all_close(d[1], rd, 1e-7, 1e-5)) << "dlogits";
+      EXPECT_TRUE(bitwise_equal(l[0], l[1]));
+      EXPECT_TRUE(bitwise_equal(p[0], p[1]));
+      EXPECT_TRUE(bitwise_equal(d[0], d[1]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scratchgpt
