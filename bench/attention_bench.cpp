@@ -1,0 +1,87 @@
+// attention_bench.cpp: cpu::attention_forward/backward at the three target models' shapes
+// (wall time, threaded), and ref:: at the small shape as the baseline. GFLOP/s counts only the
+// causal half of the two products per direction: fwd 2 * B NH (T (T+1) / 2) HS * 2, bwd twice that.
+//   build-*/attention_bench --benchmark_filter=cpu
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/attention.h"
+#include "kernels/ref/attention.h"
+
+namespace {
+
+using namespace scratchgpt;
+
+struct Data {
+  int B, T, C, NH;
+  std::vector<float> qkv, out, preatt, att, dout, dqkv, dpreatt, datt;
+  Data(int b, int t, int c, int nh)
+      : B(b), T(t), C(c), NH(nh), qkv(size_t(b) * t * 3 * c), out(size_t(b) * t * c),
+        preatt(size_t(b) * nh * t * t), att(preatt.size()), dout(out.size()), dqkv(qkv.size()),
+        dpreatt(preatt.size()), datt(preatt.size()) {
+    std::mt19937 gen(1);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (auto* v : {&qkv, &dout})
+      for (float& x : *v) x = d(gen);
+  }
+  double fwd_flops() const {
+    return 2.0 * B * NH * (T * (T + 1.0) / 2.0) * (C / NH) * 2.0;
+  }
+};
+
+void BM_attention(benchmark::State& state) {
+  Data d(state.range(0), state.range(1), state.range(2), state.range(3));
+  const bool backward = state.range(4) != 0, use_ref = state.range(5) != 0;
+  if (backward)
+    cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr,
+                           d.B, d.T, d.C, d.NH);
+  for (auto _ : state) {
+    if (!backward && !use_ref)
+      cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr,
+                             d.B, d.T, d.C, d.NH);
+    else if (!backward)
+      ref::attention_forward<float>(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(),
+                                    nullptr, d.B, d.T, d.C, d.NH);
+    else if (!use_ref)
+      cpu::attention_backward(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
+                              d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);
+    else
+      ref::attention_backward<float>(d.dqkv.data(), d.dpreatt.data(), d.datt.data(),
+                                     d.dout.data(), d.qkv.data(), d.att.data(), nullptr, d.B,
+                                     d.T, d.C, d.NH);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(d.fwd_flops() * (backward ? 2 : 1) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+struct Shape {
+  const char* model;
+  int B, T, C, NH;
+};
+const Shape kShapes[] = {{"small", 12, 64, 128, 4}, {"shakespeare", 64, 256, 384, 6},
+                         {"gpt2", 4, 64, 768, 12}};
+
+int register_all() {
+  for (const Shape& s : kShapes)
+    for (int backward = 0; backward < 2; ++backward)
+      for (int use_ref = 0; use_ref < 2; ++use_ref) {
+        if (use_ref && std::string(s.model) != "small") continue;  // too slow to be useful
+        const std::string name = std::string(use_ref ? "ref/" : "cpu/") + s.model +
+                                 (backward ? "/backward" : "/forward");
+        benchmark::RegisterBenchmark(name.c_str(), BM_attention)
+            ->Args({s.B, s.T, s.C, s.NH, backward, use_ref})
+            ->ArgNames({"B", "T", "C", "NH", "bwd", "ref"})
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
+  return 0;
+}
+const int kRegistered = register_all();
+
+}  // namespace
+
+BENCHMARK_MAIN();
