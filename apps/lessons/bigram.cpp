@@ -1,0 +1,137 @@
+// bigram.cpp: `scratchgpt lesson bigram`, the start of the lecture: Tiny Shakespeare's
+// characters as the vocabulary, encode/decode, the train split, get_batch with
+// torch.manual_seed(1337), the untrained BigramLanguageModel's loss (the lecture's 4.8786) and a
+// 100-character sample drawn with torch.multinomial.
+// PyTorch twin: lesson_bigram in tools/make_lesson_fixtures.py. Modules: src/data/char_tokenizer.h,
+// src/nn/bigram.h.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "core/check.h"
+#include "core/rng.h"
+#include "data/char_tokenizer.h"
+#include "kernels/ref/softmax.h"
+#include "lessons/lesson.h"
+#include "nn/bigram.h"
+
+namespace scratchgpt::lessons {
+
+namespace {
+
+bool readable(const std::string& path) { return std::ifstream(path).good(); }
+
+// --data, else data/tinyshakespeare.txt in the working directory, else in the source tree.
+std::string find_data(const std::string& flag) {
+  if (!flag.empty()) {
+    SG_CHECK(readable(flag), "cannot read --data '", flag, "': pass the path of a UTF-8 text file");
+    return flag;
+  }
+  const std::string here = "data/tinyshakespeare.txt";
+  if (readable(here)) return here;
+  const std::string source = std::string(SCRATCHGPT_SOURCE_DIR) + "/" + here;
+  if (readable(source)) return source;
+  fail("cannot find data/tinyshakespeare.txt (looked in the working directory and in ",
+       SCRATCHGPT_SOURCE_DIR, "): pass --data PATH");
+}
+
+std::vector<int64_t> widen(const int32_t* p, int64_t n) { return std::vector<int64_t>(p, p + n); }
+
+}  // namespace
+
+void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
+  const std::string path = find_data(opts.data_path);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+
+  step(os, "The data set");
+  const CharTokenizer tok = CharTokenizer::from_text(text);
+  const std::vector<int32_t> data = tok.encode(text);  // (N) every character's id
+  const int64_t n_chars = static_cast<int64_t>(data.size());
+  say(os, "Tiny Shakespeare (" + path + "), read as characters.");
+  os << "length of dataset in characters: " << n_chars << "\n";
+  step(os, "The vocabulary");
+  say(os, "chars = sorted(list(set(text))): every distinct character, newline first:");
+  std::string chars;
+  for (const std::string& c : tok.chars()) chars += c;
+  os << chars << "\n";
+  os << "vocab_size: " << tok.vocab_size() << "\n";
+
+  step(os, "A character-level tokenizer");
+  say(os, "encode maps each character to its index in chars; decode maps back.");
+  const std::vector<int32_t> hii = tok.encode("hii there");
+  os << "[";
+  for (size_t i = 0; i < hii.size(); ++i) os << (i ? ", " : "") << hii[i];
+  os << "]\n" << tok.decode(hii) << "\n";
+
+  step(os, "The whole text as one tensor of token ids");
+  show_size(os, "data.shape:", {n_chars});
+  std::vector<int64_t> head = widen(data.data(), 100);
+  show(os, "data[:100]:", head.data(), {100});
+
+  step(os, "Train split and blocks");
+  say(os, "The first 90% train, the rest validate. A block of block_size + 1 = 9 characters holds "
+          "8 examples: each prefix (context) predicts the next character (target).");
+  const int64_t n_train = static_cast<int64_t>(0.9 * static_cast<double>(n_chars));
+  const int block_size = 8, batch_size = 4;
+  show(os, "train_data[:block_size+1]:", head.data(), {block_size + 1});
+  for (int t = 0; t < block_size; ++t) {
+    os << "when input is ";
+    show(os, "", head.data(), {t + 1});
+    os << "the target is ";
+    show(os, "", head.data() + t + 1, {});
+  }
+
+  step(os, "get_batch");
+  say(os, "torch.manual_seed(1337); ix = torch.randint(len(train_data) - block_size, "
+          "(batch_size,)); x and y stack 4 random blocks, y shifted by one.");
+  Rng rng(1337);
+  int64_t ix[batch_size];
+  rng.randint(ix, batch_size, 0, n_train - block_size);
+  std::vector<int32_t> xb(batch_size * block_size), yb(xb.size());  // (B, T)
+  for (int b = 0; b < batch_size; ++b)
+    for (int t = 0; t < block_size; ++t) {
+      xb[b * block_size + t] = data[ix[b] + t];
+      yb[b * block_size + t] = data[ix[b] + t + 1];
+    }
+  std::vector<int64_t> xb64 = widen(xb.data(), xb.size()), yb64 = widen(yb.data(), yb.size());
+  os << "inputs: ";
+  show_size(os, "", {batch_size, block_size});
+  show(os, "", xb64.data(), {batch_size, block_size});
+  os << "targets: ";
+  show_size(os, "", {batch_size, block_size});
+  show(os, "", yb64.data(), {batch_size, block_size});
+
+  step(os, "The bigram model");
+  say(os, "torch.manual_seed(1337); BigramLanguageModel(vocab_size): each token reads the logits "
+          "of the next token from row idx of a (65, 65) embedding table.");
+  rng.manual_seed(1337);
+  const int V = tok.vocab_size();
+  Bigram model(V);
+  model.init(rng);
+  const float loss = model.forward(xb.data(), yb.data(), batch_size, block_size, nullptr);
+  show_size(os, "logits.shape:", {batch_size * block_size, V});
+  say(os, "Untrained, the loss should be about -ln(1/65) = 4.17; it is a little higher.");
+  show_scalar(os, "loss:", loss);
+
+  step(os, "Sampling 100 characters");
+  say(os, "generate: from idx = torch.zeros((1, 1)) (a newline), take the last position's "
+          "logits, softmax, torch.multinomial(probs, num_samples=1), append, repeat.");
+  std::vector<int32_t> idx = {0};  // (1, T)
+  std::vector<float> probs(V);
+  for (int i = 0; i < 100; ++i) {
+    const int T = static_cast<int>(idx.size());
+    model.forward(idx.data(), nullptr, 1, T, nullptr);
+    const float* last = model.logits().data + static_cast<int64_t>(T - 1) * V;  // (V)
+    ref::softmax_forward(probs.data(), last, 1, V);
+    int64_t next = 0;
+    rng.multinomial(&next, probs.data(), 1, V, 1, false);
+    idx.push_back(static_cast<int32_t>(next));
+  }
+  os << tok.decode(idx) << "\n";
+}
+
+}  // namespace scratchgpt::lessons

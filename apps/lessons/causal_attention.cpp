@@ -1,0 +1,87 @@
+// causal_attention.cpp: `scratchgpt lesson causal-attention`, Raschka ch. 3.5: hiding future
+// tokens (zero-and-renormalise, then the -inf mask), dropout on attention weights, and the
+// CausalAttention class on a batch. PyTorch twin: lesson_causal_attention in
+// tools/make_lesson_fixtures.py. Module: stones::CausalAttention (src/nn/causal_attention.h).
+#include <limits>
+#include <vector>
+
+#include "core/rng.h"
+#include "kernels/ref/softmax.h"
+#include "lessons/lesson.h"
+#include "nn/causal_attention.h"
+
+namespace scratchgpt::lessons {
+
+void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
+  const int T = 6, d_in = 3, d_out = 2;
+  const float* inputs = kJourneyInputs;  // (T, d_in)
+  Rng rng;
+  step(os, "Attention weights of SelfAttention_v2");
+  say(os, "torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); every token still sees "
+          "every other token, including later ones.");
+  rng.manual_seed(789);
+  stones::SelfAttentionV2<float> sa_v2(d_in, d_out);
+  sa_v2.init(rng);
+  std::vector<float> ctx(T * d_out);  // (T, d_out)
+  sa_v2.forward(ctx.data(), inputs, T);
+  const std::vector<float>& attn_scores = sa_v2.scores;  // (T, T) queries @ keys.T
+  show(os, "attn_weights:", sa_v2.weights.data(), {T, T});
+
+  step(os, "Masking, first attempt: zero the future, renormalise");
+  std::vector<float> mask_simple(T * T), masked_simple(T * T), norm(T * T);  // (T, T)
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) mask_simple[i * T + j] = j <= i ? 1.0f : 0.0f;
+  show(os, "mask_simple:", mask_simple.data(), {T, T});
+  for (int i = 0; i < T * T; ++i) masked_simple[i] = sa_v2.weights[i] * mask_simple[i];
+  show(os, "masked_simple:", masked_simple.data(), {T, T});
+  say(os, "Dividing each row by its sum makes the rows sum to one again.");
+  for (int i = 0; i < T; ++i) {
+    float row_sum = 0;
+    for (int j = 0; j < T; ++j) row_sum += masked_simple[i * T + j];
+    for (int j = 0; j < T; ++j) norm[i * T + j] = masked_simple[i * T + j] / row_sum;
+  }
+  show(os, "masked_simple_norm:", norm.data(), {T, T});
+
+  step(os, "Masking, the efficient way: -inf before softmax");
+  say(os, "masked = attn_scores.masked_fill(triu(ones, diagonal=1).bool(), -inf); softmax turns "
+          "-inf into exact zeros, and the result equals the renormalised weights.");
+  std::vector<float> masked(T * T), scaled(T * T), weights(T * T);  // (T, T)
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      masked[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : attn_scores[i * T + j];
+  show(os, "masked:", masked.data(), {T, T});
+  for (int i = 0; i < T * T; ++i)
+    scaled[i] = stones::apply_scale(masked[i], stones::Scale::kDivideSqrt, d_out);
+  ref::softmax_forward(weights.data(), scaled.data(), T, T);
+  show(os, "attn_weights:", weights.data(), {T, T});
+
+  step(os, "Dropout on the attention weights");
+  say(os, "torch.manual_seed(123); nn.Dropout(0.5) zeroes about half of the entries in training "
+          "and scales the rest by 1 / (1 - 0.5) = 2.");
+  rng.manual_seed(123);
+  std::vector<float> mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);  // (T, T)
+  show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(6, 6) * mask
+  say(os, "Reseeding with 123 drops the same positions of the attention weights.");
+  rng.manual_seed(123);
+  mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);
+  std::vector<float> dropped(T * T);
+  for (int i = 0; i < T * T; ++i) dropped[i] = weights[i] * mask[i];
+  show(os, "dropout(attn_weights):", dropped.data(), {T, T});
+
+  step(os, "The CausalAttention class on a batch");
+  say(os, "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); "
+          "ca = CausalAttention(d_in, d_out, context_length=6, dropout=0.0).");
+  const int B = 2;
+  std::vector<float> batch(B * T * d_in);  // (B, T, d_in)
+  for (int b = 0; b < B; ++b) std::copy(inputs, inputs + T * d_in, batch.begin() + b * T * d_in);
+  show_size(os, "batch.shape:", {B, T, d_in});
+  rng.manual_seed(123);
+  stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
+  ca.init(rng);
+  std::vector<float> context_vecs(B * T * d_out);  // (B, T, d_out)
+  ca.forward(context_vecs.data(), batch.data(), B, T, &rng);
+  show(os, "context_vecs:", context_vecs.data(), {B, T, d_out});
+  show_size(os, "context_vecs.shape:", {B, T, d_out});
+}
+
+}  // namespace scratchgpt::lessons

@@ -1,0 +1,74 @@
+// lesson.cpp: the table of lessons and the printing helpers they share.
+#include "lessons/lesson.h"
+
+#include "core/print.h"
+
+namespace scratchgpt::lessons {
+
+const std::vector<Lesson>& all_lessons() {
+  static const std::vector<Lesson> kLessons = {
+      {"bigram", "lecture",
+       "Tiny Shakespeare's characters, encode/decode, get_batch, the bigram model's loss and a "
+       "sample",
+       lesson_bigram},
+      {"averaging", "lecture",
+       "the mathematical trick: averaging the past by loops, by a tril matrix, by softmax",
+       lesson_averaging},
+      {"positional", "lecture",
+       "token embeddings plus position embeddings: the same token at four positions",
+       lesson_positional},
+      {"head", "lecture", "one self-attention Head: keys, queries, the tril mask, HS^-0.5 scaling",
+       lesson_head},
+      {"block", "lecture",
+       "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block},
+      {"simplified-attention", "Raschka ch. 3.3",
+       "attention without trainable weights on \"Your journey starts with one step\"",
+       lesson_simplified_attention},
+      {"trainable-weights", "Raschka ch. 3.4",
+       "W_query, W_key, W_value, scaled dot products, SelfAttention_v1 and _v2",
+       lesson_trainable_weights},
+      {"causal-attention", "Raschka ch. 3.5",
+       "masking the future two ways, dropout on attention weights, CausalAttention",
+       lesson_causal_attention},
+      {"multi-head", "Raschka ch. 3.6",
+       "stacked heads (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention",
+       lesson_multi_head},
+  };
+  return kLessons;
+}
+
+void step(std::ostream& os, const std::string& title) { os << "\n== " << title << "\n"; }
+
+void say(std::ostream& os, const std::string& text) { os << text << "\n"; }
+
+void show(std::ostream& os, const std::string& label, const float* data,
+          const std::vector<int64_t>& shape) {
+  if (!label.empty()) os << label << " ";
+  os << format_tensor(data, shape) << "\n";
+}
+
+void show(std::ostream& os, const std::string& label, const int64_t* data,
+          const std::vector<int64_t>& shape) {
+  if (!label.empty()) os << label << " ";
+  os << format_tensor(data, shape) << "\n";
+}
+
+void show_scalar(std::ostream& os, const std::string& label, float value) {
+  show(os, label, &value, {});
+}
+
+void show_size(std::ostream& os, const std::string& label, const std::vector<int64_t>& shape) {
+  if (!label.empty()) os << label << " ";
+  os << format_size(shape) << "\n";
+}
+
+const float kJourneyInputs[6 * 3] = {
+    0.43f, 0.15f, 0.89f,  // Your     (x^1)
+    0.55f, 0.87f, 0.66f,  // journey  (x^2)
+    0.57f, 0.85f, 0.64f,  // starts   (x^3)
+    0.22f, 0.58f, 0.33f,  // with     (x^4)
+    0.77f, 0.25f, 0.10f,  // one      (x^5)
+    0.05f, 0.80f, 0.55f,  // step     (x^6)
+};
+
+}  // namespace scratchgpt::lessons

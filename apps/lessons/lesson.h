@@ -1,0 +1,52 @@
+// lesson.h: the lessons of `scratchgpt lesson`: each stepping stone of "Let's build GPT" and
+// "Build a Large Language Model from Scratch" ch. 3, run step by step with the same seeds and
+// call order as the Python of the texts, printing each tensor exactly as PyTorch prints it.
+// One file per lesson in apps/lessons/; tests/e2e/lesson_test.cpp compares them with PyTorch.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace scratchgpt::lessons {
+
+struct LessonOptions {
+  std::string data_path;  // Tiny Shakespeare for the bigram lesson ("" = find it)
+};
+
+struct Lesson {
+  const char* name;
+  const char* source;  // "lecture" or "Raschka ch. 3.x"
+  const char* description;
+  void (*run)(const LessonOptions&, std::ostream&);
+};
+
+// Every lesson, in the order of the texts.
+const std::vector<Lesson>& all_lessons();
+
+// Printing helpers shared by the lessons.
+void step(std::ostream& os, const std::string& title);  // "== title"
+void say(std::ostream& os, const std::string& text);    // a sentence of explanation
+// "label tensor([...])" in PyTorch's format (label may be empty).
+void show(std::ostream& os, const std::string& label, const float* data,
+          const std::vector<int64_t>& shape);
+void show(std::ostream& os, const std::string& label, const int64_t* data,
+          const std::vector<int64_t>& shape);
+void show_scalar(std::ostream& os, const std::string& label, float value);
+void show_size(std::ostream& os, const std::string& label, const std::vector<int64_t>& shape);
+
+// The six embedded tokens of "Your journey starts with one step" (Raschka ch. 3), (6, 3).
+extern const float kJourneyInputs[6 * 3];
+
+void lesson_bigram(const LessonOptions&, std::ostream&);
+void lesson_averaging(const LessonOptions&, std::ostream&);
+void lesson_positional(const LessonOptions&, std::ostream&);
+void lesson_head(const LessonOptions&, std::ostream&);
+void lesson_block(const LessonOptions&, std::ostream&);
+void lesson_simplified_attention(const LessonOptions&, std::ostream&);
+void lesson_trainable_weights(const LessonOptions&, std::ostream&);
+void lesson_causal_attention(const LessonOptions&, std::ostream&);
+void lesson_multi_head(const LessonOptions&, std::ostream&);
+
+}  // namespace scratchgpt::lessons
