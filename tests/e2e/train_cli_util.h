@@ -1,0 +1,91 @@
+// train_cli_util.h: helpers for the end-to-end tests that drive the scratchgpt binary: run a
+// command line capturing exit code, stdout and stderr; scratch directories; a slice of the
+// bundled Tiny Shakespeare; metrics.jsonl parsing.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scratchgpt::test {
+
+struct CliResult {
+  int rc = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f << bytes;
+}
+
+// A fresh directory under the system temp dir, unique to this process.
+inline std::string scratch_dir(const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::temp_directory_path() / ("sg_e2e_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+// Runs "SCRATCHGPT_BINARY <args>" through the shell (args are shell syntax).
+inline CliResult run_cli(const std::string& args) {
+  static int counter = 0;
+  const std::string base = scratch_dir("cli_io") + "/" + std::to_string(counter++);
+  const std::string cmd = std::string("'") + SCRATCHGPT_BINARY + "' " + args + " >'" + base +
+                          ".out' 2>'" + base + ".err'";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  return r;
+}
+
+// True when stderr is exactly one line starting with "error:".
+inline bool one_error_line(const CliResult& r) {
+  return r.err.rfind("error: ", 0) == 0 && r.err.find('\n') == r.err.size() - 1;
+}
+
+// The first n characters (bytes; the file is ASCII) of the bundled Tiny Shakespeare.
+inline std::string shakespeare(size_t n) {
+  const std::string all = slurp(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
+  return all.substr(0, n);
+}
+
+// Writes a text and prepares it into dir/data; returns the data dir.
+inline std::string prepared(const std::string& dir, const std::string& text) {
+  spit(dir + "/input.txt", text);
+  const CliResult r = run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'");
+  if (r.rc != 0) ADD_FAILURE() << "prepare failed: " << r.err;
+  return dir + "/data";
+}
+
+// The lines of a metrics.jsonl of one type ("train" or "eval").
+inline std::vector<nlohmann::json> metrics(const std::string& path, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["type"] == type) out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace scratchgpt::test
