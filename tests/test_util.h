@@ -1,13 +1,16 @@
 // test_util.h: helpers shared by every test: array comparison with a readable failure report,
-// fixture paths and fixture loading, small seeded random fills.
+// fixture paths and fixture loading, seeded random fills, and numerical gradients for gradchecks.
 // Leaves out: anything a test could not also do by hand; these are conveniences, not oracles.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -110,6 +113,66 @@ std::vector<F> random_vector(int64_t n, uint32_t seed, double lo = -1.0, double 
   std::vector<F> v(static_cast<size_t>(n));
   fill_uniform(v, seed, lo, hi);
   return v;
+}
+
+// Numerical gradient of loss() with respect to every element of x by the 5-point central
+// difference (-L(x+2h) + 8 L(x+h) - 8 L(x-h) + L(x-2h)) / 12h (error O(h^4)); x is restored.
+// Use in double with h around 1e-3, and keep inputs more than 2h away from kinks (ReLU at 0).
+inline std::vector<double> numeric_grad(std::vector<double>& x, const std::function<double()>& loss,
+                                        double h = 1e-3) {
+  std::vector<double> g(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double x0 = x[i];
+    x[i] = x0 + 2 * h;
+    const double lp2 = loss();
+    x[i] = x0 + h;
+    const double lp1 = loss();
+    x[i] = x0 - h;
+    const double lm1 = loss();
+    x[i] = x0 - 2 * h;
+    const double lm2 = loss();
+    x[i] = x0;
+    g[i] = (-lp2 + 8 * lp1 - 8 * lm1 + lm2) / (12 * h);
+  }
+  return g;
+}
+
+// Fails the test where |a - n| / max(|a| + |n|, tiny) > max_rel, printing the first ~5 as
+// "index, analytic, numeric, relative error". Below `tiny`, |a| + |n| counts as tiny, so
+// near-zero gradients are held to an absolute error of max_rel * tiny.
+inline bool expect_gradients(const std::vector<double>& analytic,
+                             const std::vector<double>& numeric, const std::string& what,
+                             double max_rel = 1e-6, double tiny = 1e-5) {
+  if (analytic.size() != numeric.size()) {
+    ADD_FAILURE() << what << ": " << analytic.size() << " analytic vs " << numeric.size()
+                  << " numeric gradients";
+    return false;
+  }
+  int64_t bad = 0;
+  double worst = 0;
+  std::ostringstream os;
+  for (size_t i = 0; i < numeric.size(); ++i) {
+    const double a = analytic[i], n = numeric[i];
+    double rel = std::fabs(a - n) / std::max(std::fabs(a) + std::fabs(n), tiny);
+    if (std::isnan(rel)) rel = std::numeric_limits<double>::infinity();
+    worst = std::max(worst, rel);
+    if (!(rel <= max_rel)) {
+      if (bad < 5) {
+        char line[160];
+        std::snprintf(line, sizeof(line), "  [%6zu]  analytic %-16.9g numeric %-16.9g rel %.2g\n",
+                      i, a, n, rel);
+        os << line;
+      }
+      ++bad;
+    }
+  }
+  if (bad > 0) {
+    ADD_FAILURE() << what << ": " << bad << " of " << numeric.size()
+                  << " gradients off (worst relative error " << worst << ", allowed " << max_rel
+                  << ")\n"
+                  << os.str();
+  }
+  return bad == 0;
 }
 
 }  // namespace scratchgpt::test

@@ -1,8 +1,10 @@
 // test_util_test.cpp: the shared comparison helper flags what it should and prints it readably.
 #include "test_util.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 using namespace scratchgpt;
@@ -49,4 +51,30 @@ TEST(TestUtil, RelativeTermScalesWithReference) {
 TEST(TestUtil, FixturePathPointsIntoTestsFixtures) {
   std::string p = scratchgpt::test::fixture_path("kernels/x.safetensors");
   EXPECT_NE(p.find("tests/fixtures/kernels/x.safetensors"), std::string::npos);
+}
+
+TEST(TestUtil, NumericGradOfKnownFunction) {
+  // L = sum(sin(x_i) * (i + 1)) has dL/dx_i = cos(x_i) * (i + 1).
+  std::vector<double> x = {-1.0, 0.0, 0.3, 2.0};
+  auto loss = [&] {
+    double l = 0;
+    for (size_t i = 0; i < x.size(); ++i) l += std::sin(x[i]) * static_cast<double>(i + 1);
+    return l;
+  };
+  const std::vector<double> x0 = x;
+  auto g = scratchgpt::test::numeric_grad(x, loss);
+  EXPECT_EQ(x, x0);  // restored
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(g[i], std::cos(x[i]) * static_cast<double>(i + 1), 1e-11);
+  EXPECT_TRUE(scratchgpt::test::expect_gradients(
+      {std::cos(-1.0), 2.0, 3 * std::cos(0.3), 4 * std::cos(2.0)}, g, "sin"));
+}
+
+TEST(TestUtil, ExpectGradientsFlagsAWrongGradient) {
+  EXPECT_NONFATAL_FAILURE(
+      scratchgpt::test::expect_gradients({1.0, 2.0, 3.0}, {1.0, 2.0 + 1e-4, 3.0}, "bad"),
+      "1 of 3 gradients off");
+  // Near zero the check is absolute: 1e-12 apart passes, 1e-9 apart does not.
+  EXPECT_TRUE(scratchgpt::test::expect_gradients({0.0}, {1e-12}, "tiny"));
+  EXPECT_NONFATAL_FAILURE(scratchgpt::test::expect_gradients({0.0}, {1e-9}, "tiny"), "tiny");
 }

@@ -26,60 +26,19 @@
 #include "test_util.h"
 
 using namespace scratchgpt;
+using scratchgpt::test::numeric_grad;
 using scratchgpt::test::random_vector;
 using Vec = std::vector<double>;
 
 namespace {
 
-constexpr double kMaxRelErr = 1e-6;
-// Below this size |analytic| + |numeric| counts as this size: near-zero gradients are then held to
-// an absolute error of kMaxRelErr * kTiny = 1e-11, far below any real bug.
-constexpr double kTiny = 1e-5;
-constexpr double kStep = 1e-3;
-
-// Numerical gradient of loss() with respect to every element of x (x is restored afterwards).
-Vec numeric_grad(Vec& x, const std::function<double()>& loss, double h = kStep) {
-  Vec g(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double x0 = x[i];
-    x[i] = x0 + 2 * h;
-    const double lp2 = loss();
-    x[i] = x0 + h;
-    const double lp1 = loss();
-    x[i] = x0 - h;
-    const double lm1 = loss();
-    x[i] = x0 - 2 * h;
-    const double lm2 = loss();
-    x[i] = x0;
-    g[i] = (-lp2 + 8 * lp1 - 8 * lm1 + lm2) / (12 * h);
-  }
-  return g;
-}
-
+// Relative error |a - n| / max(|a| + |n|, 1e-5) <= 1e-6 (see test::expect_gradients).
 // analytic = what backward added to a buffer that held `before`.
 void expect_grad(const Vec& after, const Vec& before, const Vec& numeric, const std::string& what) {
-  ASSERT_EQ(after.size(), numeric.size()) << what;
-  int bad = 0;
-  double worst = 0;
-  std::ostringstream os;
-  for (size_t i = 0; i < numeric.size(); ++i) {
-    const double a = after[i] - before[i];
-    const double n = numeric[i];
-    const double rel = std::fabs(a - n) / std::max(std::fabs(a) + std::fabs(n), kTiny);
-    worst = std::max(worst, std::isnan(rel) ? 1.0 : rel);
-    if (!(rel <= kMaxRelErr)) {
-      if (bad < 5) {
-        char line[160];
-        std::snprintf(line, sizeof(line), "  [%4zu] analytic %-14.9g numeric %-14.9g rel %.2g\n", i,
-                      a, n, rel);
-        os << line;
-      }
-      ++bad;
-    }
-  }
-  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << numeric.size()
-                    << " gradients off (worst relative error " << worst << ")\n"
-                    << os.str();
+  ASSERT_EQ(after.size(), before.size()) << what;
+  Vec analytic(after.size());
+  for (size_t i = 0; i < after.size(); ++i) analytic[i] = after[i] - before[i];
+  test::expect_gradients(analytic, numeric, what, 1e-6, 1e-5);
 }
 
 double dot(const Vec& a, const Vec& b) {
