@@ -167,10 +167,10 @@ inline bool expect_gradients(const std::vector<double>& analytic,
     }
   }
   if (bad > 0) {
-    ADD_FAILURE() << what << ": " << bad << " of " << numeric.size()
-                  << " gradients off (worst relative error " << worst << ", allowed " << max_rel
-                  << ")\n"
-                  << os.str();
+    char head[160];
+    std::snprintf(head, sizeof(head), " gradients off (worst relative error %.3g, allowed %.3g)\n",
+                  worst, max_rel);
+    ADD_FAILURE() << what << ": " << bad << " of " << numeric.size() << head << os.str();
   }
   return bad == 0;
 }
