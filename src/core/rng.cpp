@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -51,7 +52,7 @@ float cephes_logf(float x) {  // x in (0, 1]
   y = y * m;
   const float q1 = static_cast<float>(-2.12194440e-4), q2 = 0.693359375f;
   y = std::fma(y, z, e * q1);  // (y * z) + (e * q1): torch's binary fuses the first product
-  y = y - z * 0.5f;            // z * 0.5 is exact: fused or not, the same
+  y = y - z * 0.5f;  // z * 0.5 is exact (m is 0 or |m| >= 2^-24 here): fused or not, the same
   return std::fma(e, q2, m + y);
 }
 
@@ -225,6 +226,7 @@ void Rng::randperm(int64_t* out, int64_t n) {
 }
 
 void Rng::bernoulli(float* out, int64_t n, float p) {
+  SG_CHECK(p >= 0.0f && p <= 1.0f, "bernoulli: p must be in [0, 1], got ", p);
   for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f) < p ? 1.0f : 0.0f;
 }
 

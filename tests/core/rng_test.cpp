@@ -131,6 +131,11 @@ TEST(Rng, BadArgumentsAreErrors) {
   EXPECT_THROW(rng.multinomial(out, nan_row, 1, 3, 2, true), Error);
   EXPECT_THROW(rng.multinomial(out, ok, 1, 3, 4, false), Error);  // 4 > 3 without replacement
   EXPECT_THROW(rng.multinomial(out, ok, 1, 3, 0, true), Error);
+  float mask[2];
+  EXPECT_THROW(rng.bernoulli(mask, 2, 1.5f), Error);
+  EXPECT_THROW(rng.bernoulli_scalar(mask, 2, -0.1), Error);
+  EXPECT_THROW(rng.dropout_noise(mask, 2, NAN), Error);
+  EXPECT_THROW(rng.randperm(out, -1), Error);
 }
 
 TEST(Rng, DropoutNoiseEdgeCasesDrawNothing) {
