@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <utility>
+#include <vector>
 
 #include "core/check.h"
 
