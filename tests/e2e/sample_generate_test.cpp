@@ -1,0 +1,145 @@
+// sample_generate_test.cpp: the sampler's filtered distribution against a direct computation of
+// temperature / top-k / top-p, multinomial draws that respect it, and generation through the GPT's
+// KV cache (context crops included) against the slow twin that recomputes the whole window with
+// forward() for every token: same logits to rounding, same tokens. (The GPT's own test shows
+// decode_step equals the full forward position by position; this one tests the sampler's use of it.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.h"
+#include "nn/gpt.h"
+#include "sample/generate.h"
+#include "sample/sampler.h"
+
+using namespace scratchgpt;
+
+namespace {
+
+std::vector<double> softmax(const std::vector<double>& x) {
+  const double mx = *std::max_element(x.begin(), x.end());
+  std::vector<double> p(x.size());
+  double z = 0;
+  for (size_t i = 0; i < x.size(); ++i) z += (p[i] = std::exp(x[i] - mx));
+  for (double& v : p) v /= z;
+  return p;
+}
+
+}  // namespace
+
+TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
+  const std::vector<float> logits = {1.0f, 3.0f, -2.0f, 2.5f, 0.0f, 2.9f};
+  std::vector<float> probs(6);
+  // Temperature only: softmax(logits / 0.7).
+  SamplingOptions o;
+  o.temperature = 0.7f;
+  sampling_probs(logits.data(), 6, o, probs.data());
+  std::vector<double> scaled;
+  for (float l : logits) scaled.push_back(l / 0.7);
+  const std::vector<double> want = softmax(scaled);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(probs[i], want[i], 1e-6);
+  // Top-3 keeps ids 1, 5, 3 and renormalises.
+  o = SamplingOptions();
+  o.top_k = 3;
+  sampling_probs(logits.data(), 6, o, probs.data());
+  const std::vector<double> top3 = softmax({3.0, 2.5, 2.9});
+  EXPECT_NEAR(probs[1], top3[0], 1e-6);
+  EXPECT_NEAR(probs[3], top3[1], 1e-6);
+  EXPECT_NEAR(probs[5], top3[2], 1e-6);
+  EXPECT_EQ(probs[0] + probs[2] + probs[4], 0.0f);
+  // Top-p: full softmax sorted is [p1, p5, p3, p0, p4, p2]; keep until the mass reaches 0.6.
+  o = SamplingOptions();
+  o.top_p = 0.6f;
+  const std::vector<double> full = softmax({1.0, 3.0, -2.0, 2.5, 0.0, 2.9});
+  sampling_probs(logits.data(), 6, o, probs.data());
+  ASSERT_LT(full[1], 0.6);
+  ASSERT_GE(full[1] + full[5], 0.6);  // so exactly ids 1 and 5 survive
+  EXPECT_NEAR(probs[1], full[1] / (full[1] + full[5]), 1e-6);
+  EXPECT_NEAR(probs[5], full[5] / (full[1] + full[5]), 1e-6);
+  EXPECT_EQ(probs[0] + probs[2] + probs[3] + probs[4], 0.0f);
+  // Draws only ever pick surviving tokens, in about the right proportion.
+  Rng rng(5);
+  std::vector<float> scratch;
+  int count1 = 0;
+  for (int n = 0; n < 4000; ++n) {
+    const int32_t t = sample_token(logits.data(), 6, o, rng, scratch);
+    ASSERT_TRUE(t == 1 || t == 5) << t;
+    count1 += t == 1;
+  }
+  EXPECT_NEAR(count1 / 4000.0, full[1] / (full[1] + full[5]), 0.03);
+  // Bad options are errors.
+  o = SamplingOptions();
+  o.temperature = 0;
+  EXPECT_THROW(o.validate(), Error);
+}
+
+TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
+  GPTConfig c;
+  c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.n_embd = 16;
+  c.activation = "gelu", c.bias = false, c.tied = true;
+  GPT fast(c), slow(c);
+  Rng init(3);
+  fast.init(init);
+  // Larger weights than the 0.02 init so that logits depend strongly on the context.
+  Rng big(4);
+  for (Param& p : fast.params())
+    if (p.value.rank == 2) big.normal(p.value.data, p.value.numel(), 0.0f, 0.4f);
+  for (size_t i = 0; i < fast.params().size(); ++i)
+    std::copy(fast.params()[i].value.begin(), fast.params()[i].value.end(),
+              slow.params()[i].value.begin());
+
+  Decoder kv;
+  kv.window = c.block_size;
+  kv.vocab_size = c.vocab_size;
+  kv.reset = [&] { fast.reset_cache(); };
+  kv.step = [&](int32_t t) { return fast.decode_step(t); };
+  RecomputeDecoder rec(slow, c.block_size);
+  Decoder re = rec.decoder();
+  // Record what the slow decoder holds, to check the crop below.
+  std::vector<int32_t> held;
+  Decoder inner = re;
+  re.reset = [&] {
+    held.clear();
+    inner.reset();
+  };
+  re.step = [&](int32_t t) {
+    held.push_back(t);
+    return inner.step(t);
+  };
+
+  const std::vector<int32_t> prompt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};  // longer than 8
+  SamplingOptions o;
+  o.temperature = 1.3f;
+  std::vector<std::vector<float>> la, lb;
+  Rng ra(99), rb(99);
+  const auto ta = generate(kv, prompt, 40, o, ra, [&](int32_t, const float* l) {
+    la.emplace_back(l, l + c.vocab_size);
+  });
+  std::vector<int32_t> seq = prompt;  // everything before the token being drawn
+  const auto tb = generate(re, prompt, 40, o, rb, [&](int32_t t, const float* l) {
+    lb.emplace_back(l, l + c.vocab_size);
+    // The logits came from the most recent tokens: a suffix of the text, within the window,
+    // and after a crop at least window/2 + 1 of them.
+    ASSERT_LE(held.size(), static_cast<size_t>(c.block_size));
+    ASSERT_GE(held.size(), static_cast<size_t>(c.block_size / 2 + 1));
+    ASSERT_TRUE(std::equal(held.begin(), held.end(), seq.end() - held.size())) << "step " << lb.size();
+    seq.push_back(t);
+  });
+  ASSERT_EQ(ta.size(), 40u);
+  EXPECT_EQ(ta, tb);
+  ASSERT_EQ(la.size(), lb.size());
+  for (size_t s = 0; s < la.size(); ++s)
+    for (int v = 0; v < c.vocab_size; ++v)
+      ASSERT_NEAR(la[s][v], lb[s][v], 1e-4f) << "step " << s << " token " << v;
+  // 40 tokens through a window of 8 crossed the crop several times and never overflowed it.
+  EXPECT_LE(fast.cache_len(), c.block_size);
+}
+
+TEST(Generate, EmptyPromptIsAnError) {
+  Decoder d;
+  d.window = 4;
+  d.vocab_size = 3;
+  Rng rng(1);
+  EXPECT_THROW(generate(d, {}, 3, SamplingOptions(), rng, nullptr), Error);
+}
