@@ -22,7 +22,7 @@ class Arena {
   Arena() = default;
   explicit Arena(size_t capacity_floats) { reserve(capacity_floats); }
 
-  // Allocates the slab; may be called once, or again after reset_all().
+  // Allocates the slab; may be called once, or again after release().
   void reserve(size_t capacity_floats) {
     SG_CHECK(slab_ == nullptr, "Arena::reserve called twice");
     capacity_ = round_up(capacity_floats);
