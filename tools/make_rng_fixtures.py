@@ -153,6 +153,17 @@ def sampling_ops():
     return ops
 
 
+def raschka_ch3():
+    """'Build an LLM from Scratch' ch. 3: seeded weights by torch.rand, then dropout(0.5)."""
+    return [{"op": "rand", "n": 6}, {"op": "rand", "n": 6}, {"op": "rand", "n": 6},
+            {"op": "dropout", "n": 36, "p": 0.5}, {"op": "dropout", "n": 6 * 6 * 2, "p": 0.5}]
+
+
+def raschka_ch3_linear():
+    """SelfAttention_v2(d_in=3, d_out=2): three nn.Linear(3, 2, bias=False), seeded with 789."""
+    return [{"op": "linear", "C": 3, "OC": 2, "bias": False} for _ in range(3)]
+
+
 def write(name, seed, ops):
     torch.manual_seed(seed)
     tensors = {}
@@ -178,6 +189,8 @@ def main():
     for seed in [0, 1337]:
         write(f"init_seed{seed}", seed, init_ops())
     write("sampling_seed1337", 1337, sampling_ops())
+    write("mixed_raschka_ch3_seed123", 123, raschka_ch3())
+    write("init_raschka_ch3_seed789", 789, raschka_ch3_linear())
     print("wrote", OUT_DIR)
 
 

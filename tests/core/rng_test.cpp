@@ -24,7 +24,7 @@ void expect_exact_replay(const std::string& prefix, size_t min_files) {
   for (const auto& path : files) {
     Rng rng(1);
     const auto rep = replay_rng_fixture(path, rng);
-    EXPECT_GT(rep.calls, 10) << path;
+    EXPECT_GE(rep.calls, 3) << path;
     for (const auto& f : rep.failures) ADD_FAILURE() << f;
   }
 }
@@ -67,7 +67,7 @@ TEST(Rng, Random64IsTwoDrawsHighFirst) {
   }
 }
 
-TEST(Rng, MixedCallSequencesMatchTorchBitForBit) { expect_exact_replay("mixed_seed", 5); }
+TEST(Rng, MixedCallSequencesMatchTorchBitForBit) { expect_exact_replay("mixed_", 6); }
 
 TEST(Rng, LectureSamplingLoopMatchesTorch) { expect_exact_replay("sampling_seed", 1); }
 
