@@ -2,6 +2,12 @@
 // key, query and value Linear layers, the tril mask, softmax, and why scores are scaled by
 // head_size**-0.5. PyTorch twin: lesson_head in tools/make_lesson_fixtures.py.
 // Module: stones::Head (src/nn/head.h).
+// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
+// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include <vector>
 
 #include "core/rng.h"
@@ -50,7 +56,7 @@ void lesson_head(const LessonOptions&, std::ostream& os) {
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(os, "wei[0] (scaled):", head.wei.data(), {T, T});
-  show(os, "out[0]:", out.data(), {T, HS});
+  show(os, "out[0, 0, :4]:", out.data(), {4});
 
   step(os, "Why scale: the variance of the scores");
   say(os, "k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size); "

@@ -2,6 +2,12 @@
 // with no trainable weights over "Your journey starts with one step".
 // PyTorch twin: lesson_simplified_attention in tools/make_lesson_fixtures.py.
 // Module: stones::SimplifiedAttention (src/nn/self_attention.h).
+// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
+// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include <cmath>
 #include <vector>
 
@@ -10,6 +16,16 @@
 #include "nn/self_attention.h"
 
 namespace scratchgpt::lessons {
+
+namespace {
+// tensor.sum() of a short float vector in PyTorch's order: four interleaved accumulators,
+// then acc[0] += acc[1], += acc[2], += acc[3] (the rounding decides "1." versus "1.0000").
+float torch_sum(const float* x, int n) {
+  float acc[4] = {0, 0, 0, 0};
+  for (int i = 0; i < n; ++i) acc[i % 4] += x[i];
+  return ((acc[0] + acc[1]) + acc[2]) + acc[3];
+}
+}  // namespace
 
 void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
   const int T = 6, C = 3;
@@ -28,26 +44,21 @@ void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
 
   step(os, "Normalising the scores into weights");
   say(os, "Dividing by the sum makes them sum to one ...");
-  float total = 0;
-  for (float s : attn_scores_2) total += s;
-  std::vector<float> w_tmp(T), w_naive(T), w(T);
-  float sum = 0;
-  for (int i = 0; i < T; ++i) sum += (w_tmp[i] = attn_scores_2[i] / total);
+  const float total = torch_sum(attn_scores_2.data(), T);
+  std::vector<float> w_tmp(T), exps(T), w_naive(T), w(T);  // (T) each
+  for (int i = 0; i < T; ++i) w_tmp[i] = attn_scores_2[i] / total;
   show(os, "Attention weights:", w_tmp.data(), {T});
-  show_scalar(os, "Sum:", sum);
+  show_scalar(os, "Sum:", torch_sum(w_tmp.data(), T));
   say(os, "... but softmax is better behaved: exp(x) / exp(x).sum() (naive) ...");
-  float exp_sum = 0;
-  for (int i = 0; i < T; ++i) exp_sum += std::exp(attn_scores_2[i]);
-  sum = 0;
-  for (int i = 0; i < T; ++i) sum += (w_naive[i] = std::exp(attn_scores_2[i]) / exp_sum);
+  for (int i = 0; i < T; ++i) exps[i] = std::exp(attn_scores_2[i]);
+  const float exp_sum = torch_sum(exps.data(), T);
+  for (int i = 0; i < T; ++i) w_naive[i] = exps[i] / exp_sum;
   show(os, "Attention weights:", w_naive.data(), {T});
-  show_scalar(os, "Sum:", sum);
+  show_scalar(os, "Sum:", torch_sum(w_naive.data(), T));
   say(os, "... and torch.softmax subtracts the maximum first, so large scores cannot overflow.");
   ref::softmax_forward(w.data(), attn_scores_2.data(), 1, T);
-  sum = 0;
-  for (float v : w) sum += v;
   show(os, "Attention weights:", w.data(), {T});
-  show_scalar(os, "Sum:", sum);
+  show_scalar(os, "Sum:", torch_sum(w.data(), T));
 
   step(os, "The context vector z^(2)");
   say(os, "The weighted sum of all inputs: context_vec_2 += attn_weights_2[i] * x_i.");
@@ -71,9 +82,8 @@ void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
   attention.forward(all_context_vecs.data(), inputs, T, C);
   show(os, "attn_scores (inputs @ inputs.T):", attention.scores.data(), {T, T});
   show(os, "attn_weights:", attention.weights.data(), {T, T});
-  std::vector<float> row_sums(T, 0.0f);
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j) row_sums[i] += attention.weights[i * T + j];
+  std::vector<float> row_sums(T);
+  for (int i = 0; i < T; ++i) row_sums[i] = torch_sum(attention.weights.data() + i * T, T);
   show(os, "All row sums:", row_sums.data(), {T});
   say(os, "all_context_vecs = attn_weights @ inputs; its 2nd row is z^(2) from before.");
   show(os, "all_context_vecs:", all_context_vecs.data(), {T, C});
