@@ -13,6 +13,7 @@
 
 #include "core/check.h"
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "nn/gpt.h"
 #include "test_util.h"
 
@@ -226,6 +227,43 @@ TEST_P(GptBothVariants, BackwardAccumulatesIntoGrads) {
     nonzero += once[i] != 0.0f;
   }
   EXPECT_GT(nonzero, 0.5 * static_cast<double>(once.size()));
+}
+
+// The kernels split work statically and reduce in a fixed order: 1 and N threads, same bits.
+TEST_P(GptBothVariants, OneAndManyThreadsGiveBitIdenticalStepsAndDecoding) {
+  GPTConfig cfg = small_config(GetParam());
+  cfg.n_embd = 64;
+  cfg.dropout = 0.1f;
+  const int B = 4, T = cfg.block_size, V = cfg.vocab_size;
+  const std::vector<int32_t> idx = random_tokens(B * T, V, 20), tgt = random_tokens(B * T, V, 21);
+  struct Result {
+    float loss;
+    std::vector<float> logits, grads, decoded;
+  };
+  auto run = [&](int threads) {
+    ThreadPool::set_global_threads(threads);
+    GPT gpt(cfg);
+    randomize(gpt, 22);
+    Rng rng(23);
+    Result r;
+    gpt.zero_grad();
+    r.loss = gpt.forward(idx.data(), tgt.data(), B, T, &rng);
+    r.logits = copy_of(gpt.logits());
+    gpt.backward();
+    r.grads = all_grads(gpt);
+    gpt.reset_cache();
+    for (int t = 0; t < T; ++t) {
+      const float* l = gpt.decode_step(idx[t]);
+      r.decoded.insert(r.decoded.end(), l, l + V);
+    }
+    return r;
+  };
+  const Result one = run(1), many = run(3);
+  ThreadPool::set_global_threads(0);
+  EXPECT_EQ(std::memcmp(&one.loss, &many.loss, sizeof(float)), 0);
+  EXPECT_EQ(one.logits, many.logits);
+  EXPECT_EQ(one.grads, many.grads);
+  EXPECT_EQ(one.decoded, many.decoded);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, GptBothVariants, ::testing::Values(false, true),
