@@ -10,5 +10,5 @@ cmake --build --preset release -j "$(nproc)" --target scratchgpt
 bin=build/release/scratchgpt
 $bin prepare --input data/tinyshakespeare.txt --out-dir out/data/tinyshakespeare
 $bin train --preset shakespeare-char-small --data-dir out/data/tinyshakespeare \
-  --out-dir out/shakespeare-char-small --max-iters "${SCRATCHGPT_QUICK_ITERS:-500}" "$@"
+  --out-dir out/shakespeare-char-small --max-iters "${SCRATCHGPT_QUICK_ITERS:-500}" --overwrite "$@"
 $bin sample --checkpoint out/shakespeare-char-small/best.safetensors --num-tokens 500 --seed 1337
