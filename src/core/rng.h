@@ -13,6 +13,7 @@
 
 namespace scratchgpt {
 
+// Not thread-safe: give each consumer (init, batches, dropout, sampling) its own Rng or a lock.
 class Rng {
  public:
   // 67280421310721 is torch's default_rng_seed_val; torch itself seeds its global generator
@@ -49,14 +50,16 @@ class Rng {
   // nn.Dropout(p) in training mode draws its keep mask as bernoulli_scalar(mask, n, 1 - p).
   void bernoulli_scalar(float* out, int64_t n, double p);
   // The exact noise nn.Dropout(p) multiplies by in training mode: bernoulli_(1 - p) then
-  // div_(1 - p), i.e. 0 or 1.0f / float(1 - p). Dropout output = x * noise.
+  // div_(1 - p), i.e. 0 or 1.0f / float(1 - p). Dropout output = x * noise. p == 0 (all 1) and
+  // p == 1 (all 0) draw nothing, as torch short-cuts them.
   void dropout_noise(float* out, int64_t n, double p);
   // t.exponential_(lambda): -1/lambda * log(1 - u), u a double uniform (two raw draws each).
   void exponential(float* out, int64_t n, double lambda);
   // torch.multinomial(probs (rows, n), num_samples, replacement); probs need not be normalised;
   // rows = 1 also serves 1-D probs. Without replacement (torch's default, e.g. the lecture's
   // multinomial(probs, num_samples=1)): exponential(rows * n) then the largest p / q per row. With
-  // replacement: one double uniform per sample against the row's float CDF.
+  // replacement: one double uniform per sample against the row's float CDF. out: (rows,
+  // num_samples).
   void multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n, int64_t num_samples,
                    bool replacement);
 
