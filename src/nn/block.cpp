@@ -62,11 +62,11 @@ int64_t Block::decode_work_floats(int max_T) const {
 }
 
 void Block::decode(float* x, float* k_cache, float* v_cache, int pos, float* work) const {
-  float* h = work;                // (C)
-  float* stats = h + C;           // mean, rstd
-  float* branch = stats + 32;     // (C)
-  float* xa = branch + C;         // (C)
-  float* inner = xa + C;          // attention or MLP work
+  float* h = work;             // (C)
+  float* stats = h + C;        // mean, rstd
+  float* branch = stats + 32;  // (C)
+  float* xa = branch + C;      // (C)
+  float* inner = xa + C;       // attention or MLP work
   ln_1.apply(h, stats, stats + 1, x, 1);
   attn.decode(branch, h, k_cache, v_cache, pos, inner);
   cpu::residual_forward(xa, x, branch, C);  // x = x + attn(ln_1(x))

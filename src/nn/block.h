@@ -40,7 +40,7 @@ struct Block {
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T);
 
   const float* forward(const float* x, int b, int t, Rng* rng);  // (B, T, C) -> (B, T, C)
-  void backward(float* dx, const float* dout);                    // accumulates dx (B, T, C)
+  void backward(float* dx, const float* dout);                   // accumulates dx (B, T, C)
 
   // One token for batch 1 with the KV cache: x (C) updated in place; work: decode_work_floats.
   void decode(float* x, float* k_cache, float* v_cache, int pos, float* work) const;

@@ -40,11 +40,11 @@ const float* CausalSelfAttention::forward(const float* x, int b, int t, Rng* rng
   B = b;
   T = t;
   const int N = B * T;
-  const float* qkv = c_attn.forward(x, N);                     // (B, T, 3C)
+  const float* qkv = c_attn.forward(x, N);                                // (B, T, 3C)
   const float* drop = attn_drop.draw_mask(int64_t{B} * NH * T * T, rng);  // (B, NH, T, T) or null
   cpu::attention_forward(y, preatt, att, qkv, drop, B, T, C, NH);         // (B, T, C)
-  const float* proj = c_proj.forward(y, N);                    // (B, T, C)
-  return resid_drop.forward(proj, int64_t{N} * C, rng);        // (B, T, C)
+  const float* proj = c_proj.forward(y, N);                               // (B, T, C)
+  return resid_drop.forward(proj, int64_t{N} * C, rng);                   // (B, T, C)
 }
 
 void CausalSelfAttention::backward(float* dx, const float* dout) {
@@ -66,11 +66,11 @@ void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, flo
                                  int pos, float* work) const {
   const int HS = C / NH;
   const int n_ctx = pos + 1;
-  float* qkv = work;                 // (3C)
-  float* yy = work + 3 * C;          // (C)
-  float* scores = work + 4 * C;      // (n_ctx)
-  float* weights = scores + n_ctx;   // (n_ctx)
-  c_attn.apply(qkv, x, 1);           // qkv = c_attn(x)
+  float* qkv = work;                                                        // (3C)
+  float* yy = work + 3 * C;                                                 // (C)
+  float* scores = work + 4 * C;                                             // (n_ctx)
+  float* weights = scores + n_ctx;                                          // (n_ctx)
+  c_attn.apply(qkv, x, 1);                                                  // qkv = c_attn(x)
   std::memcpy(k_cache + int64_t{pos} * C, qkv + C, sizeof(float) * C);      // append k
   std::memcpy(v_cache + int64_t{pos} * C, qkv + 2 * C, sizeof(float) * C);  // append v
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));

@@ -24,8 +24,8 @@ struct CausalSelfAttention {
   float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward
   float* y = nullptr;    // (B, T, C) heads concatenated
   // Scratch shared by every layer (forward-only preatt and c_proj output, backward gradients).
-  float* preatt = nullptr;  // (B, NH, T, T)
-  float* dqkv = nullptr;    // (B, T, 3C)
+  float* preatt = nullptr;   // (B, NH, T, T)
+  float* dqkv = nullptr;     // (B, T, 3C)
   float* dpreatt = nullptr;  // (B, NH, T, T)
   float* datt = nullptr;     // (B, NH, T, T)
   float* dy = nullptr;       // (B, T, C)

@@ -197,12 +197,14 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   const int64_t N = int64_t{B} * T;
   for (int64_t i = 0; i < N; ++i)
     SG_CHECK(idx[i] >= 0 && idx[i] < V, "token id ", idx[i], " at position ", i,
-             " is outside the vocabulary [0, ", V, "): the data and the model disagree on the "
+             " is outside the vocabulary [0, ", V,
+             "): the data and the model disagree on the "
              "tokenizer");
   if (targets)
     for (int64_t i = 0; i < N; ++i)
       SG_CHECK(targets[i] >= 0 && targets[i] < V, "target id ", targets[i], " at position ", i,
-               " is outside the vocabulary [0, ", V, "): the data and the model disagree on the "
+               " is outside the vocabulary [0, ", V,
+               "): the data and the model disagree on the "
                "tokenizer");
   plan_activations(B, T);
   B_ = B;
@@ -211,7 +213,7 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   if (targets) std::copy(targets, targets + N, targets_.begin());
 
   cpu::encoder_forward(emb_, idx_.data(), wte.data, wpe.data, B, T, C);  // x = wte[idx] + wpe[t]
-  const float* x = emb_drop.forward(emb_, N * C, dropout_rng);          // x = drop(x)
+  const float* x = emb_drop.forward(emb_, N * C, dropout_rng);           // x = drop(x)
   for (Block& b : blocks) x = b.forward(x, B, T, dropout_rng);           // x = block(x)
   const float* h = ln_f.forward(x, static_cast<int>(N));                 // x = ln_f(x)
   const float* logits = lm_head.forward(h, static_cast<int>(N));         // (B, T, V)
@@ -226,8 +228,7 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
 }
 
 void GPT::backward() {
-  SG_CHECK(have_forward_ && have_targets_,
-           "GPT::backward needs a preceding forward with targets");
+  SG_CHECK(have_forward_ && have_targets_, "GPT::backward needs a preceding forward with targets");
   const int64_t N = int64_t{B_} * T_;
   // loss = mean_n losses[n]
   std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
@@ -281,8 +282,8 @@ void GPT::reset_cache() {
 
 const float* GPT::decode_step(int32_t token) {
   SG_CHECK(token >= 0 && token < V, "token id ", token, " is outside the vocabulary [0, ", V, ")");
-  SG_CHECK(cache_len_ < config_.block_size, "the KV cache is full (block_size ",
-           config_.block_size, " tokens): reset_cache() and feed the last tokens again");
+  SG_CHECK(cache_len_ < config_.block_size, "the KV cache is full (block_size ", config_.block_size,
+           " tokens): reset_cache() and feed the last tokens again");
   allocate_cache();
   const int pos = cache_len_;
   const int64_t layer_stride = int64_t{config_.block_size} * C;
@@ -303,11 +304,11 @@ const float* GPT::decode_step(int32_t token) {
 double gpt_flops_per_token(const GPTConfig& c, int T) {
   const double C = c.n_embd, V = c.vocab_size, L = c.n_layer;
   const double b = c.bias ? 1.0 : 0.0;
-  const double per_block = 2 * (C + b * C)           // ln_1, ln_2
-                           + 3 * C * C + b * 3 * C   // attn.c_attn
-                           + C * C + b * C           // attn.c_proj
-                           + 4 * C * C + b * 4 * C   // mlp.c_fc
-                           + 4 * C * C + b * C;      // mlp.c_proj
+  const double per_block = 2 * (C + b * C)                                        // ln_1, ln_2
+                           + 3 * C * C + b * 3 * C                                // attn.c_attn
+                           + C * C + b * C                                        // attn.c_proj
+                           + 4 * C * C + b * 4 * C                                // mlp.c_fc
+                           + 4 * C * C + b * C;                                   // mlp.c_proj
   const double n = V * C + L * per_block + (C + b * C) + (c.tied ? 0.0 : V * C);  // all but wpe
   const double HS = C / c.n_head;
   return 6.0 * n + 12.0 * L * c.n_head * HS * T;

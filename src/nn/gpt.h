@@ -70,24 +70,24 @@ class GPT : public LanguageModel {
   // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
   Arena acts_;
   int max_B_ = 0, max_T_ = 0;
-  float* emb_ = nullptr;      // (B, T, C)
-  float* losses_ = nullptr;   // (B, T)
-  float* probs_ = nullptr;    // (B, T, V)
-  float* dlosses_ = nullptr;  // (B, T)
-  float* dlogits_ = nullptr;  // (B, T, V)
-  float* dlnf_ = nullptr;     // (B, T, C)
+  float* emb_ = nullptr;                 // (B, T, C)
+  float* losses_ = nullptr;              // (B, T)
+  float* probs_ = nullptr;               // (B, T, V)
+  float* dlosses_ = nullptr;             // (B, T)
+  float* dlogits_ = nullptr;             // (B, T, V)
+  float* dlnf_ = nullptr;                // (B, T, C)
   float* dres_[2] = {nullptr, nullptr};  // (B, T, C) residual-stream gradients, ping-pong
-  float* demb_ = nullptr;     // (B, T, C)
-  std::vector<int32_t> idx_, targets_;  // (B, T) copies of the last forward's inputs
+  float* demb_ = nullptr;                // (B, T, C)
+  std::vector<int32_t> idx_, targets_;   // (B, T) copies of the last forward's inputs
   int B_ = 0, T_ = 0;
   bool have_forward_ = false, have_targets_ = false;
 
   // KV cache for decode_step.
   Arena cache_;
-  float* k_cache_ = nullptr;   // (L, block_size, C)
-  float* v_cache_ = nullptr;   // (L, block_size, C)
-  float* dec_x_ = nullptr;     // (C) the residual stream of the current token
-  float* dec_work_ = nullptr;  // per-block work
+  float* k_cache_ = nullptr;     // (L, block_size, C)
+  float* v_cache_ = nullptr;     // (L, block_size, C)
+  float* dec_x_ = nullptr;       // (C) the residual stream of the current token
+  float* dec_work_ = nullptr;    // per-block work
   float* dec_logits_ = nullptr;  // (V)
   int cache_len_ = 0;
 

@@ -40,7 +40,8 @@ struct LayerNorm {
   void backward(float* dx, const float* dout);
 
  private:
-  // Without a bias the kernel is given zeros, and the bias gradient goes to a sink that no one reads.
+  // Without a bias the kernel is given zeros, and the bias gradient goes to a sink that no one
+  // reads.
   std::vector<float> zero_bias_, dbias_sink_;  // (C)
 };
 

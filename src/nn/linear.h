@@ -12,8 +12,8 @@
 namespace scratchgpt {
 
 struct Linear {
-  int C = 0;              // in features
-  int OC = 0;             // out features
+  int C = 0;   // in features
+  int OC = 0;  // out features
   bool has_bias = true;
   Tensor weight, dweight;  // (OC, C)
   Tensor bias, dbias;      // (OC), empty when !has_bias

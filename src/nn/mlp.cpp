@@ -34,8 +34,8 @@ const float* MLP::forward(const float* x, int n, Rng* rng) {
     cpu::gelu_forward(act, h, n4);  // (N, 4C)
   else
     cpu::relu_forward(act, h, n4);
-  const float* p = c_proj.forward(act, N);        // (N, C)
-  return drop.forward(p, int64_t{N} * C, rng);    // (N, C)
+  const float* p = c_proj.forward(act, N);      // (N, C)
+  return drop.forward(p, int64_t{N} * C, rng);  // (N, C)
 }
 
 void MLP::backward(float* dx, const float* dout) {

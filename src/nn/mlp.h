@@ -35,7 +35,7 @@ struct MLP {
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N);
 
   const float* forward(const float* x, int n, Rng* rng);  // x (N, C) -> (N, C)
-  void backward(float* dx, const float* dout);             // accumulates dx (N, C)
+  void backward(float* dx, const float* dout);            // accumulates dx (N, C)
 
   // One row, no saving (KV-cache decoding): out (C) from x (C); work needs 8C floats.
   void decode(float* out, const float* x, float* work) const;

@@ -1,7 +1,8 @@
 // gpt_pytorch_test.cpp: the whole GPT against PyTorch (tests/fixtures/gpt, made by
 // tools/make_gpt_fixtures.py from a nanoGPT-equivalent model evaluated in double): logits, loss,
 // every parameter gradient, and the parameters after 3 AdamW steps, for the lecture's variant
-// (ReLU, biases, separate lm_head) and GPT-2's (GELU, no biases, tied), at T = block_size and T < it.
+// (ReLU, biases, separate lm_head) and GPT-2's (GELU, no biases, tied), at T = block_size and T <
+// it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -122,8 +123,8 @@ TEST_P(GptPytorchAdamW, ThreeStepsMatchTorchOptimAdamW) {
     gpt.backward();
     zero_key_bias_grad(gpt);
     for (Param& p : gpt.params())
-      cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), 1e-3f,
-                        0.9f, 0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
+      cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), 1e-3f, 0.9f,
+                        0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
     for (Param& p : gpt.params()) {
       const std::vector<double> want = st.f64("adamw" + std::to_string(step) + "." + p.name);
       // Each step moves a weight by about lr = 1e-3; float32 storage of O(1) weights is ~6e-8.
@@ -133,8 +134,8 @@ TEST_P(GptPytorchAdamW, ThreeStepsMatchTorchOptimAdamW) {
   }
 }
 
-// Training mode: with the same seed our Rng drops exactly the elements nn.Dropout drops, in the same
-// order (embeddings; per block attention weights, attention output, MLP output).
+// Training mode: with the same seed our Rng drops exactly the elements nn.Dropout drops, in the
+// same order (embeddings; per block attention weights, attention output, MLP output).
 TEST(GptPytorchDropout, SeededTrainingStepMatchesNnDropout) {
   const SafeTensors st = test::load_fixture("gpt/dropout_relu_bias_T8.safetensors");
   GPTConfig cfg = config_from(st);

@@ -3,6 +3,8 @@
 // and modes, planned memory reused and regrown across (B, T), gradient accumulation, init
 // statistics, the FLOP formula, and clear errors for bad input. (PyTorch equality of logits, loss,
 // gradients and AdamW steps is gpt_pytorch_test.cpp.)
+#include "nn/gpt.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include "core/check.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nn/gpt.h"
 #include "test_util.h"
 
 namespace scratchgpt {
@@ -37,8 +38,8 @@ GPTConfig small_config(bool gpt2) {
 void randomize(GPT& gpt, uint64_t seed) {
   Rng rng(seed);
   for (Param& p : gpt.params()) {
-    const bool layernorm_weight = p.name.find("ln") != std::string::npos &&
-                                  p.name.find("weight") != std::string::npos;
+    const bool layernorm_weight =
+        p.name.find("ln") != std::string::npos && p.name.find("weight") != std::string::npos;
     if (p.value.rank == 2) {
       const bool embedding = p.name == "wte" || p.name == "wpe";
       rng.normal(p.value.data, p.value.numel(), 0.0,
@@ -268,7 +269,8 @@ TEST_P(GptBothVariants, OneAndManyThreadsGiveBitIdenticalStepsAndDecoding) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, GptBothVariants, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param_info) {
-                           return param_info.param ? std::string("GeluTied") : std::string("ReluBias");
+                           return param_info.param ? std::string("GeluTied")
+                                                   : std::string("ReluBias");
                          });
 
 TEST(Gpt, BadInputIsAClearError) {
@@ -320,7 +322,8 @@ TEST(Gpt, ParameterNamesShapesDecayAndFlops) {
       EXPECT_EQ(p.grad.numel(), p.value.numel());
       EXPECT_EQ(p.m.numel(), p.value.numel());
       EXPECT_EQ(p.v.numel(), p.value.numel());
-      EXPECT_EQ(p.name.find(".bias") != std::string::npos, !gpt2 && p.name.find(".bias") != std::string::npos);
+      EXPECT_EQ(p.name.find(".bias") != std::string::npos,
+                !gpt2 && p.name.find(".bias") != std::string::npos);
     }
     EXPECT_EQ(gpt.param("blocks.1.attn.c_attn.weight").value.shape_str(),
               "(" + std::to_string(3 * C) + ", " + std::to_string(C) + ")");
@@ -336,8 +339,8 @@ TEST(Gpt, ParameterNamesShapesDecayAndFlops) {
     // By hand: per block 12 C^2 weights (+ 13 C biases with bias=true; LayerNorms 2 C or 4 C).
     const int64_t b = cfg.bias ? 1 : 0;
     const int64_t per_block = 12 * C * C + b * 9 * C + 2 * C * (1 + b);
-    const int64_t want = V * C + cfg.block_size * C + L * per_block + C * (1 + b) +
-                         (cfg.tied ? 0 : V * C);
+    const int64_t want =
+        V * C + cfg.block_size * C + L * per_block + C * (1 + b) + (cfg.tied ? 0 : V * C);
     EXPECT_EQ(total, want);
     EXPECT_EQ(gpt.num_params(), want);
     const int T = 16;
