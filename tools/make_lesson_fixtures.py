@@ -313,6 +313,7 @@ def lesson_block(r):
     out = block(x)
     r.t("out[0]:", out[0])
     r.t("out.shape:", out.shape)
+    r.t("engine Block(x)[0]:", out[0])  # scratchgpt's fused-qkv Block with the same weights
 
 
 # ------------------------------------------------------------- the book: Raschka, chapter 3
