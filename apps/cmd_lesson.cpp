@@ -11,12 +11,14 @@ namespace scratchgpt::cli {
 
 namespace {
 
+// One line per lesson: "  name  description (source)", newline-separated, no final newline.
 std::string lesson_list() {
   std::ostringstream os;
   for (const auto& l : lessons::all_lessons()) {
     std::string name = l.name;
     name.resize(22, ' ');
-    os << "  " << name << l.description << " (" << l.source << ")\n";
+    os << (os.tellp() > 0 ? "\n" : "") << "  " << name << l.description << " (" << l.source
+       << ")";
   }
   return os.str();
 }
@@ -42,7 +44,7 @@ void register_lesson(CLI::App& app) {
   cmd->footer("Lessons:\n" + lesson_list());
   cmd->callback([opts] {
     if (opts->list) {
-      std::cout << lesson_list();
+      std::cout << lesson_list() << "\n";
       return;
     }
     if (opts->name.empty()) {
