@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 
 #include "core/check.h"
 #include "core/thread_pool.h"
@@ -43,6 +44,28 @@ float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int
     sum += model.forward(x.data(), y.data(), B, T, nullptr);
   }
   return static_cast<float>(sum / eval_iters);
+}
+
+// On resume, forget the lines a run logged after the checkpoint it is resumed from (it went on and
+// then died), so metrics.jsonl reads as one uninterrupted run.
+void drop_metrics_after(const std::string& path, const TrainState& state) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;
+  std::istringstream in(read_file(path));
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      const int64_t iter = j.at("iter").get<int64_t>();
+      const bool eval = j.at("type") == "eval";
+      if (eval ? iter > state.last_eval_iter : iter >= state.iter) continue;
+    } catch (const std::exception&) {
+      continue;  // a line cut short by a crash
+    }
+    kept += line + "\n";
+  }
+  write_file_atomic(path, kept);
 }
 
 }  // namespace
@@ -113,7 +136,9 @@ TrainSummary run_training(const TrainOptions& opt) {
     built.init(init_rng);
   }
   std::vector<Param>& params = model.params();
-  MetricsLog metrics((fs::path(opt.out_dir) / "metrics.jsonl").string(), opt.resume);
+  const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
+  if (opt.resume) drop_metrics_after(metrics_path, state);
+  MetricsLog metrics(metrics_path, opt.resume);
 
   auto save = [&](const std::string& path) {
     state.batch_rng = batch_rng.get_state();

@@ -46,6 +46,10 @@ TEST(TrainResume, StopAtKThenResumeEqualsUninterrupted) {
   // 17 is not a multiple of eval_interval: the stopped run makes an extra evaluation at 17.
   r = run_cli("train " + base + " --out-dir '" + split + "' --max-iters 17");
   ASSERT_EQ(r.rc, 0) << r.err;
+  // As if the run had gone on past its checkpoint and died: resume forgets those lines.
+  spit(split + "/metrics.jsonl",
+       slurp(split + "/metrics.jsonl") +
+           "{\"type\": \"train\", \"iter\": 17, \"loss\": 9.0, \"lr\": 0.1}\n{\"type\": \"tr");
   r = run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + split +
               "' --resume --max-iters 40");
   ASSERT_EQ(r.rc, 0) << r.err;
