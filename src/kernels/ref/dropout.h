@@ -1,13 +1,14 @@
 // dropout.h: inverted dropout, the scalar reference. In training each element is kept with
-// probability 1-p and scaled by 1/(1-p) (torch.nn.Dropout); the mask (0 or 1/(1-p)) is drawn by
-// the caller with Rng::bernoulli, so a seeded run matches PyTorch, and saved for backward.
+// probability 1-p and scaled by 1/(1-p) (torch.nn.Dropout); the keep mask is drawn by the caller
+// with Rng::bernoulli_scalar(keep, n, 1 - p) (what nn.Dropout draws; Rng::dropout_noise gives the
+// scaled mask directly), so a seeded run matches PyTorch, and the mask is saved for backward.
 #pragma once
 
 #include <cstdint>
 
 namespace scratchgpt::ref {
 
-// keep (n): 1 where kept, 0 where dropped (e.g. from Rng::bernoulli(keep, n, 1 - p)).
+// keep (n): 1 where kept, 0 where dropped (from Rng::bernoulli_scalar(keep, n, 1 - p)).
 // Turns it in place into the scaled mask and applies it: mask = keep / (1-p); out = inp * mask.
 template <typename F>
 void dropout_forward(F* out, F* mask, const F* inp, int64_t n, F p) {
