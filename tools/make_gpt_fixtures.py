@@ -18,6 +18,8 @@ block) and T=5 (shorter), writes tests/fixtures/gpt/<variant>_T<T>.safetensors h
   loss_step<k>      float64 loss before step k
 dropout_relu_bias_T8.safetensors: relu_bias with dropout 0.2 in training mode after
 torch.manual_seed(42) (float32 logits, loss, gradients; eval_loss without dropout).
+medium_gelu_bias_T24.safetensors: V=50, block_size=32, L=2, NH=4, C=72, B=2, T=24 (GELU, biases,
+untied): logits, loss and gradients, to exercise the fast kernels' multi-tile paths.
 It also writes init_seed1337.safetensors: the float32 weights nanoGPT's init draws after
 torch.manual_seed(1337) for both variants (init_<variant>.<name>) and the first 64 torch.randn and
 torch.rand values after that seed (to tell whether the C++ Rng is already torch-exact).
@@ -39,7 +41,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_io  # noqa: E402
 
-V, BLOCK, L, NH, C = 11, 8, 2, 2, 16
+V, BLOCK, L, NH, C = 11, 8, 2, 2, 16  # the tiny config; cfg entries override them
+DIMS = dict(V=V, block_size=BLOCK, n_layer=L, n_head=NH, n_embd=C)
 
 
 class LayerNorm(nn.Module):
@@ -57,6 +60,8 @@ class LayerNorm(nn.Module):
 class CausalSelfAttention(nn.Module):
     def __init__(self, cfg):
         super().__init__()
+        C, NH, BLOCK = cfg["n_embd"], cfg["n_head"], cfg["block_size"]
+        self.C, self.NH = C, NH
         self.c_attn = nn.Linear(C, 3 * C, bias=cfg["bias"])
         self.c_proj = nn.Linear(C, C, bias=cfg["bias"])
         self.attn_dropout = nn.Dropout(cfg["dropout"])
@@ -65,6 +70,7 @@ class CausalSelfAttention(nn.Module):
 
     def forward(self, x):
         B, T, _ = x.size()
+        C, NH = self.C, self.NH
         q, k, v = self.c_attn(x).split(C, dim=2)
         q = q.view(B, T, NH, C // NH).transpose(1, 2)  # (B, NH, T, HS)
         k = k.view(B, T, NH, C // NH).transpose(1, 2)
@@ -81,6 +87,7 @@ class CausalSelfAttention(nn.Module):
 class MLP(nn.Module):
     def __init__(self, cfg):
         super().__init__()
+        C = cfg["n_embd"]
         self.c_fc = nn.Linear(C, 4 * C, bias=cfg["bias"])
         self.act = nn.GELU(approximate="tanh") if cfg["activation"] == "gelu" else nn.ReLU()
         self.c_proj = nn.Linear(4 * C, C, bias=cfg["bias"])
@@ -93,6 +100,7 @@ class MLP(nn.Module):
 class Block(nn.Module):
     def __init__(self, cfg):
         super().__init__()
+        C = cfg["n_embd"]
         self.ln_1 = LayerNorm(C, cfg["bias"])
         self.attn = CausalSelfAttention(cfg)
         self.ln_2 = LayerNorm(C, cfg["bias"])
@@ -108,6 +116,7 @@ class GPT(nn.Module):
 
     def __init__(self, cfg):
         super().__init__()
+        V, BLOCK, L, C = cfg["V"], cfg["block_size"], cfg["n_layer"], cfg["n_embd"]
         self.wte = nn.Embedding(V, C)
         self.wpe = nn.Embedding(BLOCK, C)
         self.drop = nn.Dropout(cfg["dropout"])
@@ -141,8 +150,8 @@ class GPT(nn.Module):
 
 
 VARIANTS = {
-    "relu_bias": dict(activation="relu", bias=True, tied=False, dropout=0.0),
-    "gelu_tied": dict(activation="gelu", bias=False, tied=True, dropout=0.0),
+    "relu_bias": dict(DIMS, activation="relu", bias=True, tied=False, dropout=0.0),
+    "gelu_tied": dict(DIMS, activation="gelu", bias=False, tied=True, dropout=0.0),
 }
 
 
@@ -172,6 +181,7 @@ def zero_key_bias_grad(model):
     into +-lr steps. Both sides zero it before each optimizer step, so the steps are comparable."""
     for block in model.blocks:
         if block.attn.c_attn.bias is not None:
+            C = block.attn.C
             block.attn.c_attn.bias.grad[C:2 * C] = 0.0
 
 
@@ -255,6 +265,36 @@ def make_dropout(gen, out_dir):
     print("wrote", path, "train loss", float(loss), "eval loss", float(eval_loss))
 
 
+def make_medium(out_dir):
+    """A config big enough for the fast kernels' multi-tile, multi-thread and K-blocked paths
+    (c_proj's K = 4C = 288 exceeds one 256-wide K block, T = 24 spans several attention tiles, T <
+    block_size). Gradients stored as float32 (computed in double) to keep the file small."""
+    cfg = dict(V=50, block_size=32, n_layer=2, n_head=4, n_embd=72, activation="gelu", bias=True,
+               tied=False, dropout=0.0)
+    gen = torch.Generator().manual_seed(31337)
+    torch.manual_seed(0)
+    model = GPT(cfg)
+    randomize(model, gen)
+    params32 = {our_name(n): p.detach().clone() for n, p in model.named_parameters()}
+    model = model.double()
+    B, T = 2, 24
+    idx = torch.randint(0, cfg["V"], (B, T), generator=gen)
+    targets = torch.randint(0, cfg["V"], (B, T), generator=gen)
+    logits, loss = model(idx, targets)
+    loss.backward()
+    out = {f"param.{k}": v for k, v in params32.items()}
+    out.update(idx=idx.to(torch.int32), targets=targets.to(torch.int32),
+               logits=logits.detach().float(), loss=loss.detach().reshape(1))
+    for n, p in model.named_parameters():
+        out[f"grad.{our_name(n)}"] = p.grad.detach().float()
+    meta = {"variant": "medium_gelu_bias", "V": cfg["V"], "block_size": cfg["block_size"],
+            "n_layer": cfg["n_layer"], "n_head": cfg["n_head"], "n_embd": cfg["n_embd"], "B": B,
+            "T": T, "activation": "gelu", "bias": 1, "tied": 0}
+    path = os.path.join(out_dir, "medium_gelu_bias_T24.safetensors")
+    safetensors_io.save(path, out, meta)
+    print("wrote", path, "loss", float(loss))
+
+
 def make_init(out_dir):
     out = {}
     for variant, cfg in VARIANTS.items():
@@ -282,6 +322,7 @@ def main():
         make_variant(cfg, gen, args.out, variant)
     make_dropout(gen, args.out)
     make_init(args.out)
+    make_medium(args.out)
 
 
 if __name__ == "__main__":
