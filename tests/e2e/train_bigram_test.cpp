@@ -36,6 +36,24 @@ TEST(TrainBigram, LossFallsBelowTheory) {
   // The summary names the best val loss and the wall time.
   EXPECT_NE(r.err.find("best val loss"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("wall time"), std::string::npos) << r.err;
+  // Not a terminal: plain progress lines every log_interval (100 for this preset) steps.
+  size_t lines = 0;
+  for (size_t p = r.err.find("\niter "); p != std::string::npos; p = r.err.find("\niter ", p + 1))
+    ++lines;
+  EXPECT_EQ(lines, 5u) << r.err;
+  EXPECT_NE(r.err.find("\niter 500/500 loss "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);  // no terminal control characters
+}
+
+TEST(TrainBigram, ConfigFileThenFlags) {
+  const std::string out = scratch_dir("bigram_config");
+  spit(out + "/cfg.json", R"({"max_iters": 7, "eval_interval": 3, "eval_iters": 2, "lr": 0.5})");
+  const CliResult r = train(out + "/run", "--config '" + out + "/cfg.json' --max-iters 5");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto steps = metrics(out + "/run/metrics.jsonl", "train");
+  ASSERT_EQ(steps.size(), 5u);  // the flag wins over the file
+  EXPECT_EQ(steps[0]["lr"].get<double>(), 0.5);  // the file wins over the preset
+  EXPECT_EQ(metrics(out + "/run/metrics.jsonl", "eval").size(), 3u);  // steps 0, 3 and 5
 }
 
 TEST(TrainBigram, SameSeedSameLossesBitForBit) {
