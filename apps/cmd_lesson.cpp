@@ -17,8 +17,7 @@ std::string lesson_list() {
   for (const auto& l : lessons::all_lessons()) {
     std::string name = l.name;
     name.resize(22, ' ');
-    os << (os.tellp() > 0 ? "\n" : "") << "  " << name << l.description << " (" << l.source
-       << ")";
+    os << (os.tellp() > 0 ? "\n" : "") << "  " << name << l.description << " (" << l.source << ")";
   }
   return os.str();
 }
@@ -49,8 +48,7 @@ void register_lesson(CLI::App& app) {
     }
     if (opts->name.empty()) {
       // One line naming the fix, then the list (main prints "error: " before it).
-      fail("name a lesson, e.g. 'scratchgpt lesson averaging'; the lessons are:\n",
-           lesson_list());
+      fail("name a lesson, e.g. 'scratchgpt lesson averaging'; the lessons are:\n", lesson_list());
     }
     for (const auto& l : lessons::all_lessons()) {
       if (opts->name == l.name) {

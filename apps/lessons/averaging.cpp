@@ -30,8 +30,9 @@ void lesson_averaging(const LessonOptions&, std::ostream& os) {
   Rng rng;
   step(os, "A toy sequence");
   say(os, "torch.manual_seed(1337); B, T, C = 4, 8, 2; x = torch.randn(B, T, C).");
-  say(os, "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
-          "x[b, 0..t].");
+  say(os,
+      "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
+      "x[b, 0..t].");
   rng.manual_seed(1337);
   const int B = 4, T = 8, C = 2;
   std::vector<float> x(B * T * C);  // (B, T, C)
@@ -46,8 +47,9 @@ void lesson_averaging(const LessonOptions&, std::ostream& os) {
   show(os, "xbow[0]:", xbow.data(), {T, C});
 
   step(os, "The trick: a weighted sum is a matrix multiply");
-  say(os, "torch.manual_seed(42); a = tril(ones(3, 3)) with rows divided by their sums; "
-          "b = torch.randint(0, 10, (3, 2)).float(); c = a @ b averages the rows of b.");
+  say(os,
+      "torch.manual_seed(42); a = tril(ones(3, 3)) with rows divided by their sums; "
+      "b = torch.randint(0, 10, (3, 2)).float(); c = a @ b averages the rows of b.");
   rng.manual_seed(42);
   std::vector<float> a(9);
   stones::bow_weights_tril(a.data(), 3);
@@ -69,8 +71,9 @@ void lesson_averaging(const LessonOptions&, std::ostream& os) {
   os << "allclose(xbow, xbow2): " << (allclose(xbow, xbow2) ? "True" : "False") << "\n";
 
   step(os, "Version 3: softmax over -inf");
-  say(os, "wei = zeros(T, T).masked_fill(tril == 0, float('-inf')); softmax turns 0 into equal "
-          "weights and -inf into 0. Later these zeros become learned affinities: self-attention.");
+  say(os,
+      "wei = zeros(T, T).masked_fill(tril == 0, float('-inf')); softmax turns 0 into equal "
+      "weights and -inf into 0. Later these zeros become learned affinities: self-attention.");
   stones::bow_weights_softmax(wei.data(), T, /*before_softmax=*/true);
   show(os, "wei (masked):", wei.data(), {T, T});
   stones::bow_weights_softmax(wei.data(), T);

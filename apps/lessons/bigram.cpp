@@ -10,6 +10,8 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include "nn/bigram.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -20,7 +22,6 @@
 #include "data/char_tokenizer.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
-#include "nn/bigram.h"
 
 namespace scratchgpt::lessons {
 
@@ -79,8 +80,9 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
   show(os, "data[:100]:", head.data(), {100});
 
   step(os, "Train split and blocks");
-  say(os, "The first 90% train, the rest validate. A block of block_size + 1 = 9 characters holds "
-          "8 examples: each prefix (context) predicts the next character (target).");
+  say(os,
+      "The first 90% train, the rest validate. A block of block_size + 1 = 9 characters holds "
+      "8 examples: each prefix (context) predicts the next character (target).");
   const int64_t n_train = static_cast<int64_t>(0.9 * static_cast<double>(n_chars));
   const int block_size = 8, batch_size = 4;
   show(os, "train_data[:block_size+1]:", head.data(), {block_size + 1});
@@ -92,8 +94,9 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
   }
 
   step(os, "get_batch");
-  say(os, "torch.manual_seed(1337); ix = torch.randint(len(train_data) - block_size, "
-          "(batch_size,)); x and y stack 4 random blocks, y shifted by one.");
+  say(os,
+      "torch.manual_seed(1337); ix = torch.randint(len(train_data) - block_size, "
+      "(batch_size,)); x and y stack 4 random blocks, y shifted by one.");
   Rng rng(1337);
   int64_t ix[batch_size];
   rng.randint(ix, batch_size, 0, n_train - block_size);
@@ -112,8 +115,9 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
   show(os, "", yb64.data(), {batch_size, block_size});
 
   step(os, "The bigram model");
-  say(os, "torch.manual_seed(1337); BigramLanguageModel(vocab_size): each token reads the logits "
-          "of the next token from row idx of a (65, 65) embedding table.");
+  say(os,
+      "torch.manual_seed(1337); BigramLanguageModel(vocab_size): each token reads the logits "
+      "of the next token from row idx of a (65, 65) embedding table.");
   rng.manual_seed(1337);
   const int V = tok.vocab_size();
   Bigram model(V);
@@ -124,8 +128,9 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
   show_scalar(os, "loss:", loss);
 
   step(os, "Sampling 100 characters");
-  say(os, "generate: from idx = torch.zeros((1, 1)) (a newline), take the last position's "
-          "logits, softmax, torch.multinomial(probs, num_samples=1), append, repeat.");
+  say(os,
+      "generate: from idx = torch.zeros((1, 1)) (a newline), take the last position's "
+      "logits, softmax, torch.multinomial(probs, num_samples=1), append, repeat.");
   std::vector<int32_t> idx = {0};  // (1, T)
   std::vector<float> probs(V);
   for (int i = 0; i < 100; ++i) {

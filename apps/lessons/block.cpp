@@ -9,6 +9,8 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include "nn/block.h"
+
 #include <deque>
 #include <map>
 #include <vector>
@@ -17,7 +19,6 @@
 #include "core/rng.h"
 #include "kernels/ref/layernorm.h"
 #include "lessons/lesson.h"
-#include "nn/block.h"
 #include "nn/feed_forward.h"
 #include "nn/multi_head_attention.h"
 
@@ -51,16 +52,17 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
   const int head_size = n_embd / n_head;
   Rng rng;
   step(os, "A Block");
-  say(os, "torch.manual_seed(1337); block = Block(n_embd=8, n_head=2): "
-          "sa = MultiHeadAttention(2 heads of 4), ffwd = FeedForward (8 -> 32 -> 8 with ReLU), "
-          "ln1, ln2 = nn.LayerNorm(8). Then x = torch.randn(2, 4, 8).");
+  say(os,
+      "torch.manual_seed(1337); block = Block(n_embd=8, n_head=2): "
+      "sa = MultiHeadAttention(2 heads of 4), ffwd = FeedForward (8 -> 32 -> 8 with ReLU), "
+      "ln1, ln2 = nn.LayerNorm(8). Then x = torch.randn(2, 4, 8).");
   rng.manual_seed(1337);
   stones::LectureMultiHeadAttention<float> sa(n_embd, n_head, head_size, block_size, 0.0f);
   sa.init(rng);
   stones::FeedForward<float> ffwd(n_embd, 0.0f);
   ffwd.init(rng);
   std::vector<float> ln_w(C, 1.0f), ln_b(C, 0.0f);  // nn.LayerNorm starts at weight 1, bias 0
-  std::vector<float> x(B * T * C);                   // (B, T, C)
+  std::vector<float> x(B * T * C);                  // (B, T, C)
   rng.randn(x.data(), B * T * C);
   show(os, "x[0]:", x.data(), {T, C});
 
@@ -80,8 +82,8 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
 
   step(os, "Computation: x + ffwd(ln2(x))");
   say(os, "Each token then thinks on its own: Linear(8, 32), ReLU, Linear(32, 8).");
-  ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x1.data(), ln_w.data(), ln_b.data(),
-                         N, C);
+  ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x1.data(), ln_w.data(), ln_b.data(), N,
+                         C);
   ffwd.forward(f.data(), h.data(), N);
   show(os, "ffwd(ln2(x))[0]:", f.data(), {T, C});
   for (int i = 0; i < N * C; ++i) out[i] = x1[i] + f[i];
@@ -89,9 +91,10 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
   show_size(os, "out.shape:", {B, T, C});
 
   step(os, "The same Block in the engine");
-  say(os, "src/nn/block.h is nanoGPT's Block: one fused c_attn Linear(C, 3C) makes q, k and v "
-          "for all heads. Copying the heads' key/query/value rows into it (and proj, the "
-          "feed-forward and the layer norms) gives the same output.");
+  say(os,
+      "src/nn/block.h is nanoGPT's Block: one fused c_attn Linear(C, 3C) makes q, k and v "
+      "for all heads. Copying the heads' key/query/value rows into it (and proj, the "
+      "feed-forward and the layer norms) gives the same output.");
   GPTConfig config;
   config.n_embd = n_embd;
   config.n_head = n_head;

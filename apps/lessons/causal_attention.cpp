@@ -8,13 +8,14 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include "nn/causal_attention.h"
+
 #include <limits>
 #include <vector>
 
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
-#include "nn/causal_attention.h"
 
 namespace scratchgpt::lessons {
 
@@ -23,8 +24,9 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   const float* inputs = kJourneyInputs;  // (T, d_in)
   Rng rng;
   step(os, "Attention weights of SelfAttention_v2");
-  say(os, "torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); every token still sees "
-          "every other token, including later ones.");
+  say(os,
+      "torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); every token still sees "
+      "every other token, including later ones.");
   rng.manual_seed(789);
   stones::SelfAttentionV2<float> sa_v2(d_in, d_out);
   sa_v2.init(rng);
@@ -49,8 +51,9 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   show(os, "masked_simple_norm:", norm.data(), {T, T});
 
   step(os, "Masking, the efficient way: -inf before softmax");
-  say(os, "masked = attn_scores.masked_fill(triu(ones, diagonal=1).bool(), -inf); softmax turns "
-          "-inf into exact zeros, and the result equals the renormalised weights.");
+  say(os,
+      "masked = attn_scores.masked_fill(triu(ones, diagonal=1).bool(), -inf); softmax turns "
+      "-inf into exact zeros, and the result equals the renormalised weights.");
   std::vector<float> masked(T * T), scaled(T * T), weights(T * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j)
@@ -62,8 +65,9 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   show(os, "attn_weights:", weights.data(), {T, T});
 
   step(os, "Dropout on the attention weights");
-  say(os, "torch.manual_seed(123); nn.Dropout(0.5) zeroes about half of the entries in training "
-          "and scales the rest by 1 / (1 - 0.5) = 2.");
+  say(os,
+      "torch.manual_seed(123); nn.Dropout(0.5) zeroes about half of the entries in training "
+      "and scales the rest by 1 / (1 - 0.5) = 2.");
   rng.manual_seed(123);
   std::vector<float> mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);  // (T, T)
   show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(6, 6) * mask
@@ -75,8 +79,9 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   show(os, "dropout(attn_weights):", dropped.data(), {T, T});
 
   step(os, "The CausalAttention class on a batch");
-  say(os, "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); "
-          "ca = CausalAttention(d_in, d_out, context_length=6, dropout=0.0).");
+  say(os,
+      "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); "
+      "ca = CausalAttention(d_in, d_out, context_length=6, dropout=0.0).");
   const int B = 2;
   std::vector<float> batch(B * T * d_in);  // (B, T, d_in)
   for (int b = 0; b < B; ++b) std::copy(inputs, inputs + T * d_in, batch.begin() + b * T * d_in);

@@ -8,12 +8,13 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include "nn/head.h"
+
 #include <vector>
 
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
-#include "nn/head.h"
 
 namespace scratchgpt::lessons {
 
@@ -33,17 +34,20 @@ void lesson_head(const LessonOptions&, std::ostream& os) {
   const int B = 4, T = 8, C = 32, HS = 16;
   Rng rng;
   step(os, "A single Head");
-  say(os, "torch.manual_seed(1337); x = torch.randn(4, 8, 32); key, query, value = "
-          "nn.Linear(32, 16, bias=False), created in that order.");
-  say(os, "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
-          "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
+  say(os,
+      "torch.manual_seed(1337); x = torch.randn(4, 8, 32); key, query, value = "
+      "nn.Linear(32, 16, bias=False), created in that order.");
+  say(os,
+      "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
+      "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
   rng.manual_seed(1337);
   std::vector<float> x(B * T * C);  // (B, T, C)
   rng.randn(x.data(), B * T * C);
   stones::Head<float> head(C, HS, T, 0.0f);
   head.init(rng);
-  say(os, "The lecture's first version has no scaling: wei = q @ k^T, tril mask, softmax, "
-          "out = wei @ v.");
+  say(os,
+      "The lecture's first version has no scaling: wei = q @ k^T, tril mask, softmax, "
+      "out = wei @ v.");
   head.scaled = false;
   std::vector<float> out(B * T * HS);  // (B, T, HS)
   head.forward(out.data(), x.data(), B, T);
@@ -51,16 +55,18 @@ void lesson_head(const LessonOptions&, std::ostream& os) {
   show(os, "wei[0] (unscaled):", head.wei.data(), {T, T});
 
   step(os, "Scaled attention");
-  say(os, "wei = q @ k^T * head_size**-0.5 keeps the variance of wei near 1, so softmax stays "
-          "diffuse at initialisation instead of converging to one-hot vectors.");
+  say(os,
+      "wei = q @ k^T * head_size**-0.5 keeps the variance of wei near 1, so softmax stays "
+      "diffuse at initialisation instead of converging to one-hot vectors.");
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(os, "wei[0] (scaled):", head.wei.data(), {T, T});
   show(os, "out[0, 0, :4]:", out.data(), {4});
 
   step(os, "Why scale: the variance of the scores");
-  say(os, "k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size); "
-          "wei = q @ k^T * head_size**-0.5 has variance ~1 (without the scale it would be ~16).");
+  say(os,
+      "k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size); "
+      "wei = q @ k^T * head_size**-0.5 has variance ~1 (without the scale it would be ~16).");
   std::vector<float> k(B * T * HS), q(B * T * HS), wei(B * T * T);  // (B,T,HS) x2, (B,T,T)
   rng.randn(k.data(), B * T * HS);
   rng.randn(q.data(), B * T * HS);

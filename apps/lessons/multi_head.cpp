@@ -23,9 +23,10 @@ void lesson_multi_head(const LessonOptions&, std::ostream& os) {
     std::copy(kJourneyInputs, kJourneyInputs + T * d_in, batch.begin() + b * T * d_in);
   Rng rng;
   step(os, "Stacking causal heads");
-  say(os, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=3, d_out=2, context_length=6, "
-          "dropout=0.0, num_heads=2) runs two CausalAttention heads and concatenates them: "
-          "2 heads x 2 dims = 4 output dims.");
+  say(os,
+      "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=3, d_out=2, context_length=6, "
+      "dropout=0.0, num_heads=2) runs two CausalAttention heads and concatenates them: "
+      "2 heads x 2 dims = 4 output dims.");
   rng.manual_seed(123);
   stones::MultiHeadAttentionWrapper<float> wrapper(d_in, 2, T, 0.0f, 2);
   wrapper.init(rng);
@@ -35,10 +36,11 @@ void lesson_multi_head(const LessonOptions&, std::ostream& os) {
   show_size(os, "context_vecs.shape:", {B, T, 4});
 
   step(os, "One projection split across heads");
-  say(os, "torch.manual_seed(123); MultiHeadAttention(d_in=3, d_out=2, context_length=6, "
-          "dropout=0.0, num_heads=2): one W_query/W_key/W_value of d_out columns viewed as "
-          "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
-          "output projection out_proj. head_dim = 1 here, and the output has d_out = 2 dims.");
+  say(os,
+      "torch.manual_seed(123); MultiHeadAttention(d_in=3, d_out=2, context_length=6, "
+      "dropout=0.0, num_heads=2): one W_query/W_key/W_value of d_out columns viewed as "
+      "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
+      "output projection out_proj. head_dim = 1 here, and the output has d_out = 2 dims.");
   rng.manual_seed(123);
   stones::MultiHeadAttention<float> mha(d_in, 2, T, 0.0f, 2);
   mha.init(rng);

@@ -31,8 +31,9 @@ void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
   const int T = 6, C = 3;
   const float* inputs = kJourneyInputs;  // (T, C)
   step(os, "Attention scores for one query");
-  say(os, "The 2nd token, \"journey\" (x^2), is the query; its score with every token is a dot "
-          "product.");
+  say(os,
+      "The 2nd token, \"journey\" (x^2), is the query; its score with every token is a dot "
+      "product.");
   const float* query = inputs + 1 * C;  // (C)
   std::vector<float> attn_scores_2(T);  // (T)
   for (int i = 0; i < T; ++i) {

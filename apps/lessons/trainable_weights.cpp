@@ -24,8 +24,9 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   const float* x_2 = inputs + d_in;      // (d_in)
   Rng rng;
   step(os, "Three weight matrices");
-  say(os, "torch.manual_seed(123); W_query, W_key, W_value = torch.nn.Parameter(torch.rand(d_in, "
-          "d_out)) with d_in = 3, d_out = 2. They are trained later; here they are random.");
+  say(os,
+      "torch.manual_seed(123); W_query, W_key, W_value = torch.nn.Parameter(torch.rand(d_in, "
+      "d_out)) with d_in = 3, d_out = 2. They are trained later; here they are random.");
   rng.manual_seed(123);
   std::vector<float> W_query(d_in * d_out), W_key(d_in * d_out), W_value(d_in * d_out);
   rng.rand(W_query.data(), d_in * d_out);
@@ -36,8 +37,9 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   show(os, "W_value:", W_value.data(), {d_in, d_out});
 
   step(os, "Query, keys and values");
-  say(os, "query_2 = x_2 @ W_query projects the 3-d input to a 2-d query; keys and values are "
-          "computed for every input.");
+  say(os,
+      "query_2 = x_2 @ W_query projects the 3-d input to a 2-d query; keys and values are "
+      "computed for every input.");
   std::vector<float> query_2(d_out), keys(T * d_out), values(T * d_out);
   stones::mm(query_2.data(), x_2, W_query.data(), 1, d_in, d_out);
   stones::mm(keys.data(), inputs, W_key.data(), T, d_in, d_out);      // (T, d_out)
@@ -54,17 +56,20 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   std::vector<float> scores(T), scaled(T), weights(T), context(d_out);  // (T), (T), (T), (d_out)
   stones::mm(scores.data(), keys.data(), query_2.data(), T, d_out, 1);  // = query_2 @ keys.T
   show(os, "attn_scores_2:", scores.data(), {T});
-  say(os, "softmax(attn_scores_2 / d_k**0.5): dividing by sqrt(d_k) keeps the softmax from "
-          "saturating when d_k is large.");
-  for (int i = 0; i < T; ++i) scaled[i] = stones::apply_scale(scores[i], stones::Scale::kDivideSqrt, d_out);
+  say(os,
+      "softmax(attn_scores_2 / d_k**0.5): dividing by sqrt(d_k) keeps the softmax from "
+      "saturating when d_k is large.");
+  for (int i = 0; i < T; ++i)
+    scaled[i] = stones::apply_scale(scores[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), 1, T);
   show(os, "attn_weights_2:", weights.data(), {T});
   stones::mm(context.data(), weights.data(), values.data(), 1, T, d_out);
   show(os, "context_vec_2:", context.data(), {d_out});
 
   step(os, "SelfAttention_v1: the same as a module");
-  say(os, "torch.manual_seed(123); sa_v1 = SelfAttention_v1(d_in, d_out) draws the same three "
-          "matrices, so its 2nd row is context_vec_2.");
+  say(os,
+      "torch.manual_seed(123); sa_v1 = SelfAttention_v1(d_in, d_out) draws the same three "
+      "matrices, so its 2nd row is context_vec_2.");
   rng.manual_seed(123);
   stones::SelfAttentionV1<float> sa_v1(d_in, d_out);
   sa_v1.init(rng);
@@ -73,8 +78,9 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   show(os, "SelfAttention_v1:", out.data(), {T, d_out});
 
   step(os, "SelfAttention_v2: nn.Linear layers");
-  say(os, "torch.manual_seed(789); nn.Linear(d_in, d_out, bias=False) has a better initialisation "
-          "and stores W transposed, (d_out, d_in).");
+  say(os,
+      "torch.manual_seed(789); nn.Linear(d_in, d_out, bias=False) has a better initialisation "
+      "and stores W transposed, (d_out, d_in).");
   rng.manual_seed(789);
   stones::SelfAttentionV2<float> sa_v2(d_in, d_out);
   sa_v2.init(rng);

@@ -92,7 +92,8 @@ void collect(const View& v, bool summarize, int d, int64_t off, std::vector<doub
     out.push_back(v.at(off));
     return;
   }
-  for (int64_t k : shown(v.shape[d], summarize)) collect(v, summarize, d + 1, off + k * v.strides[d], out);
+  for (int64_t k : shown(v.shape[d], summarize))
+    collect(v, summarize, d + 1, off + k * v.strides[d], out);
 }
 
 Formatter make_formatter(const std::vector<double>& vals, bool floating) {

@@ -15,7 +15,8 @@
 
 namespace scratchgpt {
 
-// "tensor([[0.4300, 0.1500, 0.8900],\n        [...]])"; an empty shape is a scalar: "tensor(4.8786)".
+// "tensor([[0.4300, 0.1500, 0.8900],\n        [...]])"; an empty shape is a scalar:
+// "tensor(4.8786)".
 std::string format_tensor(const float* data, const std::vector<int64_t>& shape);
 // int64 (torch.long) tensors: "tensor([[24, 43, 58,  5]])".
 std::string format_tensor(const int64_t* data, const std::vector<int64_t>& shape);

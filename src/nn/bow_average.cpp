@@ -73,11 +73,11 @@ void bow_apply_backward(F* dx, const F* wei, const F* dout, int B, int T, int C)
       }
 }
 
-#define SG_BOW_INSTANTIATE(F)                                          \
-  template void bow_average_loops<F>(F*, const F*, int, int, int);     \
-  template void bow_weights_tril<F>(F*, int);                          \
-  template void bow_weights_softmax<F>(F*, int, bool);                 \
-  template void bow_apply<F>(F*, const F*, const F*, int, int, int);   \
+#define SG_BOW_INSTANTIATE(F)                                        \
+  template void bow_average_loops<F>(F*, const F*, int, int, int);   \
+  template void bow_weights_tril<F>(F*, int);                        \
+  template void bow_weights_softmax<F>(F*, int, bool);               \
+  template void bow_apply<F>(F*, const F*, const F*, int, int, int); \
   template void bow_apply_backward<F>(F*, const F*, const F*, int, int, int);
 SG_BOW_INSTANTIATE(float)
 SG_BOW_INSTANTIATE(double)

@@ -3,7 +3,8 @@
 // words"), computed three ways that agree:
 //   1. bow_average_loops        two for-loops, as the lecture's first version
 //   2. bow_weights_tril         wei = tril(ones(T, T)) / row sums, then xbow2 = wei @ x
-//   3. bow_weights_softmax      wei = softmax(zeros(T, T).masked_fill(tril == 0, -inf)), xbow3 = wei @ x
+//   3. bow_weights_softmax      wei = softmax(zeros(T, T).masked_fill(tril == 0, -inf)), xbow3 =
+//   wei @ x
 // Version 3 is self-attention with all affinities equal; head.h learns the affinities instead.
 // Leaves out: speed. Templated on F so the backward is gradient-checked in double.
 #pragma once

@@ -22,8 +22,13 @@ std::vector<F> draw_dropout_mask(Rng& rng, int64_t n, float p) {
 
 template <typename F>
 CausalAttention<F>::CausalAttention(int d_in, int d_out, int ctx, float p, bool qkv_bias)
-    : C(d_in), OC(d_out), context_length(ctx), dropout(p), W_query(d_in, d_out, qkv_bias),
-      W_key(d_in, d_out, qkv_bias), W_value(d_in, d_out, qkv_bias) {
+    : C(d_in),
+      OC(d_out),
+      context_length(ctx),
+      dropout(p),
+      W_query(d_in, d_out, qkv_bias),
+      W_key(d_in, d_out, qkv_bias),
+      W_value(d_in, d_out, qkv_bias) {
   SG_CHECK(d_in > 0 && d_out > 0 && ctx > 0,
            "CausalAttention: d_in, d_out and context_length must be positive");
   SG_CHECK(p >= 0.0f && p < 1.0f, "CausalAttention: dropout must be in [0, 1), got ", p);

@@ -19,8 +19,8 @@ std::vector<F> draw_dropout_mask(Rng& rng, int64_t n, float p);
 
 template <typename F>
 struct CausalAttention {
-  int C = 0, OC = 0;          // d_in, d_out
-  int context_length = 0;     // longest T (the book's mask buffer is (context_length, context_length))
+  int C = 0, OC = 0;       // d_in, d_out
+  int context_length = 0;  // longest T (the book's mask buffer is (context_length, context_length))
   float dropout = 0.0f;
   CausalMask mask = CausalMask::kNegInf;
   Linear<F> W_query, W_key, W_value;

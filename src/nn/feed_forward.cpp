@@ -30,17 +30,17 @@ void FeedForward<F>::forward(F* out, const F* x, int n, Rng* rng) {
   N = n;
   pre.resize(static_cast<size_t>(n) * 4 * C);
   act.resize(pre.size());
-  fc1.forward(pre.data(), x, n);                                          // nn.Linear(C, 4C)
+  fc1.forward(pre.data(), x, n);                                                // nn.Linear(C, 4C)
   ref::relu_forward(act.data(), pre.data(), static_cast<int64_t>(pre.size()));  // nn.ReLU()
-  fc2.forward(out, act.data(), n);                                        // nn.Linear(4C, C)
+  fc2.forward(out, act.data(), n);                                              // nn.Linear(4C, C)
   drop = rng ? draw_dropout_mask<F>(*rng, static_cast<int64_t>(n) * C, dropout) : std::vector<F>();
-  for (size_t i = 0; i < drop.size(); ++i) out[i] *= drop[i];            // nn.Dropout(dropout)
+  for (size_t i = 0; i < drop.size(); ++i) out[i] *= drop[i];  // nn.Dropout(dropout)
 }
 
 template <typename F>
 void FeedForward<F>::backward(F* dx, const F* dout) {
-  std::vector<F> d2(dout, dout + static_cast<int64_t>(N) * C);  // (N, C)
-  for (size_t i = 0; i < drop.size(); ++i) d2[i] *= drop[i];    // out = dropout(fc2)
+  std::vector<F> d2(dout, dout + static_cast<int64_t>(N) * C);    // (N, C)
+  for (size_t i = 0; i < drop.size(); ++i) d2[i] *= drop[i];      // out = dropout(fc2)
   std::vector<F> dact(act.size(), F(0)), dpre(act.size(), F(0));  // (N, 4C)
   fc2.backward(dact.data(), d2.data());                           // fc2(act)
   ref::relu_backward(dpre.data(), pre.data(), dact.data(), static_cast<int64_t>(pre.size()));

@@ -13,8 +13,13 @@ namespace scratchgpt::stones {
 
 template <typename F>
 Head<F>::Head(int n_embd, int head_size, int bs, float p)
-    : C(n_embd), HS(head_size), block_size(bs), dropout(p), key(n_embd, head_size, false),
-      query(n_embd, head_size, false), value(n_embd, head_size, false) {
+    : C(n_embd),
+      HS(head_size),
+      block_size(bs),
+      dropout(p),
+      key(n_embd, head_size, false),
+      query(n_embd, head_size, false),
+      value(n_embd, head_size, false) {
   SG_CHECK(n_embd > 0 && head_size > 0 && bs > 0,
            "Head: n_embd, head_size and block_size must be positive");
   SG_CHECK(p >= 0.0f && p < 1.0f, "Head: dropout must be in [0, 1), got ", p);
@@ -51,8 +56,8 @@ void Head<F>::forward(F* out, const F* x, int b, int t, Rng* rng) {
     const int64_t tt = static_cast<int64_t>(bb) * T * T;
     // wei = q @ k.transpose(-2, -1) * HS**-0.5; masked_fill(tril == 0, -inf); softmax; dropout;
     // out = wei @ v
-    attend_forward(out + io, HS, scores.data() + tt, wei.data() + tt, q.data() + io,
-                   k.data() + io, v.data() + io, HS, T, HS, CausalMask::kNegInf,
+    attend_forward(out + io, HS, scores.data() + tt, wei.data() + tt, q.data() + io, k.data() + io,
+                   v.data() + io, HS, T, HS, CausalMask::kNegInf,
                    scaled ? Scale::kMultiplyInvSqrt : Scale::kNone,
                    drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
   }
@@ -64,8 +69,8 @@ void Head<F>::backward(F* dx, const F* dout) {
   for (int bb = 0; bb < B; ++bb) {
     const int64_t io = static_cast<int64_t>(bb) * T * HS;
     const int64_t tt = static_cast<int64_t>(bb) * T * T;
-    attend_backward(dq.data() + io, dk.data() + io, dv.data() + io, dout + io, HS,
-                    wei.data() + tt, q.data() + io, k.data() + io, v.data() + io, HS, T, HS,
+    attend_backward(dq.data() + io, dk.data() + io, dv.data() + io, dout + io, HS, wei.data() + tt,
+                    q.data() + io, k.data() + io, v.data() + io, HS, T, HS,
                     scaled ? Scale::kMultiplyInvSqrt : Scale::kNone,
                     drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
   }

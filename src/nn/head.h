@@ -20,9 +20,9 @@ struct Head {
   bool scaled = true;
   Linear<F> key, query, value;
   int B = 0, T = 0;
-  std::vector<F> k, q, v;        // (B, T, HS)
-  std::vector<F> scores, wei;    // (B, T, T): q k^T with -inf above the diagonal; softmax
-  std::vector<F> drop;           // (B, T, T) scaled dropout mask, empty in eval / p == 0
+  std::vector<F> k, q, v;      // (B, T, HS)
+  std::vector<F> scores, wei;  // (B, T, T): q k^T with -inf above the diagonal; softmax
+  std::vector<F> drop;         // (B, T, T) scaled dropout mask, empty in eval / p == 0
 
   Head(int n_embd, int head_size, int block_size, float dropout);
   void init(Rng& rng);  // key, query, value

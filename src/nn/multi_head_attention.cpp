@@ -25,8 +25,7 @@ static void copy_cols(F* dst, int dw, const F* src, int sw, int width, int64_t N
 
 template <typename F>
 MultiHeadAttentionWrapper<F>::MultiHeadAttentionWrapper(int d_in, int d_out, int context_length,
-                                                        float dropout, int num_heads,
-                                                        bool qkv_bias)
+                                                        float dropout, int num_heads, bool qkv_bias)
     : C(d_in), OC(d_out), NH(num_heads) {
   SG_CHECK(num_heads > 0, "MultiHeadAttentionWrapper: num_heads must be positive");
   for (int h = 0; h < NH; ++h) heads.emplace_back(d_in, d_out, context_length, dropout, qkv_bias);
@@ -70,7 +69,11 @@ void MultiHeadAttentionWrapper<F>::zero_grad() {
 template <typename F>
 LectureMultiHeadAttention<F>::LectureMultiHeadAttention(int n_embd, int num_heads, int head_size,
                                                         int block_size, float p)
-    : C(n_embd), NH(num_heads), HS(head_size), dropout(p), proj(num_heads * head_size, n_embd, true) {
+    : C(n_embd),
+      NH(num_heads),
+      HS(head_size),
+      dropout(p),
+      proj(num_heads * head_size, n_embd, true) {
   SG_CHECK(num_heads > 0, "MultiHeadAttention: num_heads must be positive");
   for (int h = 0; h < NH; ++h) heads.emplace_back(n_embd, head_size, block_size, p);
 }
@@ -100,7 +103,7 @@ void LectureMultiHeadAttention<F>::forward(F* out, const F* x, int b, int t, Rng
 template <typename F>
 void LectureMultiHeadAttention<F>::backward(F* dx, const F* dout) {
   const int64_t n = static_cast<int64_t>(B) * T;
-  std::vector<F> dproj(dout, dout + n * C);  // (B, T, C)
+  std::vector<F> dproj(dout, dout + n * C);                      // (B, T, C)
   for (size_t i = 0; i < drop.size(); ++i) dproj[i] *= drop[i];  // out = dropout(proj)
   std::vector<F> dcat(cat.size(), F(0));                         // (B, T, NH*HS)
   proj.backward(dcat.data(), dproj.data());                      // out = self.proj(cat)
@@ -122,8 +125,14 @@ void LectureMultiHeadAttention<F>::zero_grad() {
 template <typename F>
 MultiHeadAttention<F>::MultiHeadAttention(int d_in, int d_out, int ctx, float p, int num_heads,
                                           bool qkv_bias)
-    : C(d_in), OC(d_out), NH(num_heads), context_length(ctx), dropout(p),
-      W_query(d_in, d_out, qkv_bias), W_key(d_in, d_out, qkv_bias), W_value(d_in, d_out, qkv_bias),
+    : C(d_in),
+      OC(d_out),
+      NH(num_heads),
+      context_length(ctx),
+      dropout(p),
+      W_query(d_in, d_out, qkv_bias),
+      W_key(d_in, d_out, qkv_bias),
+      W_value(d_in, d_out, qkv_bias),
       out_proj(d_out, d_out, true) {
   SG_CHECK(num_heads > 0 && d_out % num_heads == 0, "MultiHeadAttention: d_out (", d_out,
            ") must be divisible by num_heads (", num_heads, ")");

@@ -39,10 +39,10 @@ struct LectureMultiHeadAttention {
   int C = 0, NH = 0, HS = 0;  // n_embd, num_heads, head_size
   float dropout = 0.0f;
   std::vector<Head<F>> heads;
-  Linear<F> proj;          // (NH*HS) -> C, with bias
+  Linear<F> proj;  // (NH*HS) -> C, with bias
   int B = 0, T = 0;
-  std::vector<F> cat;      // (B, T, NH*HS) heads concatenated
-  std::vector<F> drop;     // (B, T, C) scaled dropout mask after proj, empty in eval
+  std::vector<F> cat;   // (B, T, NH*HS) heads concatenated
+  std::vector<F> drop;  // (B, T, C) scaled dropout mask after proj, empty in eval
 
   LectureMultiHeadAttention(int n_embd, int num_heads, int head_size, int block_size,
                             float dropout);

@@ -24,8 +24,13 @@ void Linear<F>::init(Rng& rng) {
 
 template <typename F>
 SelfAttentionV1<F>::SelfAttentionV1(int d_in, int d_out)
-    : C(d_in), OC(d_out), W_query(static_cast<size_t>(C) * OC), W_key(W_query.size()),
-      W_value(W_query.size()), dW_query(W_query.size()), dW_key(W_query.size()),
+    : C(d_in),
+      OC(d_out),
+      W_query(static_cast<size_t>(C) * OC),
+      W_key(W_query.size()),
+      W_value(W_query.size()),
+      dW_query(W_query.size()),
+      dW_key(W_query.size()),
       dW_value(W_query.size()) {
   SG_CHECK(d_in > 0 && d_out > 0, "SelfAttentionV1: d_in and d_out must be positive");
 }
@@ -76,7 +81,10 @@ void SelfAttentionV1<F>::zero_grad() {
 
 template <typename F>
 SelfAttentionV2<F>::SelfAttentionV2(int d_in, int d_out, bool qkv_bias)
-    : C(d_in), OC(d_out), W_query(d_in, d_out, qkv_bias), W_key(d_in, d_out, qkv_bias),
+    : C(d_in),
+      OC(d_out),
+      W_query(d_in, d_out, qkv_bias),
+      W_key(d_in, d_out, qkv_bias),
       W_value(d_in, d_out, qkv_bias) {
   SG_CHECK(d_in > 0 && d_out > 0, "SelfAttentionV2: d_in and d_out must be positive");
 }

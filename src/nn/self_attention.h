@@ -31,7 +31,8 @@ void mm(F* out, const F* A, const F* Bm, int M, int K, int N) {
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
       F acc = 0;
-      for (int k = 0; k < K; ++k) acc += A[static_cast<int64_t>(m) * K + k] * Bm[static_cast<int64_t>(k) * N + n];
+      for (int k = 0; k < K; ++k)
+        acc += A[static_cast<int64_t>(m) * K + k] * Bm[static_cast<int64_t>(k) * N + n];
       out[static_cast<int64_t>(m) * N + n] = acc;
     }
 }
@@ -64,9 +65,13 @@ struct Linear {
 
   Linear() = default;
   Linear(int in_features, int out_features, bool with_bias)
-      : C(in_features), OC(out_features), has_bias(with_bias),
-        weight(static_cast<size_t>(OC) * C), weight_grad(weight.size()),
-        bias(with_bias ? OC : 0), bias_grad(bias.size()) {}
+      : C(in_features),
+        OC(out_features),
+        has_bias(with_bias),
+        weight(static_cast<size_t>(OC) * C),
+        weight_grad(weight.size()),
+        bias(with_bias ? OC : 0),
+        bias_grad(bias.size()) {}
 
   // nn.Linear's constructor draws (kaiming-uniform weight, then bias), as torch draws them.
   void init(Rng& rng);
@@ -102,7 +107,8 @@ enum class Scale { kNone, kDivideSqrt, kMultiplyInvSqrt };
 template <typename F>
 F apply_scale(F s, Scale how, int HS) {
   if (how == Scale::kDivideSqrt) return s / static_cast<F>(std::sqrt(static_cast<double>(HS)));
-  if (how == Scale::kMultiplyInvSqrt) return s * static_cast<F>(std::pow(static_cast<double>(HS), -0.5));
+  if (how == Scale::kMultiplyInvSqrt)
+    return s * static_cast<F>(std::pow(static_cast<double>(HS), -0.5));
   return s;
 }
 
@@ -119,7 +125,8 @@ void attend_forward(F* out, int ldo, F* scores, F* weights, const F* q, const F*
   for (int t = 0; t < T; ++t)
     for (int s = 0; s < T; ++s) {
       F dot = 0;
-      for (int i = 0; i < HS; ++i) dot += q[static_cast<int64_t>(t) * ld + i] * k[static_cast<int64_t>(s) * ld + i];
+      for (int i = 0; i < HS; ++i)
+        dot += q[static_cast<int64_t>(t) * ld + i] * k[static_cast<int64_t>(s) * ld + i];
       const bool hidden = s > t && mask == CausalMask::kNegInf;
       scores[t * T + s] = hidden ? neg_inf : dot;
       z[t * T + s] = hidden ? neg_inf : apply_scale(dot, scale, HS);
@@ -198,8 +205,8 @@ struct SimplifiedAttention {
     x.assign(inp, inp + static_cast<int64_t>(T) * C);
     scores.resize(static_cast<size_t>(T) * T);
     weights.resize(scores.size());
-    attend_forward(out, C, scores.data(), weights.data(), inp, inp, inp, C, T, C,
-                   CausalMask::kNone, Scale::kNone, static_cast<const F*>(nullptr));
+    attend_forward(out, C, scores.data(), weights.data(), inp, inp, inp, C, T, C, CausalMask::kNone,
+                   Scale::kNone, static_cast<const F*>(nullptr));
   }
   // Accumulates dinp (T, C): x is used as query, key and value, so it collects all three.
   void backward(F* dinp, const F* dout) {
@@ -213,11 +220,11 @@ struct SimplifiedAttention {
 // SelfAttention_v1: W_query, W_key, W_value = nn.Parameter(torch.rand(d_in, d_out)), x @ W.
 template <typename F>
 struct SelfAttentionV1 {
-  int C = 0, OC = 0, T = 0;  // d_in, d_out
+  int C = 0, OC = 0, T = 0;                // d_in, d_out
   std::vector<F> W_query, W_key, W_value;  // (C, OC) each, as the book: x @ W
   std::vector<F> dW_query, dW_key, dW_value;
-  std::vector<F> x, q, k, v;        // (T, C), (T, OC) x3 saved
-  std::vector<F> scores, weights;   // (T, T)
+  std::vector<F> x, q, k, v;       // (T, C), (T, OC) x3 saved
+  std::vector<F> scores, weights;  // (T, T)
 
   SelfAttentionV1(int d_in, int d_out);
   void init(Rng& rng);  // torch.rand(d_in, d_out) three times: query, key, value

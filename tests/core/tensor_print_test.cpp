@@ -51,7 +51,8 @@ TEST(TensorPrint, ScalarAndTensorView) {
   EXPECT_EQ(format_scalar(4.878632f), "tensor(4.8786)");
   float d[6] = {0.43f, 0.15f, 0.89f, 0.55f, 0.87f, 0.66f};
   Tensor t(d, {2, 3});
-  EXPECT_EQ(format_tensor(t), "tensor([[0.4300, 0.1500, 0.8900],\n        [0.5500, 0.8700, 0.6600]])");
+  EXPECT_EQ(format_tensor(t),
+            "tensor([[0.4300, 0.1500, 0.8900],\n        [0.5500, 0.8700, 0.6600]])");
 }
 
 }  // namespace

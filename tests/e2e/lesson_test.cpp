@@ -3,6 +3,7 @@
 // and chosen whole lines; here every lesson's output must contain the same tensor blocks, in the
 // same order, string for string, and those lines. Also: --list, unknown names, a missing --data.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cctype>
@@ -13,7 +14,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "test_util.h"
@@ -47,8 +47,9 @@ std::vector<std::string> tensor_blocks(const std::string& s) {
     size_t a = s.find("tensor(", i), b = s.find("torch.Size(", i);
     size_t start = std::min(a, b);
     if (start == std::string::npos) break;
-    const bool word_start = start == 0 || !(std::isalnum(static_cast<unsigned char>(s[start - 1])) ||
-                                            s[start - 1] == '.' || s[start - 1] == '_');
+    const bool word_start =
+        start == 0 || !(std::isalnum(static_cast<unsigned char>(s[start - 1])) ||
+                        s[start - 1] == '.' || s[start - 1] == '_');
     if (!word_start) {
       i = start + 1;
       continue;
@@ -111,7 +112,9 @@ void check_lesson(const std::string& name) {
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
       if (!(std::isinf(a[i]) && a[i] == b[i])) worst = std::max(worst, std::fabs(a[i] - b[i]));
     ADD_FAILURE() << name << ": tensor #" << k << " differs from PyTorch (max |diff| " << worst
-                  << ")\n--- scratchgpt\n" << got[k] << "\n--- PyTorch\n" << expected[k];
+                  << ")\n--- scratchgpt\n"
+                  << got[k] << "\n--- PyTorch\n"
+                  << expected[k];
   }
   EXPECT_EQ(exact, static_cast<int>(expected.size()));
   for (const auto& item : want)

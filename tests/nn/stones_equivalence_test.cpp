@@ -166,7 +166,8 @@ TEST(StonesEquivalence, SplitMultiHeadAttentionEqualsEngineCausalSelfAttention) 
   std::vector<float> y1(B * T * C);
   mha.forward(y1.data(), x.data(), B, T);
   const float* y2 = engine.forward(x.data(), B, T, nullptr);
-  expect_close(y2, y1.data(), B * T * C, 1e-5, 1e-5, "engine CausalSelfAttention vs MultiHeadAttention");
+  expect_close(y2, y1.data(), B * T * C, 1e-5, 1e-5,
+               "engine CausalSelfAttention vs MultiHeadAttention");
   std::vector<float> g = random_vector<float>(B * T * C, 8);
   std::vector<float> dx1(x.size(), 0.0f), dx2(x.size(), 0.0f);
   mha.backward(dx1.data(), g.data());
@@ -242,9 +243,8 @@ TEST(StonesEquivalence, CausalityBitIdenticalPast) {
                 [&](float* y, const float* x) { mha.forward(y, x, B, T); });
   std::vector<float> wei(T * T);
   bow_weights_softmax(wei.data(), T);
-  expect_causal("bow average", B, T, C, C, [&](float* y, const float* x) {
-    bow_apply(y, wei.data(), x, B, T, C);
-  });
+  expect_causal("bow average", B, T, C, C,
+                [&](float* y, const float* x) { bow_apply(y, wei.data(), x, B, T, C); });
 }
 
 TEST(StonesEquivalence, RenormaliseMaskIsCausalUpToRounding) {

@@ -13,7 +13,9 @@ using test::gradcheck;
 using test::params_of;
 using V = std::vector<double>;
 
-V random_input(int64_t n, uint32_t seed) { return scratchgpt::test::random_vector<double>(n, seed); }
+V random_input(int64_t n, uint32_t seed) {
+  return scratchgpt::test::random_vector<double>(n, seed);
+}
 
 TEST(StonesGradcheck, BowAverage) {
   const int B = 2, T = 5, C = 3;
@@ -26,8 +28,7 @@ TEST(StonesGradcheck, BowAverage) {
         bow_apply(out.data(), wei.data(), x.data(), B, T, C);
         return out;
       },
-      [&](double* dx, const double* g) { bow_apply_backward(dx, wei.data(), g, B, T, C); },
-      [] {});
+      [&](double* dx, const double* g) { bow_apply_backward(dx, wei.data(), g, B, T, C); }, [] {});
 }
 
 TEST(StonesGradcheck, SimplifiedAttention) {

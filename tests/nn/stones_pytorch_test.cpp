@@ -35,7 +35,8 @@ void check(const std::string& name, M& m, Fwd fwd, Bwd bwd) {
   std::vector<float> dx(x.size(), 0.0f);
   bwd(dx.data(), dout.data());
   expect_close(dx, fx.f("dx"), 1e-5, 1e-5, name + ": dx");
-  for (auto& p : params) expect_close(*p.grad, fx.f("grad." + p.name), 1e-5, 1e-5, name + ": d" + p.name);
+  for (auto& p : params)
+    expect_close(*p.grad, fx.f("grad." + p.name), 1e-5, 1e-5, name + ": d" + p.name);
 }
 
 TEST(StonesPyTorch, SelfAttentionV1) {

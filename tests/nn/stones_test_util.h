@@ -112,8 +112,8 @@ inline void gradcheck(const std::string& what, std::vector<double> x,
                       const std::function<void(double*, const double*)>& bwd,
                       const std::function<void()>& zero, double tol = 1e-6) {
   std::vector<double> out = fwd(x);
-  const std::vector<double> g = scratchgpt::test::random_vector<double>(
-      static_cast<int64_t>(out.size()), 99);
+  const std::vector<double> g =
+      scratchgpt::test::random_vector<double>(static_cast<int64_t>(out.size()), 99);
   auto loss = [&](const std::vector<double>& xx) {
     std::vector<double> o = fwd(xx);
     double s = 0;
