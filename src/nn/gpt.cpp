@@ -177,6 +177,8 @@ void GPT::plan_activations(int B, int T) {
   if (B <= max_B_ && T <= max_T_) return;
   const int new_B = std::max(B, max_B_), new_T = std::max(T, max_T_);
   const auto [acts_end, scratch_size] = layout(nullptr, 0, new_B, new_T);
+  max_B_ = max_T_ = 0;  // nothing is planned until the new slab is carved (e.g. if it throws)
+  have_forward_ = false;
   acts_.release();
   acts_.reserve(acts_end + scratch_size);
   const auto [acts_end2, scratch_end2] = layout(acts_.base(), acts_end, new_B, new_T);
@@ -186,7 +188,6 @@ void GPT::plan_activations(int B, int T) {
   targets_.assign(static_cast<size_t>(new_B) * new_T, 0);
   max_B_ = new_B;
   max_T_ = new_T;
-  have_forward_ = false;
 }
 
 float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng* dropout_rng) {
@@ -197,15 +198,11 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   const int64_t N = int64_t{B} * T;
   for (int64_t i = 0; i < N; ++i)
     SG_CHECK(idx[i] >= 0 && idx[i] < V, "token id ", idx[i], " at position ", i,
-             " is outside the vocabulary [0, ", V,
-             "): the data and the model disagree on the "
-             "tokenizer");
+             " is outside the vocabulary [0, ", V, "): data and model use different tokenizers");
   if (targets)
     for (int64_t i = 0; i < N; ++i)
       SG_CHECK(targets[i] >= 0 && targets[i] < V, "target id ", targets[i], " at position ", i,
-               " is outside the vocabulary [0, ", V,
-               "): the data and the model disagree on the "
-               "tokenizer");
+               " is outside the vocabulary [0, ", V, "): data and model use different tokenizers");
   plan_activations(B, T);
   B_ = B;
   T_ = T;
