@@ -547,6 +547,19 @@ def lesson_multi_head(r):
     r.t("context_vecs:", context_vecs)
     r.t("context_vecs.shape:", context_vecs.shape)
 
+    # The batched matrix multiplication behind the split heads: (b, num_heads, T, head_dim).
+    a = torch.tensor([[[[0.2745, 0.6584, 0.2775, 0.8573],
+                        [0.8993, 0.0390, 0.9268, 0.7388],
+                        [0.7179, 0.7058, 0.9156, 0.4340]],
+                       [[0.0772, 0.3565, 0.1479, 0.5331],
+                        [0.4066, 0.2318, 0.4545, 0.9737],
+                        [0.4606, 0.5159, 0.4220, 0.5786]]]])
+    r.t("a @ a.transpose(2, 3):", a @ a.transpose(2, 3))
+    first_head = a[0, 0, :, :]
+    r.t("First head:", first_head @ first_head.T)
+    second_head = a[0, 1, :, :]
+    r.t("Second head:", second_head @ second_head.T)
+
     torch.manual_seed(123)
     batch_size, context_length, d_in = batch.shape
     d_out = 2

@@ -35,6 +35,26 @@ void lesson_multi_head(const LessonOptions&, std::ostream& os) {
   show(os, "context_vecs:", out.data(), {B, T, 4});
   show_size(os, "context_vecs.shape:", {B, T, 4});
 
+  step(os, "Batched matrix multiplication over heads");
+  say(os,
+      "With a (b, num_heads, T, head_dim) tensor, a @ a.transpose(2, 3) multiplies every head's "
+      "(T, head_dim) matrix by its transpose at once, the same as doing each head separately.");
+  const float a[1 * 2 * 3 * 4] = {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f,
+                                  0.9268f, 0.7388f, 0.7179f, 0.7058f, 0.9156f, 0.4340f,
+                                  0.0772f, 0.3565f, 0.1479f, 0.5331f, 0.4066f, 0.2318f,
+                                  0.4545f, 0.9737f, 0.4606f, 0.5159f, 0.4220f, 0.5786f};
+  float aat[2 * 3 * 3];  // (1, 2, 3, 3)
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        float dot = 0;
+        for (int d = 0; d < 4; ++d) dot += a[(h * 3 + i) * 4 + d] * a[(h * 3 + j) * 4 + d];
+        aat[(h * 3 + i) * 3 + j] = dot;
+      }
+  show(os, "a @ a.transpose(2, 3):", aat, {1, 2, 3, 3});
+  show(os, "First head:", aat, {3, 3});
+  show(os, "Second head:", aat + 9, {3, 3});
+
   step(os, "One projection split across heads");
   say(os,
       "torch.manual_seed(123); MultiHeadAttention(d_in=3, d_out=2, context_length=6, "
