@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/ usr / bin / python3
 """make_lesson_fixtures.py: runs the PyTorch code of every `scratchgpt lesson` and records what it
 prints, so tests/e2e/lesson_test.cpp can compare the C++ lessons with PyTorch string for string.
 
@@ -651,6 +651,19 @@ def module_fixture(name, module, x, seed):
     safetensors_io.save(os.path.join(OUT, "modules", name + ".safetensors"), tensors)
 
 
+def seeded_fixture(name, make, x, seed):
+    """torch.manual_seed(seed); m = make() (init draws); m(x) in training mode (dropout draws)."""
+    torch.manual_seed(seed)
+    module = make()
+    module.train()
+    with torch.no_grad():
+        out = module(x)
+    tensors = {"x": x, "out": out}
+    for pname, p in module.named_parameters():
+        tensors["param." + pname] = p
+    safetensors_io.save(os.path.join(OUT, "modules", name + ".safetensors"), tensors)
+
+
 def module_fixtures():
     g = torch.Generator().manual_seed(2024)
     inputs = torch.tensor(RASCHKA_INPUTS)
@@ -665,6 +678,16 @@ def module_fixtures():
     module_fixture("head", Head(8, 4, 8, 0.0), xl, 16)
     module_fixture("lecture_mha", LectureMultiHeadAttention(8, 2, 4, 8, 0.0), xl, 17)
     module_fixture("feed_forward", FeedForward(8, 0.0), xl, 18)
+    # Seeded construction + dropout in training mode: init order and dropout draws of each module.
+    seeded_fixture("seeded_causal_attention", lambda: CausalAttention(3, 2, 6, 0.5), batch, 123)
+    seeded_fixture("seeded_mha_wrapper",
+                   lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.5, num_heads=2), batch, 123)
+    seeded_fixture("seeded_multi_head_attention",
+                   lambda: MultiHeadAttention(3, 4, 6, 0.5, num_heads=2), batch, 123)
+    seeded_fixture("seeded_head", lambda: Head(8, 4, 8, 0.3), xl, 1337)
+    seeded_fixture("seeded_lecture_mha", lambda: LectureMultiHeadAttention(8, 2, 4, 8, 0.3), xl,
+                   1337)
+    seeded_fixture("seeded_feed_forward", lambda: FeedForward(8, 0.3), xl, 1337)
 
 
 def main():

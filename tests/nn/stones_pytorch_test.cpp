@@ -1,6 +1,9 @@
 // stones_pytorch_test.cpp: each stepping-stone module against the same PyTorch module
 // (tools/make_lesson_fixtures.py -> tests/fixtures/lessons/modules/*.safetensors): with PyTorch's
 // weights loaded, the output, dx and every parameter gradient of L = sum(out * dout) agree.
+// The "seeded" fixtures also check construction and training: after torch.manual_seed(seed) the
+// module's init draws give PyTorch's weights bit for bit, and a training-mode forward (dropout
+// masks drawn by Rng) gives PyTorch's output.
 #include <gtest/gtest.h>
 
 #include "stones_test_util.h"
@@ -113,6 +116,68 @@ TEST(StonesPyTorch, FeedForward) {
         m.forward(y, x, int(s[0] * s[1]));
       },
       [&](float* dx, const float* g) { m.backward(dx, g); });
+}
+
+// Rng(seed); m.init(rng); m.forward(..., &rng) must give the fixture's weights and output.
+template <typename M, typename Fwd>
+void check_seeded(const std::string& name, M& m, uint64_t seed, Fwd fwd) {
+  Fixture fx(name);
+  Rng rng(seed);
+  m.init(rng);
+  for (auto& p : test::params_of(m))
+    expect_close(*p.value, fx.f("param." + p.name), 0, 0, name + ": init of " + p.name);
+  std::vector<float> x = fx.f("x"), want = fx.f("out");
+  std::vector<float> out(want.size());
+  fwd(out.data(), x.data(), fx.shape("x"), &rng);
+  expect_close(out, want, 1e-6, 1e-5, name + ": training-mode output (dropout)");
+}
+
+TEST(StonesPyTorchSeeded, CausalAttention) {
+  CausalAttention<float> m(3, 2, 6, 0.5f);
+  check_seeded("seeded_causal_attention", m, 123,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0]), int(s[1]), r);
+               });
+}
+
+TEST(StonesPyTorchSeeded, MultiHeadAttentionWrapper) {
+  MultiHeadAttentionWrapper<float> m(3, 2, 6, 0.5f, 2);
+  check_seeded("seeded_mha_wrapper", m, 123,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0]), int(s[1]), r);
+               });
+}
+
+TEST(StonesPyTorchSeeded, MultiHeadAttention) {
+  MultiHeadAttention<float> m(3, 4, 6, 0.5f, 2);
+  check_seeded("seeded_multi_head_attention", m, 123,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0]), int(s[1]), r);
+               });
+}
+
+TEST(StonesPyTorchSeeded, Head) {
+  Head<float> m(8, 4, 8, 0.3f);
+  check_seeded("seeded_head", m, 1337,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0]), int(s[1]), r);
+               });
+}
+
+TEST(StonesPyTorchSeeded, LectureMultiHeadAttention) {
+  LectureMultiHeadAttention<float> m(8, 2, 4, 8, 0.3f);
+  check_seeded("seeded_lecture_mha", m, 1337,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0]), int(s[1]), r);
+               });
+}
+
+TEST(StonesPyTorchSeeded, FeedForward) {
+  FeedForward<float> m(8, 0.3f);
+  check_seeded("seeded_feed_forward", m, 1337,
+               [&](float* y, const float* x, const std::vector<int64_t>& s, Rng* r) {
+                 m.forward(y, x, int(s[0] * s[1]), r);
+               });
 }
 
 }  // namespace
