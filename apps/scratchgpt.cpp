@@ -18,14 +18,17 @@ int main(int argc, char** argv) {
   // unknown flag is reported by name instead of as a missing subcommand.
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", "scratchgpt 0.1.0");
+  scratchgpt::cli::register_commands(app);
+  // Set after the subcommands exist so that they do not inherit it.
   app.footer(
       "Examples:\n"
-      "  scratchgpt prepare                          # tokenize the bundled Tiny Shakespeare\n"
-      "  scratchgpt train --preset shakespeare-char-small\n"
+      "  scratchgpt prepare                     # tokenize the bundled Tiny Shakespeare\n"
+      "  scratchgpt train --preset shakespeare-char-small \\\n"
+      "      --data-dir out/data/tinyshakespeare --out-dir out/shakespeare-char-small\n"
       "  scratchgpt sample --checkpoint out/shakespeare-char-small/best.safetensors\n"
-      "  scratchgpt lesson --list\n"
+      "  scratchgpt lesson --list               # the stepping stones of the lecture and the book\n"
+      "  scratchgpt bench --preset shakespeare-char-small\n"
       "Run 'scratchgpt COMMAND --help' for the options of a command.");
-  scratchgpt::cli::register_commands(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {
