@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """make_lesson_fixtures.py: runs the PyTorch code of every `scratchgpt lesson` and records what it
 prints, so tests/e2e/lesson_test.cpp can compare the C++ lessons with PyTorch string for string.
 
