@@ -51,8 +51,11 @@ inline void micro_kernel(int kc, const float* __restrict Ap, const float* __rest
     return;
   }
   // Edge tile: spill the accumulators and add the valid part only.
+  // (Fully unrolled, like every loop over acc, so acc stays in registers in the main loop.)
   alignas(64) float tile[MR * NR];
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) V::store(tile + r * NR + v * W, acc[r][v]);
   for (int r = 0; r < mr; ++r)
     for (int j = 0; j < nr; ++j) {
