@@ -120,7 +120,9 @@ TEST(CpuRowwise, SoftmaxWithMaskedEntries) {
       }
       EXPECT_TRUE(all_close(y[1], ry, 1e-7, 1e-5)) << "forward";
       for (size_t i = 0; i < n; i += 3) {
-        if (x[i] == neg_inf) EXPECT_EQ(y[1][i], 0.0f) << "masked entry must be exactly 0";
+        if (x[i] == neg_inf) {
+          EXPECT_EQ(y[1][i], 0.0f) << "masked entry must be exactly 0";
+        }
       }
       EXPECT_TRUE(all_close(dx[1], rdx, 1e-6, 1e-4)) << "backward";
       EXPECT_TRUE(bitwise_equal(y[0], y[1]));
