@@ -50,7 +50,7 @@ void ThreadPool::worker_loop(int w) {
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, const Fn& fn) {
+void ThreadPool::parallel_for(int64_t n, Fn fn) {
   if (n <= 0) return;
   int workers = static_cast<int>(std::min<int64_t>(num_threads_, n));
   bool run_serial = workers == 1;

@@ -7,17 +7,36 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <mutex>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace scratchgpt {
 
+// A non-owning reference to a callable fn(begin, end, worker): unlike std::function it never
+// allocates, so handing a kernel's lambda to the pool costs nothing inside a training step.
+// The callable must outlive the call (parallel_for blocks until every chunk is done).
+class RangeFn {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, RangeFn>>>
+  RangeFn(F&& f)  // NOLINT: implicit, so lambdas pass straight in
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, int64_t b, int64_t e, int w) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(b, e, w);
+        }) {}
+  void operator()(int64_t b, int64_t e, int w) const { call_(obj_, b, e, w); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, int64_t, int64_t, int);
+};
+
 class ThreadPool {
  public:
   // fn(begin, end, worker): process items [begin, end); worker is in [0, num_threads()).
-  using Fn = std::function<void(int64_t, int64_t, int)>;
+  using Fn = RangeFn;
 
   explicit ThreadPool(int num_threads = 0);  // 0: std::thread::hardware_concurrency()
   ~ThreadPool();
@@ -28,7 +47,7 @@ class ThreadPool {
 
   // Runs fn over [0, n) split into num_threads() static chunks (fewer when n is small);
   // the calling thread does chunk 0. Blocks until every chunk is done.
-  void parallel_for(int64_t n, const Fn& fn);
+  void parallel_for(int64_t n, Fn fn);
 
   // The chunk [begin, end) that worker w of `workers` gets out of n items.
   static void chunk(int64_t n, int workers, int w, int64_t* begin, int64_t* end) {
