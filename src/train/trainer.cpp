@@ -161,6 +161,7 @@ TrainSummary run_training(const TrainOptions& opt) {
   const int64_t start_iter = state.iter;
   double train_s = 0;
   const auto t_loop = Clock::now();
+  bool progress_open = false;  // a \r progress line is on the terminal without its newline
   int64_t tokens = 0;
   auto last_draw = Clock::now() - std::chrono::seconds(1);
   int64_t it = state.iter;
@@ -176,6 +177,7 @@ TrainSummary run_training(const TrainOptions& opt) {
       metrics.log_eval(it, train_loss, val_loss, seconds_since(t_start));
       const bool improved = val_loss < state.best_val_loss;
       if (improved) state.best_val_loss = val_loss;
+      progress_open = false;
       std::fprintf(log, "%sstep %lld: train loss %.4f, val loss %.4f%s\n", tty ? "\r\x1b[K" : "",
                    static_cast<long long>(it), train_loss, val_loss, improved ? " (best)" : "");
       std::fflush(log);
@@ -221,6 +223,7 @@ TrainSummary run_training(const TrainOptions& opt) {
       if (seconds_since(last_draw) > 0.1 || it == cfg.max_iters) {
         std::fprintf(log, "\r\x1b[K%s", line);
         std::fflush(log);
+        progress_open = true;
         last_draw = Clock::now();
       }
     } else if (it % cfg.log_interval == 0 || it == cfg.max_iters) {
@@ -231,6 +234,7 @@ TrainSummary run_training(const TrainOptions& opt) {
     if (stop_requested()) {
       save(last_path);
       sum.interrupted = true;
+      progress_open = false;
       std::fprintf(log,
                    "%sinterrupted: saved %s at iter %lld. Resume with:\n"
                    "  scratchgpt train --data-dir %s --out-dir %s --resume\n",
@@ -239,7 +243,7 @@ TrainSummary run_training(const TrainOptions& opt) {
       break;
     }
   }
-  if (tty) std::fprintf(log, "\n");
+  if (tty && progress_open) std::fprintf(log, "\n");
 
   sum.iters = state.iter;
   sum.best_val_loss = state.best_val_loss;
