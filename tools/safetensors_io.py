@@ -15,7 +15,9 @@ _NP = {v: k for k, v in _DTYPES.items()}
 def _as_numpy(x):
     if hasattr(x, "detach"):  # a torch tensor
         x = x.detach().cpu().contiguous().numpy()
-    return np.ascontiguousarray(x)
+    x = np.asarray(x)
+    # np.ascontiguousarray would turn a 0-d array into shape (1,); keep scalars scalar.
+    return x if x.flags.c_contiguous else np.ascontiguousarray(x)
 
 
 def save(path, tensors, metadata=None):
