@@ -36,8 +36,8 @@ CharTokenizer CharTokenizer::from_chars(const std::vector<std::string>& chars) {
     uint32_t cp;
     SG_CHECK(utf8_next(chars[i], pos, &cp) && pos == chars[i].size(), "vocabulary entry ", i,
              " is not exactly one UTF-8 character");
-    SG_CHECK(i == 0 || cp > prev, "vocabulary entries must be sorted and unique (entry ", i,
-             " is ", describe_code_point(cp), ")");
+    SG_CHECK(i == 0 || cp > prev, "vocabulary entries must be sorted and unique (entry ", i, " is ",
+             describe_code_point(cp), ")");
     prev = cp;
   }
   tok.build_index();

@@ -31,8 +31,7 @@ Dataset Dataset::load(const std::string& dir) {
 }
 
 void get_batch(const uint16_t* data, int64_t n, int B, int T, Rng& rng, int32_t* x, int32_t* y) {
-  SG_CHECK(B > 0 && T > 0, "batch size and context length must be positive (B=", B, ", T=", T,
-           ")");
+  SG_CHECK(B > 0 && T > 0, "batch size and context length must be positive (B=", B, ", T=", T, ")");
   SG_CHECK(n >= static_cast<int64_t>(T) + 1, "the dataset has ", n,
            " tokens, too short for a context of ", T,
            " (needs at least T+1): use a smaller --block-size or a longer text");

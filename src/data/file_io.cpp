@@ -64,7 +64,8 @@ void ensure_writable_dir(const std::string& dir, const std::string& what) {
   SG_CHECK(!ec, "cannot create ", what, " '", dir, "': ", ec.message(),
            ": choose a writable directory");
   SG_CHECK(fs::is_directory(dir, ec), what, " '", dir, "' is not a directory");
-  const std::string probe = (fs::path(dir) / (".write_probe." + std::to_string(::getpid()))).string();
+  const std::string probe =
+      (fs::path(dir) / (".write_probe." + std::to_string(::getpid()))).string();
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   SG_CHECK(fd >= 0, "cannot write to ", what, " '", dir, "': ", std::strerror(errno),
            ": choose a writable directory");

@@ -21,8 +21,7 @@ inline constexpr uint32_t kTokenFileVersion = 1;
 inline constexpr size_t kTokenFileHeaderBytes = 32;
 
 // Writes atomically (tmp + fsync + rename).
-void write_token_file(const std::string& path, const std::vector<uint16_t>& tokens,
-                      int vocab_size);
+void write_token_file(const std::string& path, const std::vector<uint16_t>& tokens, int vocab_size);
 
 struct TokenFile {
   std::vector<uint16_t> tokens;

@@ -24,7 +24,7 @@ Bigram::Bigram(int V) : V_(V) {
 }
 
 void Bigram::init(Rng& rng) {
-  Tensor w = params_[0].value;  // (V, V)
+  Tensor w = params_[0].value;          // (V, V)
   init_embedding(rng, w.data, V_, V_);  // nn.Embedding(V, V): normal_(0, 1)
 }
 

@@ -16,9 +16,9 @@
 namespace scratchgpt {
 
 struct Decoder {
-  std::function<void()> reset;                  // empty the context
-  std::function<const float*(int32_t)> step;    // append a token; logits (V) for the next one
-  int window = 0;                               // longest context the decoder may hold
+  std::function<void()> reset;                // empty the context
+  std::function<const float*(int32_t)> step;  // append a token; logits (V) for the next one
+  int window = 0;                             // longest context the decoder may hold
   int vocab_size = 0;
 };
 

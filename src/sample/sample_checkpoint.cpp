@@ -29,8 +29,8 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
   int window = model_ctx == INT_MAX ? std::max(trained_ctx, 2) : model_ctx;
   if (req.block_size > 0) {
     SG_CHECK(req.block_size <= model_ctx, "--block-size ", req.block_size,
-             " is longer than the checkpoint's model context (", model_ctx,
-             "): use --block-size ", model_ctx, " or less");
+             " is longer than the checkpoint's model context (", model_ctx, "): use --block-size ",
+             model_ctx, " or less");
     window = req.block_size;
   }
   Decoder dec;

@@ -44,8 +44,7 @@ void sampling_probs(const float* logits, int V, const SamplingOptions& opt, floa
   if (opt.top_p < 1.0f) {
     std::vector<int> order(V);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return probs[a] > probs[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probs[a] > probs[b]; });
     double mass = 0;
     int keep = 0;
     while (keep < V && (keep == 0 || mass < opt.top_p)) mass += probs[order[keep++]];

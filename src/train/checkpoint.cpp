@@ -67,7 +67,8 @@ Checkpoint load_checkpoint(const std::string& path) {
   try {
     ck.st = load_safetensors(path);
   } catch (const Error& e) {
-    fail("cannot load checkpoint: ", e.what(), " (the file is damaged; use another checkpoint, e.g. "
+    fail("cannot load checkpoint: ", e.what(),
+         " (the file is damaged; use another checkpoint, e.g. "
          "best.safetensors or last.safetensors)");
   }
   SG_CHECK(ck.st.meta("format") == kFormat, "checkpoint ", path,
@@ -98,8 +99,8 @@ void restore_params(const Checkpoint& ck, LanguageModel& model, bool with_optimi
   for (Param& p : model.params()) {
     SG_CHECK(ck.st.has(p.name), "checkpoint ", ck.path, " has no tensor '", p.name,
              "': it was made for a different model");
-    SG_CHECK(ck.st.shape(p.name) == shape_of(p.value), "checkpoint ", ck.path, ": tensor '",
-             p.name, "' has a different shape than the model's ", p.value.shape_str());
+    SG_CHECK(ck.st.shape(p.name) == shape_of(p.value), "checkpoint ", ck.path, ": tensor '", p.name,
+             "' has a different shape than the model's ", p.value.shape_str());
     ck.st.copy_f32(p.name, p.value.data, p.value.numel());
     if (with_optimizer) {
       ck.st.copy_f32("optim.m." + p.name, p.m.data, p.m.numel());

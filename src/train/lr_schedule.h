@@ -1,7 +1,8 @@
 // lr_schedule.h: nanoGPT's get_lr: linear warmup, then cosine decay to min_lr, then min_lr.
 //   it <  warmup:          lr * (it + 1) / (warmup + 1)
 //   it >  lr_decay_iters:  min_lr
-//   else:                  min_lr + 0.5 * (1 + cos(pi * (it - warmup) / (decay - warmup))) * (lr - min_lr)
+//   else:                  min_lr + coeff * (lr - min_lr),
+//                          coeff = 0.5 * (1 + cos(pi * (it - warmup) / (decay - warmup)))
 // Computed in double as Python does. decay_lr == false gives the constant lr.
 #pragma once
 

@@ -16,10 +16,10 @@ namespace scratchgpt {
 
 struct BuiltModel {
   std::unique_ptr<LanguageModel> model;
-  std::function<void(Rng&)> init;                  // fresh weights (nanoGPT's / nn.Embedding init)
-  std::function<void()> reset_cache;               // forget the decoded context
+  std::function<void(Rng&)> init;     // fresh weights (nanoGPT's / nn.Embedding init)
+  std::function<void()> reset_cache;  // forget the decoded context
   std::function<const float*(int32_t)> decode_step;  // feed one token; logits (V) for the next
-  std::function<int()> cache_len;                  // tokens in the cache
+  std::function<int()> cache_len;                    // tokens in the cache
 };
 
 // cfg.gpt.vocab_size must be set (from the data or the checkpoint).

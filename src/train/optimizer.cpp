@@ -29,8 +29,8 @@ void scale_grads(std::vector<Param>& params, float s) {
 
 void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t) {
   for (Param& p : params) {
-    cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr,
-                      cfg.beta1, cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t);
+    cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
+                      cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t);
   }
 }
 

@@ -89,7 +89,8 @@ TrainSummary run_training(const TrainOptions& opt) {
     ck = load_checkpoint(last_path);
     cfg = ck.cfg;
   } else {
-    SG_CHECK(!opt.preset.empty(), "no preset given: pass --preset NAME (bigram, shakespeare-char, "
+    SG_CHECK(!opt.preset.empty(),
+             "no preset given: pass --preset NAME (bigram, shakespeare-char, "
              "shakespeare-char-small)");
     cfg = preset_config(opt.preset);
   }
@@ -147,12 +148,12 @@ TrainSummary run_training(const TrainOptions& opt) {
   };
 
   const bool tty = ::isatty(::fileno(log)) != 0;
-  std::fprintf(log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s\n",
-               cfg.preset.empty() ? "custom" : cfg.preset.c_str(), cfg.model.c_str(),
-               static_cast<double>(model.num_params()) / 1e6, opt.data_dir.c_str(),
-               static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
-               cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str()
-                                  : "");
+  std::fprintf(
+      log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s\n",
+      cfg.preset.empty() ? "custom" : cfg.preset.c_str(), cfg.model.c_str(),
+      static_cast<double>(model.num_params()) / 1e6, opt.data_dir.c_str(),
+      static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
+      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "");
   std::fflush(log);
   install_stop_handler();
 

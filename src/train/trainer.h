@@ -13,12 +13,12 @@
 namespace scratchgpt {
 
 struct TrainOptions {
-  std::string preset;          // ignored on resume (the checkpoint's config is the base)
+  std::string preset;  // ignored on resume (the checkpoint's config is the base)
   nlohmann::json overrides = nlohmann::json::object();  // config file keys, then flags
   std::string data_dir;
   std::string out_dir;
-  bool resume = false;     // continue from out_dir/last.safetensors
-  bool overwrite = false;  // allow replacing checkpoints of an earlier run in out_dir
+  bool resume = false;      // continue from out_dir/last.safetensors
+  bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::FILE* log = stderr;  // progress and summary
 };
 

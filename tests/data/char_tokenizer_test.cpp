@@ -25,15 +25,27 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(CharTokenizer, VocabularyIsSortedCodePointsAsPython) {
   // Python: sorted(set('hello wörld🙂 ñ€'))
-  const CharTokenizer tok = CharTokenizer::from_text("hello w\xC3\xB6rld\xF0\x9F\x99\x82 \xC3\xB1\xE2\x82\xAC");
-  const std::vector<std::string> want = {" ", "d", "e", "h", "l", "o", "r", "w",
-                                         "\xC3\xB1", "\xC3\xB6", "\xE2\x82\xAC", "\xF0\x9F\x99\x82"};
+  const CharTokenizer tok =
+      CharTokenizer::from_text("hello w\xC3\xB6rld\xF0\x9F\x99\x82 \xC3\xB1\xE2\x82\xAC");
+  const std::vector<std::string> want = {" ",
+                                         "d",
+                                         "e",
+                                         "h",
+                                         "l",
+                                         "o",
+                                         "r",
+                                         "w",
+                                         "\xC3\xB1",
+                                         "\xC3\xB6",
+                                         "\xE2\x82\xAC",
+                                         "\xF0\x9F\x99\x82"};
   EXPECT_EQ(tok.chars(), want);
   EXPECT_EQ(tok.vocab_size(), 12);
 }
 
 TEST(CharTokenizer, TinyShakespeareHasNanoGPTsVocabulary) {
-  const std::string text = read_file(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
+  const std::string text =
+      read_file(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
   const CharTokenizer tok = CharTokenizer::from_text(text);
   // nanoGPT data/shakespeare_char/prepare.py prints these 65 characters.
   const std::string want = "\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -91,8 +103,7 @@ TEST(CharTokenizer, BadVocabularyJsonIsAnError) {
   EXPECT_NE(error_of([] { CharTokenizer::from_json("not json"); }), "");
   EXPECT_NE(error_of([] { CharTokenizer::from_json(R"({"chars": ["b", "a"]})"); }), "");
   EXPECT_NE(error_of([] { CharTokenizer::from_json(R"({"chars": ["ab"]})"); }), "");
-  EXPECT_NE(error_of([] { CharTokenizer::from_json(R"({"chars": ["a"], "vocab_size": 2})"); }),
-            "");
+  EXPECT_NE(error_of([] { CharTokenizer::from_json(R"({"chars": ["a"], "vocab_size": 2})"); }), "");
   const CharTokenizer tok = CharTokenizer::from_text("ab");
   EXPECT_NE(error_of([&] { tok.decode({0, 2}); }), "");
 }

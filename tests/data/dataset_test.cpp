@@ -20,8 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string tmp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() /
-               ("sg_dataset_test_" + std::to_string(::getpid())) / name;
+  fs::path d = fs::temp_directory_path() / ("sg_dataset_test_" + std::to_string(::getpid())) / name;
   fs::create_directories(d);
   return d.string();
 }
@@ -61,9 +60,9 @@ TEST(Prepare, BadInputsAreNamedErrors) {
             std::string::npos);
   EXPECT_NE(error_of([&] { prepare_dataset(dir + "/empty.txt", dir + "/o"); }).find("empty"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/latin1.txt", dir + "/o"); })
-                .find("byte offset 3"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { prepare_dataset(dir + "/latin1.txt", dir + "/o"); }).find("byte offset 3"),
+      std::string::npos);
   EXPECT_FALSE(fs::exists(dir + "/o/train.bin"));  // nothing written for bad input
   EXPECT_NE(error_of([&] { Dataset::load(dir + "/o2"); }).find("scratchgpt prepare"),
             std::string::npos);
@@ -104,9 +103,9 @@ TEST(GetBatch, ShortDataIsAnError) {
   std::vector<uint16_t> data(8, 1);
   Rng rng(1);
   std::vector<int32_t> x(8), y(8);
-  EXPECT_NE(error_of([&] { get_batch(data.data(), 8, 1, 8, rng, x.data(), y.data()); })
-                .find("too short"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { get_batch(data.data(), 8, 1, 8, rng, x.data(), y.data()); }).find("too short"),
+      std::string::npos);
   // T + 1 tokens is enough: the only offset is 0.
   data.push_back(2);
   get_batch(data.data(), 9, 1, 8, rng, x.data(), y.data());

@@ -17,8 +17,8 @@ std::string checkpoint() {
     const std::string data = prepared(dir, shakespeare(50000));
     const CliResult r = run_cli(
         "train --preset shakespeare-char-small --n-layer 1 --n-head 2 --n-embd 16 --block-size 16 "
-        "--batch-size 8 --max-iters 30 --eval-interval 30 --eval-iters 2 --data-dir '" + data +
-        "' --out-dir '" + dir + "/run'");
+        "--batch-size 8 --max-iters 30 --eval-interval 30 --eval-iters 2 --data-dir '" +
+        data + "' --out-dir '" + dir + "/run'");
     if (r.rc != 0) ADD_FAILURE() << r.err;
     return dir + "/run/best.safetensors";
   }();

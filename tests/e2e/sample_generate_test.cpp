@@ -2,7 +2,8 @@
 // temperature / top-k / top-p, multinomial draws that respect it, and generation through the GPT's
 // KV cache (context crops included) against the slow twin that recomputes the whole window with
 // forward() for every token: same logits to rounding, same tokens. (The GPT's own test shows
-// decode_step equals the full forward position by position; this one tests the sampler's use of it.)
+// decode_step equals the full forward position by position; this one tests the sampler's use of
+// it.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,9 +114,8 @@ TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
   o.temperature = 1.3f;
   std::vector<std::vector<float>> la, lb;
   Rng ra(99), rb(99);
-  const auto ta = generate(kv, prompt, 40, o, ra, [&](int32_t, const float* l) {
-    la.emplace_back(l, l + c.vocab_size);
-  });
+  const auto ta = generate(kv, prompt, 40, o, ra,
+                           [&](int32_t, const float* l) { la.emplace_back(l, l + c.vocab_size); });
   std::vector<int32_t> seq = prompt;  // everything before the token being drawn
   const auto tb = generate(re, prompt, 40, o, rb, [&](int32_t t, const float* l) {
     lb.emplace_back(l, l + c.vocab_size);
@@ -123,7 +123,8 @@ TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
     // and after a crop at least window/2 + 1 of them.
     ASSERT_LE(held.size(), static_cast<size_t>(c.block_size));
     ASSERT_GE(held.size(), static_cast<size_t>(c.block_size / 2 + 1));
-    ASSERT_TRUE(std::equal(held.begin(), held.end(), seq.end() - held.size())) << "step " << lb.size();
+    ASSERT_TRUE(std::equal(held.begin(), held.end(), seq.end() - held.size()))
+        << "step " << lb.size();
     seq.push_back(t);
   });
   ASSERT_EQ(ta.size(), 40u);

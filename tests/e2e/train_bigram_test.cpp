@@ -51,7 +51,7 @@ TEST(TrainBigram, ConfigFileThenFlags) {
   const CliResult r = train(out + "/run", "--config '" + out + "/cfg.json' --max-iters 5");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto steps = metrics(out + "/run/metrics.jsonl", "train");
-  ASSERT_EQ(steps.size(), 5u);  // the flag wins over the file
+  ASSERT_EQ(steps.size(), 5u);                   // the flag wins over the file
   EXPECT_EQ(steps[0]["lr"].get<double>(), 0.5);  // the file wins over the preset
   EXPECT_EQ(metrics(out + "/run/metrics.jsonl", "eval").size(), 3u);  // steps 0, 3 and 5
 }
@@ -63,7 +63,8 @@ TEST(TrainBigram, SameSeedSameLossesBitForBit) {
   ASSERT_EQ(train(a, args).rc, 0);
   ASSERT_EQ(train(b, args).rc, 0);
   ASSERT_EQ(train(c, "--max-iters 60 --eval-interval 30 --eval-iters 5 --seed 8").rc, 0);
-  const auto ma = metrics(a + "/metrics.jsonl", "train"), mb = metrics(b + "/metrics.jsonl", "train"),
+  const auto ma = metrics(a + "/metrics.jsonl", "train"),
+             mb = metrics(b + "/metrics.jsonl", "train"),
              mc = metrics(c + "/metrics.jsonl", "train");
   ASSERT_EQ(ma.size(), 60u);
   ASSERT_EQ(mb.size(), 60u);

@@ -63,14 +63,16 @@ inline bool one_error_line(const CliResult& r) {
 
 // The first n characters (bytes; the file is ASCII) of the bundled Tiny Shakespeare.
 inline std::string shakespeare(size_t n) {
-  const std::string all = slurp(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
+  const std::string all =
+      slurp(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
   return all.substr(0, n);
 }
 
 // Writes a text and prepares it into dir/data; returns the data dir.
 inline std::string prepared(const std::string& dir, const std::string& text) {
   spit(dir + "/input.txt", text);
-  const CliResult r = run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'");
+  const CliResult r =
+      run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'");
   if (r.rc != 0) ADD_FAILURE() << "prepare failed: " << r.err;
   return dir + "/data";
 }

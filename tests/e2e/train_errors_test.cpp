@@ -61,9 +61,9 @@ TEST(TrainErrors, ConfigsThatCannotWork) {
 
 TEST(TrainErrors, DataProblems) {
   const std::string dir = scratch_dir("train_data_errors");
-  expect_error(run_cli("train --preset bigram --data-dir '" + dir + "/nothing' --out-dir '" + dir +
-                       "/o'"),
-               "scratchgpt prepare");
+  expect_error(
+      run_cli("train --preset bigram --data-dir '" + dir + "/nothing' --out-dir '" + dir + "/o'"),
+      "scratchgpt prepare");
   // 100 characters: val split of 10 < block_size 64 + 1.
   const std::string tiny = prepared(dir, shakespeare(100));
   expect_error(run_cli("train --preset shakespeare-char-small --data-dir '" + tiny +
@@ -99,9 +99,9 @@ TEST(TrainErrors, GoodCheckpointsAreNeverLost) {
   // A resume with a config that cannot work fails before touching them.
   expect_error(run_cli(base + "--resume --batch-size 0"), "batch size");
   // --resume where there is nothing to resume.
-  expect_error(run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + out +
-                       "/elsewhere' --resume"),
-               "nothing to resume");
+  expect_error(
+      run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + out + "/elsewhere' --resume"),
+      "nothing to resume");
   EXPECT_EQ(slurp(out + "/last.safetensors"), last);
   EXPECT_EQ(slurp(out + "/best.safetensors"), best);
   // A corrupted last.safetensors is reported, not resumed from.

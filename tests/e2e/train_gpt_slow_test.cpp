@@ -13,7 +13,8 @@ TEST(TrainGptSlow, BeatsTheBigramBound) {
   const CliResult r = run_cli(
       "train --preset shakespeare-char-small --n-layer 2 --n-head 4 --n-embd 64 --block-size 64 "
       "--batch-size 16 --max-iters 600 --lr 3e-3 --warmup-iters 30 --lr-decay-iters 600 "
-      "--eval-interval 300 --eval-iters 10 --data-dir '" + data + "' --out-dir '" + dir + "/run'");
+      "--eval-interval 300 --eval-iters 10 --data-dir '" +
+      data + "' --out-dir '" + dir + "/run'");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto evals = metrics(dir + "/run/metrics.jsonl", "eval");
   ASSERT_EQ(evals.size(), 3u);

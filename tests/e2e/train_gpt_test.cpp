@@ -16,7 +16,8 @@ TEST(TrainGpt, TinyModelLearns) {
   const CliResult r = run_cli(
       "train --preset shakespeare-char-small --n-layer 2 --n-head 2 --n-embd 32 --block-size 32 "
       "--batch-size 16 --max-iters 300 --lr 3e-3 --warmup-iters 20 --lr-decay-iters 300 "
-      "--eval-interval 150 --eval-iters 10 --data-dir '" + data + "' --out-dir '" + dir + "/run'");
+      "--eval-interval 150 --eval-iters 10 --data-dir '" +
+      data + "' --out-dir '" + dir + "/run'");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto evals = metrics(dir + "/run/metrics.jsonl", "eval");
   ASSERT_EQ(evals.size(), 3u);

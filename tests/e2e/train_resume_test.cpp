@@ -19,7 +19,8 @@ std::string data_dir() {
   return d;
 }
 
-// Tiny GPT with dropout and gradient accumulation, schedule fixed by lr_decay_iters (not max_iters).
+// Tiny GPT with dropout and gradient accumulation, schedule fixed by lr_decay_iters (not
+// max_iters).
 const char* kTinyGpt =
     "--preset shakespeare-char-small --n-layer 1 --n-head 2 --n-embd 16 --block-size 16 "
     "--batch-size 4 --dropout 0.1 --grad-accum 2 --warmup-iters 5 --lr-decay-iters 40 "

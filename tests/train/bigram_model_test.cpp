@@ -1,10 +1,10 @@
 // bigram_model_test.cpp: the bigram's loss against a direct log-softmax in double, its gradient
 // against central differences, and decode_step against forward.
-#include "nn/bigram.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+
+#include "nn/bigram.h"
 
 using namespace scratchgpt;
 

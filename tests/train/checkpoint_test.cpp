@@ -87,7 +87,6 @@ TEST(Checkpoint, ForeignAndDamagedFilesAreErrors) {
   // Truncated.
   const std::string bytes = read_file(foreign);
   write_file_atomic(tmp_path("cut.safetensors"), bytes.substr(0, bytes.size() - 2));
-  EXPECT_NE(error_of([&] { load_checkpoint(tmp_path("cut.safetensors")); })
-                .find("cut.safetensors"),
+  EXPECT_NE(error_of([&] { load_checkpoint(tmp_path("cut.safetensors")); }).find("cut.safetensors"),
             std::string::npos);
 }

@@ -62,9 +62,10 @@ TEST(TrainConfig, JsonRoundTripAndOverrides) {
   b.apply_json({{"n_layer", 2}, {"dropout", 0.0}});
   EXPECT_EQ(b.gpt.n_layer, 2);
   EXPECT_EQ(b.gpt.n_head, 6);  // untouched
-  EXPECT_NE(error_of([&] { b.apply_json({{"n_layers", 2}}); }).find("n_layers"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { b.apply_json({{"n_layer", "two"}}); }).find("wrong type"),
+  EXPECT_NE(error_of([&] { b.apply_json({{"n_layers", 2}}); }).find("n_layers"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              b.apply_json({{"n_layer", "two"}});
+            }).find("wrong type"),
             std::string::npos);
 }
 
