@@ -21,19 +21,20 @@ import sys
 import time
 
 
-def _threads_from_argv(default=2):
+def _threads_from_argv(flag, default):
     for i, a in enumerate(sys.argv):
-        if a == "--threads" and i + 1 < len(sys.argv):
+        if a == flag and i + 1 < len(sys.argv) and sys.argv[i + 1] != "0":
             return sys.argv[i + 1]
-        if a.startswith("--threads="):
+        if a.startswith(flag + "=") and a.split("=", 1)[1] != "0":
             return a.split("=", 1)[1]
-    return str(default)
+    return default
 
 
 # Debian's torch does its float matmuls through libblas.so.3 (OpenBLAS here): give OpenBLAS the
 # same thread count as torch's own pool. Must be set before torch is imported.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", _threads_from_argv())
-os.environ.setdefault("OMP_NUM_THREADS", _threads_from_argv())
+_torch_threads = _threads_from_argv("--torch-threads", None) or _threads_from_argv("--threads", "2")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", _torch_threads)
+os.environ.setdefault("OMP_NUM_THREADS", _torch_threads)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -183,6 +184,9 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--torch-threads", type=int, default=0,
+                    help="threads for PyTorch (default: --threads); on a loaded machine torch's "
+                         "OpenMP + OpenBLAS threads can do far better with 1")
     ap.add_argument("--binary", default="", help="path of the scratchgpt CLI")
     ap.add_argument("--json", action="store_true", help="print one JSON object at the end")
     a = ap.parse_args()
@@ -193,11 +197,12 @@ def main():
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     ours = json.loads(out.strip().splitlines()[-1])
     c = dict(ours)  # the model config comes from scratchgpt's own report
-    theirs = bench_torch(c, a.steps, a.warmup, a.threads)
+    theirs = bench_torch(c, a.steps, a.warmup, a.torch_threads or a.threads)
 
     print(f"preset {a.preset}: L={c['n_layer']} NH={c['n_head']} C={c['n_embd']} "
           f"V={c['vocab_size']} B={c['batch_size']} T={c['seq_len']} dropout={c['dropout']}, "
-          f"{a.steps} timed steps (median), {a.threads} threads")
+          f"{a.steps} timed steps (median), threads: scratchgpt {ours['threads']}, "
+          f"pytorch {theirs['threads']}")
     rows = [("ms/step", "ms_per_step"), ("  forward ms", "ms_forward"),
             ("  backward ms", "ms_backward"), ("  optimizer ms", "ms_optimizer"),
             ("tokens/s", "tokens_per_s"), ("peak RSS MB", "peak_rss_mb")]

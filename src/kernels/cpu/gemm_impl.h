@@ -73,6 +73,12 @@ inline void pack_a_strip(float* __restrict Ap, const GemmArgs& g, int i0, int mr
       const float* row = a + r * g.rs_a;
       for (int k = 0; k < kc; ++k) Ap[k * MR + r] = row[k];
     }
+  } else if (g.rs_a == 1 && mr == MR) {  // columns of MR contiguous floats: fixed-length copies
+    for (int k = 0; k < kc; ++k) {
+      const float* col = a + k * g.cs_a;
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) Ap[k * MR + r] = col[r];
+    }
   } else {
     for (int k = 0; k < kc; ++k) {
       const float* col = a + k * g.cs_a;
@@ -87,7 +93,14 @@ inline void pack_a_strip(float* __restrict Ap, const GemmArgs& g, int i0, int mr
 template <int NR>
 inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc, int j0, int nr) {
   const float* b = g.B + p0 * g.rs_b + j0 * g.cs_b;
-  if (g.cs_b == 1) {
+  if (g.cs_b == 1 && nr == NR) {  // full panel: fixed-length row copies (no memcpy calls)
+    for (int k = 0; k < kc; ++k) {
+      const float* row = b + k * g.rs_b;
+      float* dst = Bp + k * NR;
+#pragma GCC unroll 64
+      for (int j = 0; j < NR; ++j) dst[j] = row[j];
+    }
+  } else if (g.cs_b == 1) {
     for (int k = 0; k < kc; ++k) {
       const float* row = b + k * g.rs_b;
       float* dst = Bp + k * NR;
