@@ -4,13 +4,17 @@
 // V provides: T, kW (lanes), zero(), load(p), store(p, x), bcast(p), fma(a, b, c) = a*b + c, add.
 // Loop structure (for each NC-column block, for each KC-deep slice):
 //   1. pack B's slice into NR-wide panels [k][NR] (zero-padded), shared, in parallel over panels;
-//   2. in parallel over MR-row strips of C: pack the strip of A into [k][MR], then run the MR x NR
-//      micro-kernel against every B panel (A strip stays in L1, B block in L2).
+//   2. in parallel over MR-row strips of C: pack the strip of A into [k][MR] (or, for a full
+//      strip of a row-major A, read it in place), then run the MR x NR micro-kernel against every
+//      B panel (A strip stays in L1, B block in L2).
 // Not standalone: needs GemmArgs, ThreadPool and thread_buffer declared before inclusion.
 
-template <class V, int MR, int NV>
+// kDirect: A is read in place, row r at Ap + r * lda (unit stride along k), instead of from a
+// packed strip [k][MR]. Same products in the same order either way.
+template <class V, int MR, int NV, bool kDirect = false>
 inline void micro_kernel(int kc, const float* __restrict Ap, const float* __restrict Bp, float* C,
-                         int64_t ldc, int mr, int nr, bool init, const float* bias) {
+                         int64_t ldc, int mr, int nr, bool init, const float* bias,
+                         int64_t lda = 0) {
   using T = typename V::T;
   constexpr int W = V::kW;
   constexpr int NR = NV * W;
@@ -25,7 +29,7 @@ inline void micro_kernel(int kc, const float* __restrict Ap, const float* __rest
     for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const T a = V::bcast(Ap + k * MR + r);
+      const T a = kDirect ? V::bcast(Ap + r * lda + k) : V::bcast(Ap + k * MR + r);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
     }
@@ -153,15 +157,23 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
           if (g.a_tri == GemmArgs::kLower && k_hi > i0 + mr) k_hi = i0 + mr;
           if (g.a_tri == GemmArgs::kUpper && k_lo < i0) k_lo = i0;
           const int kn = k_hi > k_lo ? k_hi - k_lo : 0;
-          pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
+          // Full strips of a row-major A are read in place (packing them costs more than it
+          // saves); other strips are packed, zero-padded to MR rows.
+          const bool direct = g.cs_a == 1 && mr == MR;
+          const float* a_strip = g.A + i0 * g.rs_a + k_lo;
+          if (!direct) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
           float* c_row = g.C + i0 * g.ldc;
           for (int p = 0; p < n_panels; ++p) {
             const int j0 = jc + p * NR;
             if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above diagonal
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-            micro_kernel<V, MR, NV>(kn, Ap, Bp + (p * kc + (kn ? k_lo - pc : 0)) * NR,
-                                    c_row + j0, g.ldc, mr, nr, init,
-                                    g.bias ? g.bias + j0 : nullptr);
+            const float* bp = Bp + (p * kc + (kn ? k_lo - pc : 0)) * NR;
+            const float* bias = g.bias ? g.bias + j0 : nullptr;
+            if (direct)
+              micro_kernel<V, MR, NV, true>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init, bias,
+                                            g.rs_a);
+            else
+              micro_kernel<V, MR, NV>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias);
           }
         }
       });
