@@ -4,10 +4,12 @@
 //   build-*/attention_bench --benchmark_filter=cpu
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/ref/attention.h"
 
@@ -84,4 +86,13 @@ const int kRegistered = register_all();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// SCRATCHGPT_THREADS=n sets the pool size (default: all cores); pair it with OPENBLAS_NUM_THREADS.
+int main(int argc, char** argv) {
+  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
+    scratchgpt::ThreadPool::set_global_threads(std::atoi(t));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -2,8 +2,10 @@
 // dweight) at the shapes of the three target models; with -DSCRATCHGPT_BLAS=ON the same
 // products through OpenBLAS's cblas_sgemm, for comparison. Wall time (the kernels are threaded).
 //   build-*/matmul_bench --benchmark_filter=small   (or shakespeare / gpt2)
+//   SCRATCHGPT_THREADS=1 OPENBLAS_NUM_THREADS=1 build-*/matmul_bench   (one core each)
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -119,4 +121,13 @@ const int kRegistered = register_all();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// SCRATCHGPT_THREADS=n sets the pool size (default: all cores); pair it with OPENBLAS_NUM_THREADS.
+int main(int argc, char** argv) {
+  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
+    scratchgpt::ThreadPool::set_global_threads(std::atoi(t));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
