@@ -3,6 +3,7 @@
 // freed individually. Leaves out: growth after the first allocation (it is a checked error).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,10 +11,26 @@
 #include <initializer_list>
 #include <memory>
 
+#include <sys/mman.h>
+
 #include "core/check.h"
 #include "core/tensor.h"
 
 namespace scratchgpt {
+
+namespace detail {
+// Frees an Arena slab: munmap for slabs that came from mmap (mapped_bytes > 0), free() otherwise.
+struct SlabFree {
+  size_t mapped_bytes = 0;
+  void operator()(float* p) const {
+    if (mapped_bytes) {
+      ::munmap(p, mapped_bytes);
+    } else {
+      std::free(p);
+    }
+  }
+};
+}  // namespace detail
 
 class Arena {
  public:
@@ -25,12 +42,23 @@ class Arena {
   // Allocates the slab; may be called once, or again after release().
   void reserve(size_t capacity_floats) {
     SG_CHECK(slab_ == nullptr, "Arena::reserve called twice");
+    slabs_reserved().fetch_add(1, std::memory_order_relaxed);
     capacity_ = round_up(capacity_floats);
     size_t bytes = capacity_ * sizeof(float);
-    void* p = std::aligned_alloc(kAlign, bytes == 0 ? kAlign : bytes);
-    SG_CHECK(p != nullptr, "out of memory allocating ", bytes, " bytes");
-    std::memset(p, 0, bytes);
-    slab_.reset(static_cast<float*>(p));
+    if (bytes >= kHugePage) {
+      // Large slabs come straight from the kernel: already zero, faulted in lazily, and backed by
+      // transparent huge pages where available (512x fewer page faults than 4 KiB pages).
+      bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      SG_CHECK(p != MAP_FAILED, "out of memory allocating ", bytes, " bytes");
+      ::madvise(p, bytes, MADV_HUGEPAGE);
+      slab_ = std::unique_ptr<float, Free>(static_cast<float*>(p), Free{bytes});
+    } else {
+      void* p = std::aligned_alloc(kAlign, bytes == 0 ? kAlign : bytes);
+      SG_CHECK(p != nullptr, "out of memory allocating ", bytes, " bytes");
+      std::memset(p, 0, bytes);
+      slab_ = std::unique_ptr<float, Free>(static_cast<float*>(p), Free{0});
+    }
   }
 
   // Returns n zero-initialised floats, aligned to kAlign.
@@ -56,15 +84,20 @@ class Arena {
   size_t used() const { return used_; }
   size_t capacity() const { return capacity_; }
   float* base() const { return slab_.get(); }
+  // How many slabs the process has reserved so far: tests use it to prove that a training step at
+  // a planned shape allocates nothing.
+  static std::atomic<long>& slabs_reserved() {
+    static std::atomic<long> n{0};
+    return n;
+  }
   void release() {
     slab_.reset();
     used_ = capacity_ = 0;
   }
 
  private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
+  static constexpr size_t kHugePage = size_t(2) << 20;
+  using Free = detail::SlabFree;
   std::unique_ptr<float, Free> slab_;
   size_t capacity_ = 0;
   size_t used_ = 0;

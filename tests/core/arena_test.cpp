@@ -96,3 +96,17 @@ TEST(Arena, TensorViewsHaveTheirShapeAndOwnMemory) {
   EXPECT_GE(b.data, a.data + a.numel());
   EXPECT_THROW(arena.tensor({1}), Error);
 }
+
+// Slabs of 2 MiB and more come from mmap (huge pages): still zeroed, aligned, counted.
+TEST(Arena, LargeSlabIsZeroedAlignedAndCounted) {
+  const long before = scratchgpt::Arena::slabs_reserved().load();
+  scratchgpt::Arena arena(3u << 20);  // 12 MiB of floats
+  EXPECT_EQ(scratchgpt::Arena::slabs_reserved().load(), before + 1);
+  float* p = arena.alloc(3u << 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % scratchgpt::Arena::kAlign, 0u);
+  double sum = 0;
+  for (size_t i = 0; i < (3u << 20); i += 1021) sum += p[i];
+  EXPECT_EQ(sum, 0.0);
+  p[(3u << 20) - 1] = 1.0f;  // the whole range is writable
+  EXPECT_EQ(p[(3u << 20) - 1], 1.0f);
+}
