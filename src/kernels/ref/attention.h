@@ -1,7 +1,8 @@
 // attention.h: causal multi-head self-attention over a fused qkv tensor, the scalar reference.
 // Per head h: scores = q k^T * HS^-0.5, -inf above the diagonal, softmax, optional dropout on the
 // weights, then a weighted sum of v. Stores the full (T, T) matrices, as the lecture does.
-// Fast twin: kernels/cpu/attention.h (tiled, online softmax, never stores T x T).
+// Fast twin: kernels/cpu/attention.h (per-head GEMMs that skip tiles above the diagonal, SIMD
+// softmax, threaded over B*NH; it stores the same (T, T) matrices, which dropout needs).
 #pragma once
 
 #include <cmath>
