@@ -25,13 +25,15 @@ static long slab_and_buffer_allocations() {
   return g_allocations.load() + scratchgpt::Arena::slabs_reserved().load();
 }
 
-void* operator new(std::size_t n) {
+// The replacements pair malloc with free; kept out of line so that GCC's -Wmismatched-new-delete
+// does not see a free() of memory it believes came from a built-in operator new.
+__attribute__((noinline)) void* operator new(std::size_t n) {
   (n >= kBufferBytes ? g_allocations : g_small).fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace scratchgpt {
 namespace {
