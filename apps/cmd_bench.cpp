@@ -169,8 +169,7 @@ void run_bench(const BenchFlags& f) {
     model.zero_grad();
     model.backward();
     const double t2 = now_s();
-    clip_grad_norm(model.params(), cfg.grad_clip);
-    adamw_step(model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
+    optimizer_step(model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
     const double t3 = now_s();
     if (step >= f.warmup) {
       fwd.push_back(t1 - t0);

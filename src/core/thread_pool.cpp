@@ -2,11 +2,47 @@
 #include "core/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 #include "core/check.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace scratchgpt {
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Spins until done() or kSpinMicros have passed; returns done(). After the first kPauseMicros of
+// pure spinning it yields between polls, so that with more threads than free cores the thread it
+// waits for gets to run.
+template <typename Done>
+bool spin_until(const Done& done) {
+  using Clock = std::chrono::steady_clock;
+  constexpr int64_t kPauseMicros = 20;
+  const auto start = Clock::now();
+  const auto yield_from = start + std::chrono::microseconds(kPauseMicros);
+  const auto deadline = start + std::chrono::microseconds(ThreadPool::kSpinMicros);
+  for (;;) {
+    for (int i = 0; i < 32; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) return done();
+    if (now >= yield_from) std::this_thread::yield();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -17,7 +53,7 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
   }
   start_cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -26,26 +62,29 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::worker_loop(int w) {
   uint64_t seen = 0;
   for (;;) {
-    const Fn* job;
-    int64_t n;
-    int workers;
-    {
+    auto has_work = [&] {
+      return generation_.load(std::memory_order_acquire) != seen ||
+             stop_.load(std::memory_order_acquire);
+    };
+    if (!spin_until(has_work)) {
       std::unique_lock<std::mutex> lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      job = job_;
-      n = job_n_;
-      workers = job_workers_;
+      ++sleepers_;
+      start_cv_.wait(lock, has_work);
+      --sleepers_;
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
+    const int workers = job_workers_;
     if (w < workers) {
       int64_t b, e;
-      chunk(n, workers, w, &b, &e);
-      if (b < e) (*job)(b, e, w);
+      chunk(job_n_, workers, w, &b, &e);
+      if (b < e) (*job_)(b, e, w);
     }
-    {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Last one out: wake the caller if it gave up spinning (under the lock, so the wake-up
+      // cannot fall between its check and its wait).
       std::lock_guard<std::mutex> lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      if (caller_asleep_) done_cv_.notify_one();
     }
   }
 }
@@ -54,6 +93,7 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
   if (n <= 0) return;
   int workers = static_cast<int>(std::min<int64_t>(num_threads_, n));
   bool run_serial = workers == 1;
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (busy_) run_serial = true;  // nested call: run on the caller, same chunks
@@ -62,8 +102,9 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
       job_ = &fn;
       job_n_ = n;
       job_workers_ = workers;
-      pending_ = num_threads_ - 1;
-      ++generation_;
+      pending_.store(num_threads_ - 1, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+      wake = sleepers_ > 0;
     }
   }
   if (run_serial) {
@@ -75,12 +116,18 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
     }
     return;
   }
-  start_cv_.notify_all();
+  if (wake) start_cv_.notify_all();
   int64_t b, e;
   chunk(n, workers, 0, &b, &e);
   fn(b, e, 0);
-  std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+  auto all_done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(all_done)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    caller_asleep_ = true;
+    done_cv_.wait(lock, all_done);
+    caller_asleep_ = false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
   busy_ = false;
 }
 

@@ -1,6 +1,8 @@
 // optimizer.h: what one optimizer step does to the parameter list: gradient scaling (for
 // accumulation), global-norm clipping (torch.nn.utils.clip_grad_norm_) and AdamW
 // (torch.optim.AdamW, weight decay only on Params with decay == true, as nanoGPT's two groups).
+// clip_grad_norm + adamw_step are the readable pair; optimizer_step does the same in two threaded
+// passes (norm, then AdamW with the clip coefficient folded in) with bit-identical parameters.
 // Leaves out: other optimizers, mixed precision. The update kernel is cpu::adamw_update.
 #pragma once
 
@@ -11,7 +13,8 @@
 
 namespace scratchgpt {
 
-// sqrt(sum of every gradient element squared), accumulated in double.
+// sqrt(sum of every gradient element squared), accumulated in double over fixed pieces of each
+// Param (threaded; the same sum with any thread count).
 double grad_global_norm(const std::vector<Param>& params);
 
 // torch's clip_grad_norm_: coef = max_norm / (norm + 1e-6); when coef < 1 every grad *= coef.
@@ -23,5 +26,10 @@ void scale_grads(std::vector<Param>& params, float s);
 
 // One AdamW step t (counting from 1) at learning rate lr with cfg's betas, eps, weight decay.
 void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t);
+
+// clip_grad_norm(params, cfg.grad_clip) then adamw_step(params, lr, cfg, t), fused: the clip
+// coefficient scales each gradient inside the AdamW kernel, so the gradients are read twice and
+// never written (they keep their unclipped values). Returns the norm before clipping.
+double optimizer_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t);
 
 }  // namespace scratchgpt

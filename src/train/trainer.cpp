@@ -199,8 +199,7 @@ TrainSummary run_training(const TrainOptions& opt) {
       model.backward();
     }
     if (cfg.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg.grad_accum));
-    const double norm = clip_grad_norm(params, cfg.grad_clip);
-    adamw_step(params, static_cast<float>(lr), cfg, static_cast<int>(it + 1));
+    const double norm = optimizer_step(params, static_cast<float>(lr), cfg, static_cast<int>(it + 1));
     const auto loss = static_cast<float>(loss_sum / cfg.grad_accum);
     SG_CHECK(std::isfinite(loss), "the loss became ", loss, " at iter ", it,
              ": lower --lr or enable --grad-clip");

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 using scratchgpt::ThreadPool;
@@ -56,4 +58,24 @@ TEST(ThreadPool, NestedCallRunsSeriallyWithoutDeadlock) {
       pool.parallel_for(10, [&](int64_t b2, int64_t e2, int) { total += e2 - b2; });
   });
   EXPECT_EQ(total.load(), 40);
+}
+
+// Back-to-back jobs (workers still spinning) and jobs after pauses longer than the spin (workers
+// asleep) must each run every chunk exactly once; a lost wake-up would hang or drop a chunk.
+TEST(ThreadPool, ManyJobsWithSpinningAndSleepingWorkers) {
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    int64_t expected = 0;
+    std::atomic<int64_t> total{0};
+    for (int job = 0; job < 3000; ++job) {
+      if (job % 500 == 499)
+        std::this_thread::sleep_for(std::chrono::microseconds(3 * ThreadPool::kSpinMicros));
+      const int64_t n = 1 + job % 7;
+      pool.parallel_for(n, [&](int64_t b, int64_t e, int) {
+        for (int64_t i = b; i < e; ++i) total += i + 1;
+      });
+      expected += n * (n + 1) / 2;
+      ASSERT_EQ(total.load(), expected) << "threads=" << threads << " job=" << job;
+    }
+  }
 }

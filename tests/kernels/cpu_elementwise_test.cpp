@@ -122,6 +122,27 @@ TEST(CpuElementwise, AdamWEqualsReferenceBitForBit) {
   });
 }
 
+// A clip coefficient folded into the update equals clipping the gradient first (g *= coef).
+TEST(CpuElementwise, AdamWWithGradScaleEqualsScalingTheGradientFirst) {
+  for_levels_and_threads([](int64_t n) {
+    auto p = random_floats(n, 5), g = random_floats(n, 6, -3.0f, 3.0f),
+         m = random_floats(n, 7, -0.1f, 0.1f), v = random_floats(n, 8, 0.0f, 0.01f);
+    const float coef = 0.3183f;
+    auto rp = p, rm = m, rv = v, clipped = g;
+    for (float& x : clipped) x *= coef;
+    for (int t = 1; t <= 2; ++t) {
+      cpu::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f,
+                        0.1f, t, coef);
+      ref::adamw_update(rp.data(), clipped.data(), rm.data(), rv.data(), n, 1e-3f, 0.9f, 0.99f,
+                        1e-8f, 0.1f, t);
+    }
+    EXPECT_TRUE(bitwise_equal(p, rp));
+    EXPECT_TRUE(bitwise_equal(m, rm));
+    EXPECT_TRUE(bitwise_equal(v, rv));
+    return concat({&p, &m, &v});
+  });
+}
+
 TEST(CpuElementwise, GeluMatchesReferenceInDouble) {
   for_levels_and_threads([](int64_t n) {
     auto x = random_floats(n, 1, -6.0f, 6.0f), dy = random_floats(n, 2);

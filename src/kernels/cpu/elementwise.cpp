@@ -1,16 +1,14 @@
 // elementwise.cpp: the cpu:: kernels that are the reference loops run over fixed chunks in
-// parallel (relu, residual, dropout, adamw) and the embedding (encoder). The reference templates
+// parallel (relu, residual, dropout) and the embedding (encoder). The reference templates
 // are instantiated here, where -march lets the compiler vectorise them.
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/cpu/adamw.h"
 #include "kernels/cpu/dropout.h"
 #include "kernels/cpu/encoder.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/relu.h"
 #include "kernels/cpu/residual.h"
-#include "kernels/ref/adamw.h"
 #include "kernels/ref/dropout.h"
 #include "kernels/ref/encoder.h"
 #include "kernels/ref/relu.h"
@@ -51,14 +49,6 @@ void dropout_forward(float* out, float* mask, const float* inp, int64_t n, float
 void dropout_backward(float* dinp, const float* dout, const float* mask, int64_t n) {
   for_chunks(n, [&](int64_t b, int64_t e) {
     ref::dropout_backward(dinp + b, dout + b, mask + b, e - b);
-  });
-}
-
-void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
-                  float beta1, float beta2, float eps, float weight_decay, int t) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::adamw_update(param + b, grad + b, m + b, v + b, e - b, lr, beta1, beta2, eps,
-                      weight_decay, t);
   });
 }
 

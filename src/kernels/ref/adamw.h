@@ -3,7 +3,8 @@
 //   p -= (lr / (1-b1^t)) * m / (sqrt(v) / sqrt(1-b2^t) + eps)
 // The operations follow torch 1.13's single-tensor AdamW in the same order (scalars computed in
 // double as Python does), so float results agree with PyTorch to rounding. Leaves out: amsgrad,
-// maximize. Fast twin: kernels/cpu/adamw.h.
+// maximize. grad_scale multiplies each gradient first (a clip coefficient folded in: the same
+// float product clip_grad_norm_'s g.mul_(coef) makes). Fast twin: kernels/cpu/adamw.h.
 #pragma once
 
 #include <cmath>
@@ -14,7 +15,7 @@ namespace scratchgpt::ref {
 // param, grad, m, v (n); step t >= 1 (the step being taken, counting from 1).
 template <typename F>
 void adamw_update(F* param, const F* grad, F* m, F* v, int64_t n, F lr, F beta1, F beta2, F eps,
-                  F weight_decay, int t) {
+                  F weight_decay, int t, F grad_scale = F(1)) {
   // Python-side scalars of torch's _single_tensor_adamw, in double.
   const double bc1 = 1.0 - std::pow(static_cast<double>(beta1), t);  // bias_correction1
   const double bc2 = 1.0 - std::pow(static_cast<double>(beta2), t);  // bias_correction2
@@ -24,9 +25,10 @@ void adamw_update(F* param, const F* grad, F* m, F* v, int64_t n, F lr, F beta1,
   const F step_size = static_cast<F>(static_cast<double>(lr) / bc1);
   const F bc2_sqrt = static_cast<F>(std::sqrt(bc2));
   for (int64_t i = 0; i < n; ++i) {
-    param[i] *= decay;                                       // param.mul_(1 - lr * wd)
-    m[i] = m[i] * beta1 + one_minus_b1 * grad[i];            // exp_avg.mul_(b1).add_(g, alpha=1-b1)
-    v[i] = v[i] * beta2 + one_minus_b2 * grad[i] * grad[i];  // exp_avg_sq.mul_(b2).addcmul_(g, g)
+    const F g = grad_scale == F(1) ? grad[i] : grad[i] * grad_scale;
+    param[i] *= decay;                             // param.mul_(1 - lr * wd)
+    m[i] = m[i] * beta1 + one_minus_b1 * g;        // exp_avg.mul_(b1).add_(g, alpha=1-b1)
+    v[i] = v[i] * beta2 + one_minus_b2 * g * g;    // exp_avg_sq.mul_(b2).addcmul_(g, g)
     const F denom = std::sqrt(v[i]) / bc2_sqrt + eps;        // (v.sqrt() / sqrt(bc2)).add_(eps)
     param[i] += -step_size * m[i] / denom;  // param.addcdiv_(m, denom, value=-step_size)
   }
