@@ -8,18 +8,19 @@ namespace scratchgpt {
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 
-extern "C" void on_sigint(int) {
+extern "C" void on_stop_signal(int sig) {
   g_stop = 1;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(sig, SIG_DFL);  // a second one ends the process at once
 }
 }  // namespace
 
 void install_stop_handler() {
   struct sigaction sa {};
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;
   sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 bool stop_requested() { return g_stop != 0; }

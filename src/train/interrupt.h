@@ -1,6 +1,6 @@
-// interrupt.h: Ctrl-C (SIGINT) as a request to stop cleanly: the first one sets a flag the
-// training loop checks after each step (it then saves a checkpoint and exits); a second one
-// kills the process as usual. Leaves out: other signals.
+// interrupt.h: Ctrl-C (SIGINT) and SIGTERM (kill, a batch scheduler or a shutdown) as a request
+// to stop cleanly: the first one sets a flag the training loop checks after each step (it then
+// saves a checkpoint and exits); a second one ends the process as usual. Leaves out: SIGHUP.
 #pragma once
 
 namespace scratchgpt {

@@ -74,8 +74,10 @@ TEST(TrainResume, StopAtKThenResumeEqualsUninterrupted) {
   EXPECT_EQ(slurp(full + "/last.safetensors").size(), slurp(split + "/last.safetensors").size());
 }
 
-TEST(TrainResume, CtrlCSavesAndResumesExactly) {
-  const std::string stopped = scratch_dir("sigint_stopped"), full = scratch_dir("sigint_full");
+// Stops a long run with `sig` once it has logged some steps, resumes it, and compares the losses
+// with a run never stopped.
+static void stop_with_signal_and_resume(int sig, const std::string& name) {
+  const std::string stopped = scratch_dir(name + "_stopped"), full = scratch_dir(name + "_full");
   const std::string data = data_dir();
   // A bigram run far too long to finish; interrupt it once it has logged some steps.
   const std::string log = stopped + "/stderr.txt";
@@ -93,7 +95,7 @@ TEST(TrainResume, CtrlCSavesAndResumesExactly) {
   while (metrics(stopped + "/metrics.jsonl", "train").size() < 50 &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGINT);
+  ::kill(pid, sig);
   int status = 0;
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal instead of stopping cleanly";
@@ -115,3 +117,7 @@ TEST(TrainResume, CtrlCSavesAndResumesExactly) {
   expect_same_train_losses(metrics(full + "/metrics.jsonl", "train"),
                            metrics(stopped + "/metrics.jsonl", "train"), k + 30);
 }
+
+TEST(TrainResume, CtrlCSavesAndResumesExactly) { stop_with_signal_and_resume(SIGINT, "sigint"); }
+
+TEST(TrainResume, SigtermSavesAndResumesExactly) { stop_with_signal_and_resume(SIGTERM, "sigterm"); }
