@@ -16,9 +16,20 @@
 #include <string>
 #include <vector>
 
+#include "core/check.h"
 #include "core/safetensors.h"
 
 namespace scratchgpt::test {
+
+// The message of the scratchgpt::Error that f() throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // Absolute path of a file under tests/fixtures, e.g. fixture_path("kernels/gelu.safetensors").
 inline std::string fixture_path(const std::string& relative) {

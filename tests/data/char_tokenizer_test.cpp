@@ -7,19 +7,13 @@
 #include "core/check.h"
 #include "data/file_io.h"
 #include "data/utf8.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 }  // namespace
 

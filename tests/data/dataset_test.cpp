@@ -13,6 +13,7 @@
 #include "data/prepare.h"
 #include "data/token_file.h"
 #include "data/utf8.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
@@ -25,14 +26,7 @@ std::string tmp_dir(const std::string& name) {
   return d.string();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 }  // namespace
 

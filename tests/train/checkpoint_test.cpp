@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "data/file_io.h"
 #include "nn/bigram.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
@@ -20,14 +21,7 @@ std::string tmp_path(const std::string& name) {
   fs::create_directories(d);
   return (d / name).string();
 }
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 }  // namespace
 
 TEST(Checkpoint, RoundTripIsExact) {

@@ -7,9 +7,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/thread_pool.h"
-
 #include "core/arena.h"
+#include "core/thread_pool.h"
 
 using namespace scratchgpt;
 

@@ -5,18 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "core/check.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 }  // namespace
 
 TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {

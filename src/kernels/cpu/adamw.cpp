@@ -44,7 +44,8 @@ int64_t adamw_avx2(float* param, const float* grad, float* m, float* v, int64_t 
     const __m256 denom = _mm256_add_ps(_mm256_div_ps(_mm256_sqrt_ps(vi), bc2_sqrt), veps);
     _mm256_storeu_ps(m + i, mi);
     _mm256_storeu_ps(v + i, vi);
-    _mm256_storeu_ps(param + i, _mm256_add_ps(p, _mm256_div_ps(_mm256_mul_ps(neg_step, mi), denom)));
+    _mm256_storeu_ps(param + i,
+                     _mm256_add_ps(p, _mm256_div_ps(_mm256_mul_ps(neg_step, mi), denom)));
   }
   return i;
 }
