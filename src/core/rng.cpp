@@ -1,5 +1,7 @@
 // rng.cpp: mt19937 as PyTorch's CPU generator seeds and steps it, and PyTorch 1.13's transforms
 // on top of it (x86-64 build with AVX2 kernels, no MKL), reproduced bit for bit.
+// Bulk draws (rand, normal's uniforms, bernoulli_scalar, dropout_noise) go through fill_raw and
+// the block kernels of rng_kernels.h: scalar twins here, AVX2 versions in rng_avx2.cpp.
 // Leaves out: torch's non-AVX2 (scalar normal_fill) and MKL code paths.
 #include "core/rng.h"
 
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/rng_kernels.h"
+#include "kernels/cpu/simd.h"
 
 // Torch's kernels were compiled by GCC with -mfma and contraction on; where its binary fused a
 // multiply and an add into one FMA, we call std::fma. No other a * b + c is left in this file
@@ -19,7 +23,56 @@
 
 namespace scratchgpt {
 
+// ---- The block kernels' scalar twins (see rng_kernels.h). ----
+namespace rng_detail {
+
 namespace {
+uint32_t mix(uint32_t u, uint32_t v) {
+  constexpr uint32_t kMatrixA = 0x9908b0dfu, kUpper = 0x80000000u, kLower = 0x7fffffffu;
+  return (((u & kUpper) | (v & kLower)) >> 1) ^ ((v & 1u) ? kMatrixA : 0u);
+}
+
+uint32_t temper(uint32_t y) {
+  y ^= (y >> 11);
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  y ^= (y >> 18);
+  return y;
+}
+}  // namespace
+
+void mt_twist_scalar(uint32_t* mt) {
+  int j = 0;
+  for (; j < kMtN - kMtM; ++j) mt[j] = mt[j + kMtM] ^ mix(mt[j], mt[j + 1]);
+  for (; j < kMtN - 1; ++j) mt[j] = mt[j + kMtM - kMtN] ^ mix(mt[j], mt[j + 1]);
+  mt[kMtN - 1] = mt[kMtM - 1] ^ mix(mt[kMtN - 1], mt[0]);
+}
+
+void mt_temper_scalar(uint32_t* out, const uint32_t* state, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = temper(state[i]);
+}
+
+void bernoulli53_scalar(float* out, const uint32_t* words, int64_t n, uint64_t threshold,
+                        float one) {
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t hi = words[2 * i], lo = words[2 * i + 1];
+    const uint64_t x = ((hi << 32) | lo) & ((uint64_t{1} << 53) - 1);
+    out[i] = x < threshold ? one : 0.0f;
+  }
+}
+
+void uniform24_scalar(float* out, const uint32_t* words, int64_t n, float from, float to) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(words[i] & ((1u << 24) - 1)) * (1.0f / (1u << 24));
+    out[i] = std::fma(x, to - from, from);
+  }
+}
+
+}  // namespace rng_detail
+
+namespace {
+
+bool use_avx2() { return cpu::simd_level() >= SimdLevel::kAvx2; }
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -120,27 +173,43 @@ void Rng::manual_seed(uint64_t seed) {
 }
 
 void Rng::next_state() {
-  constexpr int kM = 397;
-  constexpr uint32_t kMatrixA = 0x9908b0dfu, kUpper = 0x80000000u, kLower = 0x7fffffffu;
-  auto mix = [&](uint32_t u, uint32_t v) {
-    return (((u & kUpper) | (v & kLower)) >> 1) ^ ((v & 1u) ? kMatrixA : 0u);
-  };
-  int j = 0;
-  for (; j < kN - kM; ++j) mt_[j] = mt_[j + kM] ^ mix(mt_[j], mt_[j + 1]);
-  for (; j < kN - 1; ++j) mt_[j] = mt_[j + kM - kN] ^ mix(mt_[j], mt_[j + 1]);
-  mt_[kN - 1] = mt_[kM - 1] ^ mix(mt_[kN - 1], mt_[0]);
+  static_assert(kN == rng_detail::kMtN);
+  if (use_avx2()) {
+    rng_detail::mt_twist_avx2(mt_);
+  } else {
+    rng_detail::mt_twist_scalar(mt_);
+  }
   left_ = kN;
   next_ = 0;
 }
 
 uint32_t Rng::random() {
   if (--left_ <= 0) next_state();
-  uint32_t y = mt_[next_++];
-  y ^= (y >> 11);
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= (y >> 18);
-  return y;
+  return rng_detail::temper(mt_[next_++]);
+}
+
+void Rng::fill_raw(uint32_t* out, int64_t n) {
+  // random() keeps left_ - 1 untouched words at mt_[next_ ..]; when none is left it twists, and
+  // the call that twists takes mt_[0] (left_ = kN, next_ = 1 afterwards). Here a twist sets
+  // left_ = kN + 1, next_ = 0 (kN words waiting); it only happens when words are wanted, so at
+  // least one is taken before returning and the state is always one random() can produce.
+  const bool avx2 = use_avx2();
+  while (n > 0) {
+    if (left_ <= 1) {
+      next_state();
+      left_ = kN + 1;
+    }
+    const int64_t take = std::min<int64_t>(n, left_ - 1);
+    if (avx2) {
+      rng_detail::mt_temper_avx2(out, mt_ + next_, take);
+    } else {
+      rng_detail::mt_temper_scalar(out, mt_ + next_, take);
+    }
+    next_ += static_cast<int>(take);
+    left_ -= static_cast<int>(take);
+    out += take;
+    n -= take;
+  }
 }
 
 uint64_t Rng::random64() {
@@ -178,7 +247,18 @@ double Rng::normal_double() {
 void Rng::rand(float* out, int64_t n) { uniform(out, n, 0.0f, 1.0f); }
 
 void Rng::uniform(float* out, int64_t n, float from, float to) {
-  for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(from, to);
+  // uniform_float per element, in blocks: raw draws first, then the transform.
+  const bool avx2 = use_avx2();
+  uint32_t words[kBlockWords];
+  for (int64_t i = 0; i < n; i += kBlockWords) {
+    const int64_t m = std::min(kBlockWords, n - i);
+    fill_raw(words, m);
+    if (avx2) {
+      rng_detail::uniform24_avx2(out + i, words, m, from, to);
+    } else {
+      rng_detail::uniform24_scalar(out + i, words, m, from, to);
+    }
+  }
 }
 
 void Rng::randn(float* out, int64_t n) { normal(out, n, 0.0f, 1.0f); }
@@ -194,12 +274,12 @@ void Rng::normal(float* out, int64_t n, double mean, double std) {
   }
   // Long tensors: all uniforms first, then Box-Muller in blocks of 16; a ragged tail is handled
   // by drawing 16 fresh uniforms over the last 16 slots and transforming those again.
-  for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f);
+  uniform(out, n, 0.0f, 1.0f);
   const float mean_f = static_cast<float>(mean), std_f = static_cast<float>(std);
   for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(out + i, mean_f, std_f);
   if (n % 16 != 0) {
     float* tail = out + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform_float(0.0f, 1.0f);
+    uniform(tail, 16, 0.0f, 1.0f);
     normal_fill_16(tail, mean_f, std_f);
   }
 }
@@ -230,9 +310,27 @@ void Rng::bernoulli(float* out, int64_t n, float p) {
   for (int64_t i = 0; i < n; ++i) out[i] = uniform_float(0.0f, 1.0f) < p ? 1.0f : 0.0f;
 }
 
+void Rng::bernoulli_double(float* out, int64_t n, double p, float one) {
+  // uniform_double() < p with u = x * 2^-53 (x the 53-bit integer, the scaling exact) is
+  // x < p * 2^53 (also exact), i.e. x < ceil(p * 2^53) for an integer x: an integer compare.
+  const auto threshold = static_cast<uint64_t>(std::ceil(p * 9007199254740992.0));  // p * 2^53
+  const bool avx2 = use_avx2();
+  constexpr int64_t kPerBlock = kBlockWords / 2;  // two raw draws per element
+  uint32_t words[kBlockWords];
+  for (int64_t i = 0; i < n; i += kPerBlock) {
+    const int64_t m = std::min(kPerBlock, n - i);
+    fill_raw(words, 2 * m);
+    if (avx2) {
+      rng_detail::bernoulli53_avx2(out + i, words, m, threshold, one);
+    } else {
+      rng_detail::bernoulli53_scalar(out + i, words, m, threshold, one);
+    }
+  }
+}
+
 void Rng::bernoulli_scalar(float* out, int64_t n, double p) {
   SG_CHECK(p >= 0.0 && p <= 1.0, "bernoulli: p must be in [0, 1], got ", p);
-  for (int64_t i = 0; i < n; ++i) out[i] = uniform_double() < p ? 1.0f : 0.0f;
+  bernoulli_double(out, n, p, 1.0f);  // uniform_double() < p ? 1 : 0 per element
 }
 
 void Rng::dropout_noise(float* out, int64_t n, double p) {
@@ -241,9 +339,9 @@ void Rng::dropout_noise(float* out, int64_t n, double p) {
     std::fill(out, out + n, p == 0.0 ? 1.0f : 0.0f);
     return;
   }
-  bernoulli_scalar(out, n, 1.0 - p);
+  // bernoulli_(1 - p) then div_(1 - p): each element 1.0f / keep or 0.0f / keep = +0.
   const float keep = static_cast<float>(1.0 - p);
-  for (int64_t i = 0; i < n; ++i) out[i] = out[i] / keep;
+  bernoulli_double(out, n, 1.0 - p, 1.0f / keep);
 }
 
 void Rng::exponential(float* out, int64_t n, double lambda) {

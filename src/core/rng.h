@@ -22,6 +22,10 @@ class Rng {
   void manual_seed(uint64_t seed);  // torch.manual_seed(seed)
 
   uint32_t random();    // one raw 32-bit mt19937 draw
+  // n raw draws at once: exactly what n calls of random() return, from any position in the
+  // state, freely mixed with single calls. The twist and the tempering run over whole blocks,
+  // with AVX2 when the CPU has it and cpu::simd_level() allows it (the scalar code is the twin).
+  void fill_raw(uint32_t* out, int64_t n);
   uint64_t random64();  // two draws combined, as torch's random64()
   // One double in [0, 1) from random64()'s low 53 bits (torch's double uniform).
   double uniform_double();
@@ -80,6 +84,10 @@ class Rng {
   bool has_next_float_normal_ = false;
   float next_float_normal_ = 0.0f;
   void next_state();
+  // The bulk transforms draw through a stack block of this many raw words (no allocation).
+  static constexpr int64_t kBlockWords = 2048;
+  // out[i] = one if uniform_double() < p else 0, two raw draws per element, in blocks.
+  void bernoulli_double(float* out, int64_t n, double p, float one);
   float uniform_float(float from, float to);  // one float uniform in [from, to), 1 raw draw
   double normal_double();                     // one scalar double N(0, 1) draw (with the cache)
 };
