@@ -1,0 +1,57 @@
+// flash_attention_avx2.cpp: the kernels of flash_attention_impl.h compiled for AVX2+FMA (4 x 16
+// micro-tiles: 8 ymm accumulators), whatever the build's -march; only called when the CPU has
+// AVX2 and FMA. Headers come before the target pragma, as in gemm_avx2.cpp.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/thread_pool.h"
+#include "kernels/cpu/flash_attention.h"
+#include "kernels/cpu/gemm.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+namespace scratchgpt::cpu::detail {
+namespace {
+
+#include "kernels/cpu/vec_math_avx2.h"
+
+struct VecAvx2 {
+  using T = __m256;
+  static constexpr int kW = 8;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T set1(float x) { return _mm256_set1_ps(x); }
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
+  static T bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T exp(T x) { return exp8(x); }
+  static float hsum(T x) { return hsum8(x); }
+  static float hmax(T x) { return hmax8(x); }
+};
+
+#include "kernels/cpu/flash_attention_impl.h"
+
+}  // namespace
+
+void flash_forward_avx2(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
+                        int tile) {
+  flash_forward<VecAvx2, 4, 2>(out, lse, qkv, B, T, C, NH, tile);
+}
+
+void flash_backward_avx2(float* dqkv, const float* dout, const float* out, const float* lse,
+                         const float* qkv, int B, int T, int C, int NH, int tile) {
+  flash_backward<VecAvx2, 4, 2>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
+}
+
+}  // namespace scratchgpt::cpu::detail
+
+#pragma GCC pop_options

@@ -1,0 +1,307 @@
+// flash_attention_impl.h: the tiled forward and backward of flash_attention.h, written once over a
+// vector type V and included by each per-ISA file (flash_attention_avx512.cpp, ...) inside an
+// anonymous namespace after its `#pragma GCC target`, as gemm_impl.h is.
+// V provides: T, kW (lanes), zero(), set1(x), load(p), store(p, x), bcast(p), fma(a, b, c) =
+// a*b + c, add, sub, mul, max, exp (0 for -inf), hsum, hmax.
+// Per tile pair the products are small register-blocked loops (MR rows x NV vectors of
+// accumulators) over packed tiles that stay in L1: S (tile, tile) = Q K^T, then the row pass
+// (online softmax forward, or P and dS backward), then P V (or P^T dO, dS^T Q, dS K).
+// Not standalone: needs <algorithm>, <cmath>, <limits>, ThreadPool and thread_buffer first.
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+inline int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+// Which part of a tile product is needed or non-zero (causal structure on the diagonal tile).
+// kLowerC: only C[i][j] for j <= i is wanted (columns past the row block's last row are skipped).
+// kLowerA: A[i][k] = 0 for k > i.  kUpperA: A[i][k] = 0 for k < i.
+enum class Tri { kFull, kLowerC, kLowerA, kUpperA };
+
+// C[r][0 .. NV*W) = (or +=) sum_{k < kc} A[r * rs_a + k * cs_a] * B[k * ldb + 0 .. NV*W), r < MR.
+template <class V, int MR, int NV>
+inline void micro(int kc, const float* __restrict A, int64_t rs_a, int64_t cs_a,
+                  const float* __restrict B, int64_t ldb, float* __restrict C, int64_t ldc,
+                  bool init) {
+  using T = typename V::T;
+  constexpr int W = V::kW;
+  T acc[MR][NV];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+  for (int k = 0; k < kc; ++k) {
+    T b[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) b[v] = V::load(B + k * ldb + v * W);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      const T a = V::bcast(A + r * rs_a + k * cs_a);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      float* c = C + r * ldc + v * W;
+      V::store(c, init ? acc[r][v] : V::add(V::load(c), acc[r][v]));
+    }
+}
+
+// C (M, N) = (or +=) A (M, K) B (K, N) with A[i][k] = A[i * rs_a + k * cs_a], B row-major with
+// leading dimension ldb, C with ldc. M is a multiple of MR, N of W. Each C element is summed over k
+// in increasing order by one call.
+template <class V, int MR, int NV>
+void tile_product(Tri tri, int M, int N, int K, const float* A, int64_t rs_a, int64_t cs_a,
+                  const float* B, int64_t ldb, float* C, int64_t ldc, bool init) {
+  constexpr int W = V::kW;
+  for (int i = 0; i < M; i += MR) {
+    int n = N, k0 = 0, k1 = K;
+    if (tri == Tri::kLowerC) n = std::min(N, round_up(i + MR, W));
+    if (tri == Tri::kLowerA) k1 = std::min(K, i + MR);
+    if (tri == Tri::kUpperA) k0 = std::min(K, i);
+    const float* a = A + i * rs_a + k0 * cs_a;
+    const float* b = B + k0 * ldb;
+    float* c = C + i * ldc;
+    int j = 0;
+    for (; j + NV * W <= n; j += NV * W)
+      micro<V, MR, NV>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
+    for (; j < n; j += W) micro<V, MR, 1>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
+  }
+}
+
+// Valid columns of row r of a tile: all of them, or on the diagonal tile those up to r rounded up
+// to whole vectors (the ones past r inside that last vector are set to -inf by mask_row).
+template <class V>
+inline int row_extent(int r, int tile, bool diag) {
+  return diag ? std::min(tile, round_up(r + 1, V::kW)) : tile;
+}
+inline void mask_row(float* s, int r, int n) {
+  for (int j = r + 1; j < n; ++j) s[j] = -kInf;
+}
+
+// One row of the forward's online softmax over a key tile: s[0 .. n) raw scores q.k (masked ones
+// -inf) become p = exp(s * scale - m_new), s[n .. tile) = 0; the running max m and sum l, and the
+// output accumulator o (hsp) are rescaled by exp(m - m_new).
+template <class V>
+inline void online_softmax_row(float* s, int n, int tile, float scale, float& m, float& l, float* o,
+                               int hsp) {
+  using T = typename V::T;
+  constexpr int W = V::kW;
+  const T vs = V::set1(scale);
+  T vmax = V::set1(-kInf);
+  for (int j = 0; j < n; j += W) {
+    const T x = V::mul(V::load(s + j), vs);
+    V::store(s + j, x);
+    vmax = V::max(vmax, x);
+  }
+  const float mx = V::hmax(vmax);
+  const float m_new = m > mx ? m : mx;
+  const T vm = V::set1(m_new);
+  T vsum = V::zero();
+  for (int j = 0; j < n; j += W) {
+    const T e = V::exp(V::sub(V::load(s + j), vm));
+    V::store(s + j, e);
+    vsum = V::add(vsum, e);
+  }
+  for (int j = n; j < tile; j += W) V::store(s + j, V::zero());
+  const float alpha = std::exp(m - m_new);  // 0 on the first tile (m = -inf)
+  l = l * alpha + V::hsum(vsum);
+  m = m_new;
+  const T va = V::set1(alpha);
+  for (int d = 0; d < hsp; d += W) V::store(o + d, V::mul(V::load(o + d), va));
+}
+
+// One row of the backward: s[0 .. n) raw scores become p = exp(s * scale - lse) and dp[0 .. n)
+// becomes ds = p * (dp - D); both are 0 from n to tile.
+template <class V>
+inline void softmax_grad_row(float* s, float* dp, int n, int tile, float scale, float lse,
+                             float D) {
+  using T = typename V::T;
+  constexpr int W = V::kW;
+  const T vs = V::set1(scale), vl = V::set1(lse), vd = V::set1(D);
+  for (int j = 0; j < n; j += W) {
+    const T p = V::exp(V::sub(V::mul(V::load(s + j), vs), vl));
+    V::store(s + j, p);
+    V::store(dp + j, V::mul(p, V::sub(V::load(dp + j), vd)));
+  }
+  for (int j = n; j < tile; j += W) {
+    V::store(s + j, V::zero());
+    V::store(dp + j, V::zero());
+  }
+}
+
+// kt (HS, tile) = rows [j0, j0 + cols) of x (stride ld) transposed, zero past cols.
+inline void pack_transposed(float* kt, const float* x, int64_t ld, int j0, int cols, int HS,
+                            int tile) {
+  for (int d = 0; d < HS; ++d) std::fill(kt + d * tile + cols, kt + (d + 1) * tile, 0.0f);
+  for (int c = 0; c < cols; ++c) {
+    const float* row = x + (j0 + c) * ld;
+    for (int d = 0; d < HS; ++d) kt[d * tile + c] = row[d];
+  }
+}
+
+// p (rows_out, width) = rows [i0, i0 + rows) of x (stride ld, HS wide), zero-padded.
+inline void pack_rows(float* p, const float* x, int64_t ld, int i0, int rows, int rows_out, int HS,
+                      int width) {
+  for (int r = 0; r < rows_out; ++r) {
+    float* dst = p + static_cast<int64_t>(r) * width;
+    int d = 0;
+    if (r < rows) {
+      const float* src = x + (i0 + r) * ld;
+      for (; d < HS; ++d) dst[d] = src[d];
+    }
+    for (; d < width; ++d) dst[d] = 0.0f;
+  }
+}
+
+template <class V, int MR, int NV>
+void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
+                   int tile) {
+  constexpr int W = V::kW;
+  const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  const int64_t C3 = 3 * static_cast<int64_t>(C);
+  // Per-thread scratch: q (tile, HS), kt (HS, tile), v (tile, hsp), o (tile, hsp), s (tile, tile),
+  // m, l (tile).
+  const size_t n_q = static_cast<size_t>(tile) * round_up(HS, 16),
+               n_v = static_cast<size_t>(tile) * hsp, n_s = static_cast<size_t>(tile) * tile;
+  const size_t need = 2 * n_q + 2 * n_v + n_s + 2 * static_cast<size_t>(tile);
+  ThreadPool::global().parallel_for(
+      static_cast<int64_t>(B) * NH * nt, [&](int64_t begin, int64_t end, int) {
+        float* q = thread_buffer(2, need);
+        float* kt = q + n_q;
+        float* vp = kt + n_q;
+        float* o = vp + n_v;
+        float* s = o + n_v;
+        float* m = s + n_s;
+        float* l = m + tile;
+        for (int64_t task = begin; task < end; ++task) {
+          const int qi = static_cast<int>(task % nt);
+          const int64_t bh = task / nt;
+          const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
+          const float* x = qkv + static_cast<int64_t>(b) * T * C3 + h * HS;  // q rows, stride 3C
+          const int i0 = qi * tile, rows = std::min(tile, T - i0);
+          pack_rows(q, x, C3, i0, rows, tile, HS, HS);
+          std::fill(m, m + tile, -kInf);
+          std::fill(l, l + tile, 0.0f);
+          std::fill(o, o + n_v, 0.0f);
+          for (int kj = 0; kj <= qi; ++kj) {
+            const bool diag = kj == qi;
+            const int j0 = kj * tile, cols = std::min(tile, T - j0);
+            pack_transposed(kt, x + C, C3, j0, cols, HS, tile);
+            pack_rows(vp, x + 2 * C, C3, j0, cols, tile, HS, hsp);
+            // s = q k^T (tile, tile)
+            tile_product<V, MR, NV>(diag ? Tri::kLowerC : Tri::kFull, tile, tile, HS, q, HS, 1, kt,
+                                    tile, s, tile, true);
+            for (int r = 0; r < tile; ++r) {
+              const int n = row_extent<V>(r, tile, diag);
+              if (diag) mask_row(s + r * tile, r, n);
+              online_softmax_row<V>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
+            }
+            // o += p v (tile, hsp)
+            tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
+                                    vp, hsp, o, hsp, false);
+          }
+          float* y = out + (static_cast<int64_t>(b) * T + i0) * C + h * HS;
+          float* lse_row = lse + bh * T + i0;
+          for (int r = 0; r < rows; ++r) {
+            const float inv = 1.0f / l[r];
+            for (int d = 0; d < HS; ++d) y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
+            lse_row[r] = m[r] + std::log(l[r]);
+          }
+        }
+      });
+}
+
+template <class V, int MR, int NV>
+void flash_backward(float* dqkv, const float* dout, const float* out, const float* lse,
+                    const float* qkv, int B, int T, int C, int NH, int tile) {
+  constexpr int W = V::kW;
+  const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  const int64_t C3 = 3 * static_cast<int64_t>(C);
+  // Per-thread scratch: whole-head q, dout, dq (tp, hsp) and D, lse (tp); per key tile kt, vt
+  // (HS, tile), k, dk, dv (tile, hsp); per tile pair s, dp (tile, tile).
+  const size_t n_row = static_cast<size_t>(tp) * hsp, n_t = static_cast<size_t>(HS) * tile,
+               n_k = static_cast<size_t>(tile) * hsp, n_s = static_cast<size_t>(tile) * tile;
+  const size_t need = 3 * n_row + 2 * static_cast<size_t>(tp) + 2 * n_t + 3 * n_k + 2 * n_s;
+  ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
+                                                                      int) {
+    float* qp = thread_buffer(2, need);
+    float* dop = qp + n_row;
+    float* dq = dop + n_row;
+    float* Dr = dq + n_row;
+    float* L = Dr + tp;
+    float* kt = L + tp;
+    float* vt = kt + n_t;
+    float* kp = vt + n_t;
+    float* dk = kp + n_k;
+    float* dv = dk + n_k;
+    float* s = dv + n_k;
+    float* dp = s + n_s;
+    for (int64_t bh = begin; bh < end; ++bh) {
+      const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
+      const int64_t row0 = static_cast<int64_t>(b) * T;
+      const float* x = qkv + row0 * C3 + h * HS;  // q rows, stride 3C; k, v at +C, +2C
+      float* dx = dqkv + row0 * C3 + h * HS;
+      const float* dO = dout + row0 * C + h * HS;  // (T, HS) rows of stride C
+      const float* O = out + row0 * C + h * HS;
+      pack_rows(qp, x, C3, 0, T, tp, HS, hsp);
+      pack_rows(dop, dO, C, 0, T, tp, HS, hsp);
+      std::fill(dq, dq + n_row, 0.0f);
+      // D = rowsum(dout * out); rows past T get lse = +inf, so their p = 0.
+      for (int i = 0; i < tp; ++i) {
+        float acc = 0.0f;
+        if (i < T)
+          for (int d = 0; d < HS; ++d)
+            acc += dO[i * static_cast<int64_t>(C) + d] * O[i * static_cast<int64_t>(C) + d];
+        Dr[i] = acc;
+        L[i] = i < T ? lse[bh * T + i] : kInf;
+      }
+      for (int kj = 0; kj < nt; ++kj) {
+        const int j0 = kj * tile, cols = std::min(tile, T - j0);
+        pack_transposed(kt, x + C, C3, j0, cols, HS, tile);
+        pack_transposed(vt, x + 2 * C, C3, j0, cols, HS, tile);
+        pack_rows(kp, x + C, C3, j0, cols, tile, HS, hsp);
+        std::fill(dk, dk + n_k, 0.0f);
+        std::fill(dv, dv + n_k, 0.0f);
+        for (int qi = kj; qi < nt; ++qi) {
+          const bool diag = qi == kj;
+          const int i0 = qi * tile;
+          const float* qt = qp + static_cast<int64_t>(i0) * hsp;  // (tile, hsp)
+          const float* dot = dop + static_cast<int64_t>(i0) * hsp;
+          const Tri lower_c = diag ? Tri::kLowerC : Tri::kFull;
+          // s = q k^T, dp = dout v^T (tile, tile)
+          tile_product<V, MR, NV>(lower_c, tile, tile, HS, qt, hsp, 1, kt, tile, s, tile, true);
+          tile_product<V, MR, NV>(lower_c, tile, tile, HS, dot, hsp, 1, vt, tile, dp, tile, true);
+          // s = p = exp(s * scale - lse), dp = ds = p * (dp - D)
+          for (int r = 0; r < tile; ++r) {
+            const int n = row_extent<V>(r, tile, diag);
+            if (diag) mask_row(s + r * tile, r, n);
+            softmax_grad_row<V>(s + r * tile, dp + r * tile, n, tile, scale, L[i0 + r], Dr[i0 + r]);
+          }
+          const Tri upper_a = diag ? Tri::kUpperA : Tri::kFull;
+          // dv += p^T dout;  dk += ds^T q  (tile, hsp)
+          tile_product<V, MR, NV>(upper_a, tile, hsp, tile, s, 1, tile, dot, hsp, dv, hsp, false);
+          tile_product<V, MR, NV>(upper_a, tile, hsp, tile, dp, 1, tile, qt, hsp, dk, hsp, false);
+          // dq += ds k  (tile, hsp)
+          tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, dp, tile, 1,
+                                  kp, hsp, dq + static_cast<int64_t>(i0) * hsp, hsp, false);
+        }
+        for (int c = 0; c < cols; ++c) {
+          float* dkr = dx + (j0 + c) * C3 + C;
+          float* dvr = dkr + C;
+          for (int d = 0; d < HS; ++d) {
+            dkr[d] += dk[c * hsp + d] * scale;
+            dvr[d] += dv[c * hsp + d];
+          }
+        }
+      }
+      for (int i = 0; i < T; ++i)
+        for (int d = 0; d < HS; ++d)
+          dx[i * C3 + d] += dq[static_cast<int64_t>(i) * hsp + d] * scale;
+    }
+  });
+}
