@@ -1,7 +1,9 @@
-// attention_bench.cpp: cpu::attention_forward/backward at the three target models' shapes
-// (wall time, threaded), and ref:: at the small shape as the baseline. GFLOP/s counts only the
-// causal half of the two products per direction: fwd 2 * B NH (T (T+1) / 2) HS * 2, bwd twice that.
-//   build-*/attention_bench --benchmark_filter=cpu
+// attention_bench.cpp: cpu::attention_forward/backward (stored (T, T) matrices) and
+// cpu::flash_attention_* (tiled, nothing T x T stored; tile sizes 16..128) at the three target
+// models' shapes and GPT-2's full context (wall time, threaded), and ref:: at the small shape as
+// the baseline. GFLOP/s counts only the causal half of the two products per direction:
+// fwd 2 * B NH (T (T+1) / 2) HS * 2, bwd twice that (flash's backward recomputes q k^T on top).
+//   build-*/attention_bench --benchmark_filter='cpu|flash'
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -11,6 +13,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/flash_attention.h"
 #include "kernels/ref/attention.h"
 
 namespace {
@@ -19,27 +22,50 @@ using namespace scratchgpt;
 
 struct Data {
   int B, T, C, NH;
-  std::vector<float> qkv, out, preatt, att, dout, dqkv, dpreatt, datt;
-  Data(int b, int t, int c, int nh)
-      : B(b), T(t), C(c), NH(nh), qkv(size_t(b) * t * 3 * c), out(size_t(b) * t * c),
-        preatt(size_t(b) * nh * t * t), att(preatt.size()), dout(out.size()), dqkv(qkv.size()),
-        dpreatt(preatt.size()), datt(preatt.size()) {
+  std::vector<float> qkv, out, preatt, att, dout, dqkv, dpreatt, datt, lse;
+  Data(int b, int t, int c, int nh, bool stored)
+      : B(b),
+        T(t),
+        C(c),
+        NH(nh),
+        qkv(size_t(b) * t * 3 * c),
+        out(size_t(b) * t * c),
+        preatt(stored ? size_t(b) * nh * t * t : 0),
+        att(preatt.size()),
+        dout(out.size()),
+        dqkv(qkv.size()),
+        dpreatt(preatt.size()),
+        datt(preatt.size()),
+        lse(size_t(b) * nh * t) {
     std::mt19937 gen(1);
     std::uniform_real_distribution<float> d(-1.0f, 1.0f);
     for (auto* v : {&qkv, &dout})
       for (float& x : *v) x = d(gen);
   }
-  double fwd_flops() const {
-    return 2.0 * B * NH * (T * (T + 1.0) / 2.0) * (C / NH) * 2.0;
-  }
+  double fwd_flops() const { return 2.0 * B * NH * (T * (T + 1.0) / 2.0) * (C / NH) * 2.0; }
 };
 
-void BM_attention(benchmark::State& state) {
-  Data d(state.range(0), state.range(1), state.range(2), state.range(3));
-  const bool backward = state.range(4) != 0, use_ref = state.range(5) != 0;
+enum Impl { kCpu = 0, kRef = 1, kFlash = 2 };
+
+void BM_flash(benchmark::State& state, Data& d, bool backward, int tile) {
+  cpu::detail::flash_attention_forward_tiled(d.out.data(), d.lse.data(), d.qkv.data(), d.B, d.T,
+                                             d.C, d.NH, tile);
+  for (auto _ : state) {
+    if (!backward)
+      cpu::detail::flash_attention_forward_tiled(d.out.data(), d.lse.data(), d.qkv.data(), d.B, d.T,
+                                                 d.C, d.NH, tile);
+    else
+      cpu::detail::flash_attention_backward_tiled(d.dqkv.data(), d.dout.data(), d.out.data(),
+                                                  d.lse.data(), d.qkv.data(), d.B, d.T, d.C, d.NH,
+                                                  tile);
+    benchmark::ClobberMemory();
+  }
+}
+
+void BM_stored(benchmark::State& state, Data& d, bool backward, bool use_ref) {
   if (backward)
-    cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr,
-                           d.B, d.T, d.C, d.NH);
+    cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr, d.B,
+                           d.T, d.C, d.NH);
   for (auto _ : state) {
     if (!backward && !use_ref)
       cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr,
@@ -51,11 +77,20 @@ void BM_attention(benchmark::State& state) {
       cpu::attention_backward(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
                               d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);
     else
-      ref::attention_backward<float>(d.dqkv.data(), d.dpreatt.data(), d.datt.data(),
-                                     d.dout.data(), d.qkv.data(), d.att.data(), nullptr, d.B,
-                                     d.T, d.C, d.NH);
+      ref::attention_backward<float>(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
+                                     d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);
     benchmark::ClobberMemory();
   }
+}
+
+void BM_attention(benchmark::State& state) {
+  const int impl = static_cast<int>(state.range(5));
+  Data d(state.range(0), state.range(1), state.range(2), state.range(3), impl != kFlash);
+  const bool backward = state.range(4) != 0;
+  if (impl == kFlash)
+    BM_flash(state, d, backward, static_cast<int>(state.range(6)));
+  else
+    BM_stored(state, d, backward, impl == kRef);
   state.counters["GFLOP/s"] = benchmark::Counter(d.fwd_flops() * (backward ? 2 : 1) * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -64,22 +99,27 @@ struct Shape {
   const char* model;
   int B, T, C, NH;
 };
-const Shape kShapes[] = {{"small", 12, 64, 128, 4}, {"shakespeare", 64, 256, 384, 6},
-                         {"gpt2", 4, 64, 768, 12}};
+const Shape kShapes[] = {{"small", 12, 64, 128, 4},     {"shakespeare", 64, 256, 384, 6},
+                         {"gpt2", 4, 64, 768, 12},      {"gpt2-256", 1, 256, 768, 12},
+                         {"gpt2-512", 1, 512, 768, 12}, {"gpt2-1024", 1, 1024, 768, 12}};
 
 int register_all() {
   for (const Shape& s : kShapes)
     for (int backward = 0; backward < 2; ++backward)
-      for (int use_ref = 0; use_ref < 2; ++use_ref) {
-        if (use_ref && std::string(s.model) != "small") continue;  // too slow to be useful
-        const std::string name = std::string(use_ref ? "ref/" : "cpu/") + s.model +
-                                 (backward ? "/backward" : "/forward");
-        benchmark::RegisterBenchmark(name.c_str(), BM_attention)
-            ->Args({s.B, s.T, s.C, s.NH, backward, use_ref})
-            ->ArgNames({"B", "T", "C", "NH", "bwd", "ref"})
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond);
-      }
+      for (int impl : {kCpu, kRef, kFlash})
+        for (int tile : {16, 32, 64, 128}) {
+          if (impl == kRef && std::string(s.model) != "small") continue;  // too slow to be useful
+          if (impl != kFlash && tile != 16) continue;  // the tile is flash's alone
+          const char* prefix = impl == kCpu ? "cpu/" : impl == kRef ? "ref/" : "flash/";
+          const std::string name = prefix + std::string(s.model) +
+                                   (backward ? "/backward" : "/forward") +
+                                   (impl == kFlash ? "/tile:" + std::to_string(tile) : "");
+          benchmark::RegisterBenchmark(name.c_str(), BM_attention)
+              ->Args({s.B, s.T, s.C, s.NH, backward, impl, tile})
+              ->ArgNames({"B", "T", "C", "NH", "bwd", "impl", "tile"})
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond);
+        }
   return 0;
 }
 const int kRegistered = register_all();

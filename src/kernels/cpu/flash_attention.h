@@ -10,7 +10,7 @@
 namespace scratchgpt::cpu {
 
 // Query rows per tile = key columns per tile (a multiple of 16), chosen by bench/attention_bench.
-inline constexpr int kFlashTile = 64;
+inline constexpr int kFlashTile = 128;
 
 // qkv (B, T, 3C) as ref::attention_forward (q, k, v side by side, NH heads of HS = C/NH).
 // out (B, T, C) = softmax(q k^T / sqrt(HS), causal) v per head; lse (B, NH, T) the natural log of

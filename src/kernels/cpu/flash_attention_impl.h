@@ -67,7 +67,14 @@ void tile_product(Tri tri, int M, int N, int K, const float* A, int64_t rs_a, in
     int j = 0;
     for (; j + NV * W <= n; j += NV * W)
       micro<V, MR, NV>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
-    for (; j < n; j += W) micro<V, MR, 1>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
+    // The last 1 .. NV-1 vectors in one call (fewer broadcasts of A than one call per vector).
+    const int rest = (n - j) / W;
+    if (NV > 3 && rest == 3)
+      micro<V, MR, 3>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
+    else if (NV > 2 && rest == 2)
+      micro<V, MR, 2>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
+    else
+      for (; j < n; j += W) micro<V, MR, 1>(k1 - k0, a, rs_a, cs_a, b + j, ldb, c + j, ldc, init);
   }
 }
 
@@ -136,7 +143,17 @@ inline void softmax_grad_row(float* s, float* dp, int n, int tile, float scale, 
 inline void pack_transposed(float* kt, const float* x, int64_t ld, int j0, int cols, int HS,
                             int tile) {
   for (int d = 0; d < HS; ++d) std::fill(kt + d * tile + cols, kt + (d + 1) * tile, 0.0f);
-  for (int c = 0; c < cols; ++c) {
+  // Blocks of 8 rows: 8 contiguous stores per d instead of one strided store per element.
+  int c = 0;
+  for (; c + 8 <= cols; c += 8) {
+    const float* row = x + (j0 + c) * ld;
+    for (int d = 0; d < HS; ++d) {
+      float* dst = kt + d * tile + c;
+#pragma GCC unroll 8
+      for (int u = 0; u < 8; ++u) dst[u] = row[u * ld + d];
+    }
+  }
+  for (; c < cols; ++c) {
     const float* row = x + (j0 + c) * ld;
     for (int d = 0; d < HS; ++d) kt[d * tile + c] = row[d];
   }
@@ -156,60 +173,67 @@ inline void pack_rows(float* p, const float* x, int64_t ld, int i0, int rows, in
   }
 }
 
+// Threaded over (b, h): each head's k^T and v are packed once and every query tile of the head
+// is done by the same thread (so the packing is not repeated per tile pair); B * NH is at least
+// the number of cores at every shape we train.
 template <class V, int MR, int NV>
 void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
                    int tile) {
   constexpr int W = V::kW;
-  const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile;
+  tile = std::min(tile, round_up(T, 16));  // no padding past T beyond a whole vector block
+  const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int64_t C3 = 3 * static_cast<int64_t>(C);
-  // Per-thread scratch: q (tile, HS), kt (HS, tile), v (tile, hsp), o (tile, hsp), s (tile, tile),
-  // m, l (tile).
-  const size_t n_q = static_cast<size_t>(tile) * round_up(HS, 16),
-               n_v = static_cast<size_t>(tile) * hsp, n_s = static_cast<size_t>(tile) * tile;
-  const size_t need = 2 * n_q + 2 * n_v + n_s + 2 * static_cast<size_t>(tile);
+  // Per-thread scratch: the head's q (tp, HS), k^T (HS, tp), v (tp, hsp); per query tile the
+  // output accumulator o (tile, hsp), scores s (tile, tile), running max m and sum l (tile).
+  const size_t n_q = static_cast<size_t>(tp) * round_up(HS, 16),
+               n_v = static_cast<size_t>(tp) * hsp, n_o = static_cast<size_t>(tile) * hsp,
+               n_s = static_cast<size_t>(tile) * tile;
+  const size_t need = 2 * n_q + n_v + n_o + n_s + 2 * static_cast<size_t>(tile);
   ThreadPool::global().parallel_for(
-      static_cast<int64_t>(B) * NH * nt, [&](int64_t begin, int64_t end, int) {
+      static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
         float* q = thread_buffer(2, need);
         float* kt = q + n_q;
         float* vp = kt + n_q;
         float* o = vp + n_v;
-        float* s = o + n_v;
+        float* s = o + n_o;
         float* m = s + n_s;
         float* l = m + tile;
-        for (int64_t task = begin; task < end; ++task) {
-          const int qi = static_cast<int>(task % nt);
-          const int64_t bh = task / nt;
+        for (int64_t bh = begin; bh < end; ++bh) {
           const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
           const float* x = qkv + static_cast<int64_t>(b) * T * C3 + h * HS;  // q rows, stride 3C
-          const int i0 = qi * tile, rows = std::min(tile, T - i0);
-          pack_rows(q, x, C3, i0, rows, tile, HS, HS);
-          std::fill(m, m + tile, -kInf);
-          std::fill(l, l + tile, 0.0f);
-          std::fill(o, o + n_v, 0.0f);
-          for (int kj = 0; kj <= qi; ++kj) {
-            const bool diag = kj == qi;
-            const int j0 = kj * tile, cols = std::min(tile, T - j0);
-            pack_transposed(kt, x + C, C3, j0, cols, HS, tile);
-            pack_rows(vp, x + 2 * C, C3, j0, cols, tile, HS, hsp);
-            // s = q k^T (tile, tile)
-            tile_product<V, MR, NV>(diag ? Tri::kLowerC : Tri::kFull, tile, tile, HS, q, HS, 1, kt,
-                                    tile, s, tile, true);
-            for (int r = 0; r < tile; ++r) {
-              const int n = row_extent<V>(r, tile, diag);
-              if (diag) mask_row(s + r * tile, r, n);
-              online_softmax_row<V>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
+          pack_rows(q, x, C3, 0, T, tp, HS, HS);
+          pack_transposed(kt, x + C, C3, 0, T, HS, tp);
+          pack_rows(vp, x + 2 * C, C3, 0, T, tp, HS, hsp);
+          for (int qi = 0; qi < nt; ++qi) {
+            const int i0 = qi * tile, rows = std::min(tile, T - i0);
+            const float* qt = q + static_cast<int64_t>(i0) * HS;  // (tile, HS)
+            std::fill(m, m + tile, -kInf);
+            std::fill(l, l + tile, 0.0f);
+            std::fill(o, o + n_o, 0.0f);
+            for (int kj = 0; kj <= qi; ++kj) {
+              const bool diag = kj == qi;
+              const int j0 = kj * tile;
+              // s = q k^T (tile, tile)
+              tile_product<V, MR, NV>(diag ? Tri::kLowerC : Tri::kFull, tile, tile, HS, qt, HS, 1,
+                                      kt + j0, tp, s, tile, true);
+              for (int r = 0; r < tile; ++r) {
+                const int n = row_extent<V>(r, tile, diag);
+                if (diag) mask_row(s + r * tile, r, n);
+                online_softmax_row<V>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
+              }
+              // o += p v (tile, hsp)
+              tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
+                                      vp + static_cast<int64_t>(j0) * hsp, hsp, o, hsp, false);
             }
-            // o += p v (tile, hsp)
-            tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
-                                    vp, hsp, o, hsp, false);
-          }
-          float* y = out + (static_cast<int64_t>(b) * T + i0) * C + h * HS;
-          float* lse_row = lse + bh * T + i0;
-          for (int r = 0; r < rows; ++r) {
-            const float inv = 1.0f / l[r];
-            for (int d = 0; d < HS; ++d) y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
-            lse_row[r] = m[r] + std::log(l[r]);
+            float* y = out + (static_cast<int64_t>(b) * T + i0) * C + h * HS;
+            float* lse_row = lse + bh * T + i0;
+            for (int r = 0; r < rows; ++r) {
+              const float inv = 1.0f / l[r];
+              for (int d = 0; d < HS; ++d)
+                y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
+              lse_row[r] = m[r] + std::log(l[r]);
+            }
           }
         }
       });
@@ -219,6 +243,7 @@ template <class V, int MR, int NV>
 void flash_backward(float* dqkv, const float* dout, const float* out, const float* lse,
                     const float* qkv, int B, int T, int C, int NH, int tile) {
   constexpr int W = V::kW;
+  tile = std::min(tile, round_up(T, 16));
   const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int64_t C3 = 3 * static_cast<int64_t>(C);
