@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/flash_attention.h"
 #include "kernels/cpu/softmax.h"
 
 namespace scratchgpt {
@@ -21,17 +22,20 @@ CausalSelfAttention::CausalSelfAttention(int n_embd, int n_head, bool bias, floa
 void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) {
   const int64_t N = static_cast<int64_t>(max_B) * max_T;
   const int64_t A = static_cast<int64_t>(max_B) * NH * max_T * max_T;
+  // The T x T buffers only if the stored kernel may run (see fused_min_T in the header).
+  const bool stored = attn_drop.p > 0.0f || max_T < fused_min_T;
   c_attn.plan(acts, static_cast<int>(N));
-  att = acts.take(A);
+  att = stored ? acts.take(A) : nullptr;
+  lse = acts.take(static_cast<int64_t>(max_B) * NH * max_T);
   attn_drop.plan(acts, acts, A, /*mask_only=*/true);
   y = acts.take(N * C);
   // The projection and its dropped copy only feed the residual add: shared scratch.
   c_proj.plan(scratch, static_cast<int>(N));
   resid_drop.plan(acts, scratch, N * C);
-  preatt = scratch.take(A);
+  preatt = stored ? scratch.take(A) : nullptr;
   dqkv = scratch.take(N * 3 * C);
-  dpreatt = scratch.take(A);
-  datt = scratch.take(A);
+  dpreatt = stored ? scratch.take(A) : nullptr;
+  datt = stored ? scratch.take(A) : nullptr;
   dy = scratch.take(N * C);
   dproj = scratch.take(N * C);
 }
@@ -42,9 +46,13 @@ const float* CausalSelfAttention::forward(const float* x, int b, int t, Rng* rng
   const int N = B * T;
   const float* qkv = c_attn.forward(x, N);                                // (B, T, 3C)
   const float* drop = attn_drop.draw_mask(int64_t{B} * NH * T * T, rng);  // (B, NH, T, T) or null
-  cpu::attention_forward(y, preatt, att, qkv, drop, B, T, C, NH);         // (B, T, C)
-  const float* proj = c_proj.forward(y, N);                               // (B, T, C)
-  return resid_drop.forward(proj, int64_t{N} * C, rng);                   // (B, T, C)
+  fused = drop == nullptr && (att == nullptr || T >= fused_min_T);
+  if (fused)
+    cpu::flash_attention_forward(y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
+  else
+    cpu::attention_forward(y, preatt, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
+  const float* proj = c_proj.forward(y, N);                          // (B, T, C)
+  return resid_drop.forward(proj, int64_t{N} * C, rng);              // (B, T, C)
 }
 
 void CausalSelfAttention::backward(float* dx, const float* dout) {
@@ -56,8 +64,12 @@ void CausalSelfAttention::backward(float* dx, const float* dout) {
   c_proj.backward(dy, dp);
   // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
   std::fill(dqkv, dqkv + N * 3 * C, 0.0f);
-  const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
-  cpu::attention_backward(dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
+  if (fused) {
+    cpu::flash_attention_backward(dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
+  } else {
+    const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
+    cpu::attention_backward(dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
+  }
   // qkv = c_attn(x)
   c_attn.backward(dx, dqkv);
 }

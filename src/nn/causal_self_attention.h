@@ -20,8 +20,23 @@ struct CausalSelfAttention {
   Linear c_proj;  // C -> C
   Dropout attn_drop, resid_drop;
 
+  // Two attention kernels. Stored (cpu::attention_*): keeps the (B, NH, T, T) weights for
+  // backward; needed for dropout on the weights, and the faster one at short contexts. Fused
+  // (cpu::flash_attention_*): keeps only the row log-sum-exp and recomputes the weights in
+  // backward, so nothing T x T is stored. Forward takes the fused one when the weights are not
+  // dropped (dropout 0, or eval mode) and T >= fused_min_T, or when no T x T buffer was planned.
+  // kFusedMinT: measured with bench/attention_bench and `scratchgpt bench` (GPT-2 heads, 2
+  // threads). fused_min_T is process-wide so tests can force either kernel; set it before a
+  // model plans its memory.
+  static constexpr int kFusedMinT = 1024;
+  static inline int fused_min_T = kFusedMinT;
+  // plan() reserves the T x T buffers only when some forward may need them: dropout > 0, or a
+  // planned T below fused_min_T; otherwise att, preatt, dpreatt and datt stay nullptr.
+  bool fused = false;  // the last forward took the fused kernel
+
   // Per-layer activations (B, T as last planned).
-  float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward
+  float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward (stored kernel)
+  float* lse = nullptr;  // (B, NH, T) row log-sum-exp of the scores, saved for backward (fused)
   float* y = nullptr;    // (B, T, C) heads concatenated
   // Scratch shared by every layer (forward-only preatt and c_proj output, backward gradients).
   float* preatt = nullptr;   // (B, NH, T, T)

@@ -1,0 +1,164 @@
+// gpt_fused_attention_test.cpp: the GPT with the fused attention kernel (cpu::flash_attention_*)
+// gives the loss and every gradient of the GPT with the stored kernel (cpu::attention_*, the one
+// gpt_pytorch_test checks against PyTorch), in training and eval; dropout on the weights keeps
+// the stored kernel; with dropout 0 no (B, NH, T, T) buffer is planned; steps are bitwise equal
+// for 1 and 2 threads; later tokens never change earlier logits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "nn/causal_self_attention.h"
+#include "nn/gpt.h"
+#include "nn/slab_planner.h"
+#include "test_util.h"
+
+namespace scratchgpt {
+namespace {
+
+GPTConfig tiny_config(float dropout) {
+  GPTConfig c;
+  c.vocab_size = 29;
+  c.block_size = 40;
+  c.n_layer = 2;
+  c.n_head = 2;
+  c.n_embd = 64;  // HS = 32
+  c.dropout = dropout;
+  c.activation = "gelu";
+  return c;
+}
+
+// Weights large enough that attention is far from uniform (nanoGPT's 0.02 init is not).
+void randomize(GPT& gpt, uint64_t seed) {
+  Rng rng(seed);
+  for (Param& p : gpt.params()) {
+    const bool ln_weight =
+        p.name.find("ln") != std::string::npos && p.name.find("weight") != std::string::npos;
+    if (p.value.rank == 2)
+      rng.normal(p.value.data, p.value.numel(), 0.0, 1.0 / std::sqrt(double(p.value.size(1))));
+    else
+      rng.normal(p.value.data, p.value.numel(), ln_weight ? 1.0 : 0.0, 0.1);
+  }
+}
+
+std::vector<int32_t> tokens(int n, int V, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int64_t> r(static_cast<size_t>(n));
+  rng.randint(r.data(), n, 0, V);
+  return std::vector<int32_t>(r.begin(), r.end());
+}
+
+struct Result {
+  float loss = 0;
+  std::vector<float> logits, grads;
+  bool fused = false;
+};
+
+// One forward and backward of a freshly built model; fused_min_T picks the attention kernel.
+Result run(int fused_min_T, float dropout, bool train, int B, int T) {
+  const int saved = CausalSelfAttention::fused_min_T;
+  CausalSelfAttention::fused_min_T = fused_min_T;
+  GPT gpt(tiny_config(dropout));
+  randomize(gpt, 5);
+  const auto idx = tokens(B * T, 29, 6), tgt = tokens(B * T, 29, 7);
+  Rng drop_rng(8);
+  Result r;
+  gpt.zero_grad();
+  r.loss = gpt.forward(idx.data(), tgt.data(), B, T, train ? &drop_rng : nullptr);
+  gpt.backward();
+  const Tensor lg = gpt.logits();
+  r.logits.assign(lg.data, lg.data + lg.numel());
+  for (Param& p : gpt.params())
+    r.grads.insert(r.grads.end(), p.grad.data, p.grad.data + p.grad.numel());
+  CausalSelfAttention::fused_min_T = saved;
+  return r;
+}
+
+constexpr int kStored = 1 << 30, kFused = 1;
+
+TEST(GptFusedAttention, SameLossAndGradientsAsStoredKernel) {
+  for (int T : {1, 17, 40}) {
+    SCOPED_TRACE("T=" + std::to_string(T));
+    const Result s = run(kStored, 0.0f, true, 3, T);
+    const Result f = run(kFused, 0.0f, true, 3, T);
+    EXPECT_NEAR(f.loss, s.loss, 1e-5 * std::fabs(s.loss));
+    test::expect_close(f.logits, s.logits, 1e-4, 1e-4, "logits");
+    test::expect_close(f.grads, s.grads, 1e-5, 1e-3, "grads");
+  }
+}
+
+// Eval mode with dropout > 0 in the config: the weights are not dropped, so fused is allowed.
+TEST(GptFusedAttention, EvalWithDropoutConfigMatchesStored) {
+  const Result s = run(kStored, 0.2f, false, 2, 33);
+  const Result f = run(kFused, 0.2f, false, 2, 33);
+  EXPECT_NEAR(f.loss, s.loss, 1e-5 * std::fabs(s.loss));
+  test::expect_close(f.grads, s.grads, 1e-5, 1e-3, "grads");
+}
+
+// Training with dropout > 0 must keep the stored kernel (it drops the stored weights), so the
+// fused threshold changes nothing, bit for bit.
+TEST(GptFusedAttention, TrainingWithDropoutKeepsStoredKernel) {
+  const Result s = run(kStored, 0.2f, true, 2, 33);
+  const Result f = run(kFused, 0.2f, true, 2, 33);
+  EXPECT_EQ(f.loss, s.loss);
+  EXPECT_EQ(f.grads, s.grads);
+}
+
+TEST(GptFusedAttention, PlanSkipsTxTBuffersOnlyWhenNoForwardNeedsThem) {
+  const int saved = CausalSelfAttention::fused_min_T;
+  const int B = 2, T = 64, NH = 4, C = 64;
+  const size_t A = Arena::round_up(size_t(B) * NH * T * T);
+  auto planned = [&](int min_T, float dropout) {
+    CausalSelfAttention::fused_min_T = min_T;
+    CausalSelfAttention attn(C, NH, true, dropout);
+    SlabPlanner acts, scratch;
+    attn.plan(acts, scratch, B, T);
+    return std::pair<size_t, size_t>(acts.used(), scratch.used());
+  };
+  const auto stored = planned(T + 1, 0.0f), fused = planned(T, 0.0f);
+  EXPECT_EQ(stored.first - fused.first, A);        // att
+  EXPECT_EQ(stored.second - fused.second, 3 * A);  // preatt, dpreatt, datt
+  // Dropout needs att, plus the weights' mask (acts) and the residual dropout's mask (acts) and
+  // output (scratch), (B, T, C) each.
+  const size_t BTC = Arena::round_up(size_t(B) * T * C);
+  const auto with_dropout = planned(T, 0.1f);
+  EXPECT_EQ(with_dropout.first, stored.first + A + BTC);
+  EXPECT_EQ(with_dropout.second, stored.second + BTC);
+  CausalSelfAttention::fused_min_T = saved;
+}
+
+TEST(GptFusedAttention, OneAndTwoThreadsBitIdenticalAndCausal) {
+  ThreadPool::set_global_threads(1);
+  const Result one = run(kFused, 0.0f, true, 2, 40);
+  ThreadPool::set_global_threads(2);
+  const Result two = run(kFused, 0.0f, true, 2, 40);
+  ThreadPool::set_global_threads(0);
+  EXPECT_EQ(one.loss, two.loss);
+  EXPECT_EQ(one.grads, two.grads);
+  EXPECT_EQ(one.logits, two.logits);
+
+  // Causality: change the tokens after position t; logits up to t stay bit-identical.
+  const int saved = CausalSelfAttention::fused_min_T;
+  CausalSelfAttention::fused_min_T = kFused;
+  GPT gpt(tiny_config(0.0f));
+  randomize(gpt, 5);
+  const int T = 40, t = 22, V = 29;
+  auto idx = tokens(T, V, 6);
+  gpt.forward(idx.data(), nullptr, 1, T, nullptr);
+  const Tensor a = gpt.logits();
+  const std::vector<float> first(a.data, a.data + a.numel());
+  for (int i = t + 1; i < T; ++i) idx[i] = (idx[i] + 1) % V;
+  gpt.forward(idx.data(), nullptr, 1, T, nullptr);
+  const Tensor b = gpt.logits();
+  const std::vector<float> second(b.data, b.data + b.numel());
+  CausalSelfAttention::fused_min_T = saved;
+  EXPECT_TRUE(std::equal(first.begin(), first.begin() + (t + 1) * V, second.begin()));
+  EXPECT_FALSE(std::equal(first.begin(), first.end(), second.begin()));
+}
+
+}  // namespace
+}  // namespace scratchgpt
