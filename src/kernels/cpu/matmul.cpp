@@ -1,15 +1,18 @@
-// matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient.
+// matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient; a
+// forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead.
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matvec.h"
 
 namespace scratchgpt::cpu {
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int C, int OC) {
+  if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(out, inp, weight, bias, N, C, OC);
   detail::GemmArgs g;
   g.M = N;  // out (N, OC) = inp (N, C) @ W^T: B[k][j] = W[j][k]
   g.N = OC;

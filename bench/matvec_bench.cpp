@@ -1,0 +1,73 @@
+// matvec_bench.cpp: cpu::matvec_forward against the packed GEMM (detail::gemm) for a few rows N at
+// decoding shapes (GPT-2 small's c_attn, c_fc, c_proj, lm_head and the char model's c_fc), to pick
+// the N below which cpu::matmul_forward uses the matvec (kMatvecMaxN). Wall time, GB/s of weight.
+//   SCRATCHGPT_THREADS=1 build-*/matvec_bench --benchmark_filter=N:4
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matvec.h"
+
+namespace {
+
+using namespace scratchgpt;
+
+struct Data {
+  std::vector<float> inp, w, bias, out;
+  Data(int N, int C, int OC) : inp(size_t(N) * C), w(size_t(OC) * C), bias(OC), out(size_t(N) * OC) {
+    std::mt19937 gen(1);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (auto* v : {&inp, &w, &bias})
+      for (float& x : *v) x = d(gen);
+  }
+};
+
+// args: N, C, OC, use_gemm
+void BM_Matvec(benchmark::State& state) {
+  const int N = static_cast<int>(state.range(0)), C = static_cast<int>(state.range(1)),
+            OC = static_cast<int>(state.range(2));
+  const bool gemm = state.range(3) != 0;
+  Data d(N, C, OC);
+  for (auto _ : state) {
+    if (gemm) {
+      cpu::detail::GemmArgs g;
+      g.M = N, g.N = OC, g.K = C;
+      g.A = d.inp.data(), g.rs_a = C, g.cs_a = 1;
+      g.B = d.w.data(), g.rs_b = 1, g.cs_b = C;
+      g.C = d.out.data(), g.ldc = OC, g.init = true, g.bias = d.bias.data();
+      cpu::detail::gemm(g, ThreadPool::global());
+    } else {
+      cpu::matvec_forward(d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C, OC);
+    }
+    benchmark::DoNotOptimize(d.out.data());
+  }
+  state.SetLabel(gemm ? "gemm" : "matvec");
+  state.counters["GB/s"] = benchmark::Counter(4.0 * C * OC * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "C", "OC", "gemm"});
+  for (int n : {1, 2, 4, 6, 8})
+    for (auto [c, oc] : {std::pair{768, 2304}, {768, 3072}, {3072, 768}, {768, 50257}, {384, 1536}})
+      for (int g : {0, 1}) b->Args({n, c, oc, g});
+  b->UseRealTime();
+}
+
+BENCHMARK(BM_Matvec)->Apply(shapes);
+
+}  // namespace
+
+// SCRATCHGPT_THREADS=n sets the pool size (default: all cores).
+int main(int argc, char** argv) {
+  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
+    scratchgpt::ThreadPool::set_global_threads(std::atoi(t));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,30 @@
+// matvec.h: out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias for a handful of rows N (batch-1
+// decoding: N = 1), where the packed GEMM (gemm.h) would spend more time packing the weight than
+// multiplying. Each output is a dot product of two contiguous rows, vectorised along C (AVX-512,
+// AVX2+FMA or portable scalar, picked at run time, see simd.h) and threaded over OC in fixed
+// chunks. Every dot product runs the same instruction sequence whatever the thread count or the
+// row grouping, so 1 and N threads give bitwise-identical results.
+// Leaves out: backward (decoding never needs it). Readable twin: kernels/ref/matmul.h.
+#pragma once
+
+namespace scratchgpt::cpu {
+
+// Largest N for which matmul_forward uses matvec_forward: at N = 8 it still beat the packed GEMM
+// by 1.1-2.3x on the shapes of bench/matvec_bench.cpp (1 thread), at N = 1 by 4-10x.
+inline constexpr int kMatvecMaxN = 8;
+
+// out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null); N in [1, 8].
+void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                    int C, int OC);
+
+namespace detail {
+// One chunk of output rows [o_begin, o_end) on the calling thread (matvec_{scalar,avx2,avx512}.cpp).
+void matvec_rows_scalar(float* out, const float* inp, const float* weight, const float* bias,
+                        int N, int C, int OC, int o_begin, int o_end);
+void matvec_rows_avx2(float* out, const float* inp, const float* weight, const float* bias, int N,
+                      int C, int OC, int o_begin, int o_end);
+void matvec_rows_avx512(float* out, const float* inp, const float* weight, const float* bias,
+                        int N, int C, int OC, int o_begin, int o_end);
+}  // namespace detail
+
+}  // namespace scratchgpt::cpu

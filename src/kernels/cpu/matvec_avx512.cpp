@@ -1,0 +1,47 @@
+// matvec_avx512.cpp: the matvec row kernel of matvec_impl.h compiled for AVX-512F (16 lanes, up to
+// 16 accumulators per row group), whatever the build's -march; only called when the CPU has
+// AVX-512F and VL. Every header is included before the target pragma so no shared inline code
+// gets AVX-512 bodies. GCC 12 flags the _mm256_undefined_pd() inside the reduction intrinsic as
+// (maybe) uninitialized, a false positive of the intrinsics header (see flash_attention_avx512.cpp).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/cpu/matvec.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx2,fma")
+
+namespace scratchgpt::cpu::detail {
+namespace {
+
+struct VecAvx512 {
+  using T = __m512;
+  static constexpr int kW = 16;
+  static constexpr int kAccRegs = 16;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static T load_tail(const float* p, int rem) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << rem) - 1u), p);
+  }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed sequence.
+  static float hsum(T a) { return _mm512_reduce_add_ps(a); }
+};
+
+#include "kernels/cpu/matvec_impl.h"
+
+}  // namespace
+
+void matvec_rows_avx512(float* out, const float* inp, const float* weight, const float* bias,
+                        int N, int C, int OC, int o_begin, int o_end) {
+  matvec_rows<VecAvx512>(out, inp, weight, bias, N, C, OC, o_begin, o_end);
+}
+
+}  // namespace scratchgpt::cpu::detail
+
+#pragma GCC pop_options
