@@ -18,7 +18,8 @@ using namespace scratchgpt;
 
 struct Data {
   std::vector<float> inp, w, bias, out;
-  Data(int N, int C, int OC) : inp(size_t(N) * C), w(size_t(OC) * C), bias(OC), out(size_t(N) * OC) {
+  Data(int N, int C, int OC)
+      : inp(size_t(N) * C), w(size_t(OC) * C), bias(OC), out(size_t(N) * OC) {
     std::mt19937 gen(1);
     std::uniform_real_distribution<float> d(-1.0f, 1.0f);
     for (auto* v : {&inp, &w, &bias})
@@ -46,8 +47,8 @@ void BM_Matvec(benchmark::State& state) {
     benchmark::DoNotOptimize(d.out.data());
   }
   state.SetLabel(gemm ? "gemm" : "matvec");
-  state.counters["GB/s"] = benchmark::Counter(4.0 * C * OC * 1e-9,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(4.0 * C * OC * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

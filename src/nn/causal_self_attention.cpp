@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/attention_decode.h"
 #include "kernels/cpu/flash_attention.h"
 #include "kernels/cpu/softmax.h"
 
@@ -76,34 +77,14 @@ void CausalSelfAttention::backward(float* dx, const float* dout) {
 
 void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, float* v_cache,
                                  int pos, float* work) const {
-  const int HS = C / NH;
-  const int n_ctx = pos + 1;
   float* qkv = work;                                                        // (3C)
   float* yy = work + 3 * C;                                                 // (C)
-  float* scores = work + 4 * C;                                             // (n_ctx)
-  float* weights = scores + n_ctx;                                          // (n_ctx)
+  float* scratch = work + 4 * C;  // cpu::attention_decode_scratch_floats(pos + 1, NH)
   c_attn.apply(qkv, x, 1);                                                  // qkv = c_attn(x)
   std::memcpy(k_cache + int64_t{pos} * C, qkv + C, sizeof(float) * C);      // append k
   std::memcpy(v_cache + int64_t{pos} * C, qkv + 2 * C, sizeof(float) * C);  // append v
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  for (int h = 0; h < NH; ++h) {
-    const float* q = qkv + h * HS;
-    // scores[t2] = q . k[t2] / sqrt(HS) for t2 <= pos (the causal mask leaves nothing else)
-    for (int t2 = 0; t2 < n_ctx; ++t2) {
-      const float* k = k_cache + int64_t{t2} * C + h * HS;
-      float dot = 0.0f;
-      for (int i = 0; i < HS; ++i) dot += q[i] * k[i];
-      scores[t2] = dot * scale;
-    }
-    cpu::softmax_forward(weights, scores, 1, n_ctx);
-    // y_h = sum_t2 weights[t2] v[t2]
-    float* o = yy + h * HS;
-    std::fill(o, o + HS, 0.0f);
-    for (int t2 = 0; t2 < n_ctx; ++t2) {
-      const float* v = v_cache + int64_t{t2} * C + h * HS;
-      for (int i = 0; i < HS; ++i) o[i] += weights[t2] * v[i];
-    }
-  }
+  // y = softmax(q k^T / sqrt(HS)) v per head, over the cached positions 0..pos
+  cpu::attention_decode_forward(yy, qkv, k_cache, v_cache, pos + 1, C, NH, scratch);
   c_proj.apply(out, yy, 1);  // out = c_proj(y)
 }
 

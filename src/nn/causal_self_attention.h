@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/rng.h"
+#include "kernels/cpu/attention_decode.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
 #include "nn/slab_planner.h"
@@ -66,7 +67,9 @@ struct CausalSelfAttention {
   // work needs decode_work_floats(pos + 1) floats. Costs O(pos * C).
   void decode(float* out, const float* x, float* k_cache, float* v_cache, int pos,
               float* work) const;
-  int64_t decode_work_floats(int max_T) const { return 4 * static_cast<int64_t>(C) + 2 * max_T; }
+  int64_t decode_work_floats(int max_T) const {
+    return 4 * static_cast<int64_t>(C) + cpu::attention_decode_scratch_floats(max_T, NH);
+  }
 };
 
 }  // namespace scratchgpt

@@ -2,8 +2,6 @@
 // against ref::matmul_forward run in double, with and without bias, on sizes with vector tails and
 // odd row counts, at every SIMD level this CPU has (the scalar path included); plus bitwise
 // identity between 1, 2 and 3 threads.
-#include "kernels/cpu/matvec.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,6 +9,7 @@
 #include "core/check.h"
 #include "cpu_test_util.h"
 #include "kernels/cpu/matmul.h"
+#include "kernels/cpu/matvec.h"
 #include "kernels/ref/matmul.h"
 
 namespace scratchgpt {
@@ -27,10 +26,9 @@ struct Shape {
 
 // C: below one vector, exact vector multiples (odd and even block counts), tails of every kind;
 // OC: below and across row groups and the threading chunk, and large enough to be threaded.
-const Shape kShapes[] = {{1, 1, 1},     {1, 7, 5},      {1, 16, 9},    {1, 32, 33},
-                         {1, 48, 100},  {1, 385, 1537}, {2, 33, 65},   {3, 129, 31},
-                         {4, 770, 257}, {5, 17, 300},   {8, 100, 141}, {1, 768, 2304},
-                         {2, 3072, 97}, {1, 15, 4001}};
+const Shape kShapes[] = {{1, 1, 1},      {1, 7, 5},      {1, 16, 9},    {1, 32, 33},   {1, 48, 100},
+                         {1, 385, 1537}, {2, 33, 65},    {3, 129, 31},  {4, 770, 257}, {5, 17, 300},
+                         {8, 100, 141},  {1, 768, 2304}, {2, 3072, 97}, {1, 15, 4001}};
 
 // Error allowance for a C-term float dot product of values in [-1, 1], as in cpu_matmul_test:
 // rounding of a sum of C products grows like C * 2^-24 * (size of the partial sums) in the worst
@@ -56,8 +54,8 @@ std::vector<double> run_ref(const Shape& s, bool with_bias) {
   const auto w = to_double(random_floats(size_t(s.OC) * s.C, 2));
   const auto bias = to_double(random_floats(s.OC, 3));
   std::vector<double> out(size_t(s.N) * s.OC, 0.0);
-  ref::matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, s.N,
-                      s.C, s.OC);
+  ref::matmul_forward(out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, s.N, s.C,
+                      s.OC);
   return out;
 }
 

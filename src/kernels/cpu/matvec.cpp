@@ -17,13 +17,17 @@ constexpr int kRowsPerTask = 32;
 // Below this many multiply-adds the job runs on the caller: handing it to a worker costs more.
 constexpr int64_t kSerialWork = 64 * 1024;
 
-using RowsFn = void (*)(float*, const float*, const float*, const float*, int, int, int, int, int);
+using RowsFn = void (*)(float*, const float*, const float*, int64_t, const float*, int, int, int,
+                        int, int);
 
 RowsFn rows_fn() {
   switch (simd_level()) {
-    case SimdLevel::kAvx512: return detail::matvec_rows_avx512;
-    case SimdLevel::kAvx2: return detail::matvec_rows_avx2;
-    case SimdLevel::kScalar: return detail::matvec_rows_scalar;
+    case SimdLevel::kAvx512:
+      return detail::matvec_rows_avx512;
+    case SimdLevel::kAvx2:
+      return detail::matvec_rows_avx2;
+    case SimdLevel::kScalar:
+      return detail::matvec_rows_scalar;
   }
   return detail::matvec_rows_scalar;
 }
@@ -37,14 +41,21 @@ void matvec_forward(float* out, const float* inp, const float* weight, const flo
   const RowsFn fn = rows_fn();
   const int64_t tasks = (OC + kRowsPerTask - 1) / kRowsPerTask;
   if (int64_t{N} * C * OC < kSerialWork || tasks == 1) {
-    fn(out, inp, weight, bias, N, C, OC, 0, OC);
+    fn(out, inp, weight, C, bias, N, C, OC, 0, OC);
     return;
   }
   ThreadPool::global().parallel_for(tasks, [&](int64_t b, int64_t e, int) {
     const int o0 = static_cast<int>(b) * kRowsPerTask;
     const int o1 = e * kRowsPerTask < OC ? static_cast<int>(e) * kRowsPerTask : OC;
-    fn(out, inp, weight, bias, N, C, OC, o0, o1);
+    fn(out, inp, weight, C, bias, N, C, OC, o0, o1);
   });
+}
+
+void matvec_forward_serial(float* out, const float* inp, const float* weight, int64_t ldw,
+                           const float* bias, int N, int C, int OC) {
+  SG_CHECK(N >= 1 && N <= 8, "matvec_forward handles 1 to 8 rows, got N=", N);
+  SG_CHECK(ldw >= C, "matvec_forward_serial: row stride ", ldw, " is below the row length ", C);
+  if (OC > 0) rows_fn()(out, inp, weight, ldw, bias, N, C, OC, 0, OC);
 }
 
 }  // namespace scratchgpt::cpu

@@ -7,6 +7,8 @@
 // Leaves out: backward (decoding never needs it). Readable twin: kernels/ref/matmul.h.
 #pragma once
 
+#include <cstdint>
+
 namespace scratchgpt::cpu {
 
 // Largest N for which matmul_forward uses matvec_forward: at N = 8 it still beat the packed GEMM
@@ -17,14 +19,21 @@ inline constexpr int kMatvecMaxN = 8;
 void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int C, int OC);
 
+// The same on the calling thread only, with weight row o at weight + o * ldw (ldw >= C), for
+// kernels that already run inside a parallel_for (attention decoding reads one head's slice of
+// each cached key row). Same bits as matvec_forward.
+void matvec_forward_serial(float* out, const float* inp, const float* weight, int64_t ldw,
+                           const float* bias, int N, int C, int OC);
+
 namespace detail {
-// One chunk of output rows [o_begin, o_end) on the calling thread (matvec_{scalar,avx2,avx512}.cpp).
-void matvec_rows_scalar(float* out, const float* inp, const float* weight, const float* bias,
-                        int N, int C, int OC, int o_begin, int o_end);
-void matvec_rows_avx2(float* out, const float* inp, const float* weight, const float* bias, int N,
-                      int C, int OC, int o_begin, int o_end);
-void matvec_rows_avx512(float* out, const float* inp, const float* weight, const float* bias,
-                        int N, int C, int OC, int o_begin, int o_end);
+// Output rows [o_begin, o_end) on the calling thread (matvec_{scalar,avx2,avx512}.cpp); weight
+// row o at weight + o * ldw.
+void matvec_rows_scalar(float* out, const float* inp, const float* weight, int64_t ldw,
+                        const float* bias, int N, int C, int OC, int o_begin, int o_end);
+void matvec_rows_avx2(float* out, const float* inp, const float* weight, int64_t ldw,
+                      const float* bias, int N, int C, int OC, int o_begin, int o_end);
+void matvec_rows_avx512(float* out, const float* inp, const float* weight, int64_t ldw,
+                        const float* bias, int N, int C, int OC, int o_begin, int o_end);
 }  // namespace detail
 
 }  // namespace scratchgpt::cpu

@@ -38,9 +38,9 @@ struct VecAvx2 {
 
 }  // namespace
 
-void matvec_rows_avx2(float* out, const float* inp, const float* weight, const float* bias, int N,
-                      int C, int OC, int o_begin, int o_end) {
-  matvec_rows<VecAvx2>(out, inp, weight, bias, N, C, OC, o_begin, o_end);
+void matvec_rows_avx2(float* out, const float* inp, const float* weight, int64_t ldw,
+                      const float* bias, int N, int C, int OC, int o_begin, int o_end) {
+  matvec_rows<VecAvx2>(out, inp, weight, ldw, bias, N, C, OC, o_begin, o_end);
 }
 
 }  // namespace scratchgpt::cpu::detail

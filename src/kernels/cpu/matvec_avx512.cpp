@@ -2,7 +2,8 @@
 // 16 accumulators per row group), whatever the build's -march; only called when the CPU has
 // AVX-512F and VL. Every header is included before the target pragma so no shared inline code
 // gets AVX-512 bodies. GCC 12 flags the _mm256_undefined_pd() inside the reduction intrinsic as
-// (maybe) uninitialized, a false positive of the intrinsics header (see flash_attention_avx512.cpp).
+// (maybe) uninitialized, a false positive of the intrinsics header (see
+// flash_attention_avx512.cpp).
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
@@ -37,9 +38,9 @@ struct VecAvx512 {
 
 }  // namespace
 
-void matvec_rows_avx512(float* out, const float* inp, const float* weight, const float* bias,
-                        int N, int C, int OC, int o_begin, int o_end) {
-  matvec_rows<VecAvx512>(out, inp, weight, bias, N, C, OC, o_begin, o_end);
+void matvec_rows_avx512(float* out, const float* inp, const float* weight, int64_t ldw,
+                        const float* bias, int N, int C, int OC, int o_begin, int o_end) {
+  matvec_rows<VecAvx512>(out, inp, weight, ldw, bias, N, C, OC, o_begin, o_end);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -9,16 +9,17 @@
 // sequence depends only on C, not on how many rows are grouped together or on the thread that
 // runs them, so any grouping and any thread count give the same bits.
 
-// Rows [o, o + R) of out for inputs [n0, n0 + NN): out[n][o + r] = x_n . w_{o+r} (+ bias).
+// Rows [o, o + R) of out for inputs [n0, n0 + NN): out[n][o + r] = x_n . w_{o+r} (+ bias), where
+// weight row o sits at weight + o * ldw.
 template <class V, int R, int NN>
-inline void matvec_group(float* out, const float* inp, const float* weight, const float* bias,
-                         int C, int OC, int o, int n0) {
+inline void matvec_group(float* out, const float* inp, const float* weight, int64_t ldw,
+                         const float* bias, int C, int OC, int o, int n0) {
   using T = typename V::T;
   constexpr int W = V::kW;
   const float* w[R];
   const float* x[NN];
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) w[r] = weight + int64_t{o + r} * C;
+  for (int r = 0; r < R; ++r) w[r] = weight + (o + r) * ldw;
 #pragma GCC unroll 4
   for (int n = 0; n < NN; ++n) x[n] = inp + int64_t{n0 + n} * C;
   T acc0[R][NN], acc1[R][NN];
@@ -61,8 +62,7 @@ inline void matvec_group(float* out, const float* inp, const float* weight, cons
     for (int r = 0; r < R; ++r) {
       const T wt = V::load_tail(w[r] + k, rem);
 #pragma GCC unroll 4
-      for (int n = 0; n < NN; ++n)
-        acc1[r][n] = V::fma(wt, V::load_tail(x[n] + k, rem), acc1[r][n]);
+      for (int n = 0; n < NN; ++n) acc1[r][n] = V::fma(wt, V::load_tail(x[n] + k, rem), acc1[r][n]);
     }
   }
 #pragma GCC unroll 8
@@ -77,24 +77,32 @@ inline void matvec_group(float* out, const float* inp, const float* weight, cons
 // Rows [o_begin, o_end) for inputs [n0, n0 + NN): groups of as many rows as the accumulator
 // registers allow, then single rows.
 template <class V, int NN>
-inline void matvec_inputs(float* out, const float* inp, const float* weight, const float* bias,
-                          int C, int OC, int o_begin, int o_end, int n0) {
+inline void matvec_inputs(float* out, const float* inp, const float* weight, int64_t ldw,
+                          const float* bias, int C, int OC, int o_begin, int o_end, int n0) {
   constexpr int R = V::kAccRegs / (2 * NN) > 0 ? V::kAccRegs / (2 * NN) : 1;
   int o = o_begin;
-  for (; o + R <= o_end; o += R) matvec_group<V, R, NN>(out, inp, weight, bias, C, OC, o, n0);
-  for (; o < o_end; ++o) matvec_group<V, 1, NN>(out, inp, weight, bias, C, OC, o, n0);
+  for (; o + R <= o_end; o += R) matvec_group<V, R, NN>(out, inp, weight, ldw, bias, C, OC, o, n0);
+  for (; o < o_end; ++o) matvec_group<V, 1, NN>(out, inp, weight, ldw, bias, C, OC, o, n0);
 }
 
 // The per-ISA entry point: inputs in groups of up to 4 (each group streams the weight rows once).
 template <class V>
-inline void matvec_rows(float* out, const float* inp, const float* weight, const float* bias,
-                        int N, int C, int OC, int o_begin, int o_end) {
+inline void matvec_rows(float* out, const float* inp, const float* weight, int64_t ldw,
+                        const float* bias, int N, int C, int OC, int o_begin, int o_end) {
   for (int n0 = 0; n0 < N; n0 += 4) {
     switch (N - n0 < 4 ? N - n0 : 4) {
-      case 1: matvec_inputs<V, 1>(out, inp, weight, bias, C, OC, o_begin, o_end, n0); break;
-      case 2: matvec_inputs<V, 2>(out, inp, weight, bias, C, OC, o_begin, o_end, n0); break;
-      case 3: matvec_inputs<V, 3>(out, inp, weight, bias, C, OC, o_begin, o_end, n0); break;
-      default: matvec_inputs<V, 4>(out, inp, weight, bias, C, OC, o_begin, o_end, n0); break;
+      case 1:
+        matvec_inputs<V, 1>(out, inp, weight, ldw, bias, C, OC, o_begin, o_end, n0);
+        break;
+      case 2:
+        matvec_inputs<V, 2>(out, inp, weight, ldw, bias, C, OC, o_begin, o_end, n0);
+        break;
+      case 3:
+        matvec_inputs<V, 3>(out, inp, weight, ldw, bias, C, OC, o_begin, o_end, n0);
+        break;
+      default:
+        matvec_inputs<V, 4>(out, inp, weight, ldw, bias, C, OC, o_begin, o_end, n0);
+        break;
     }
   }
 }

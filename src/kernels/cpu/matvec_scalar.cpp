@@ -7,10 +7,10 @@
 
 namespace scratchgpt::cpu::detail {
 
-void matvec_rows_scalar(float* out, const float* inp, const float* weight, const float* bias,
-                        int N, int C, int OC, int o_begin, int o_end) {
+void matvec_rows_scalar(float* out, const float* inp, const float* weight, int64_t ldw,
+                        const float* bias, int N, int C, int OC, int o_begin, int o_end) {
   for (int o = o_begin; o < o_end; ++o) {
-    const float* w = weight + int64_t{o} * C;  // (C)
+    const float* w = weight + o * ldw;  // (C)
     for (int n = 0; n < N; ++n) {
       const float* x = inp + int64_t{n} * C;  // (C)
       float acc = 0.0f;
