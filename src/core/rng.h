@@ -21,7 +21,7 @@ class Rng {
   explicit Rng(uint64_t seed = 67280421310721ULL);
   void manual_seed(uint64_t seed);  // torch.manual_seed(seed)
 
-  uint32_t random();    // one raw 32-bit mt19937 draw
+  uint32_t random();  // one raw 32-bit mt19937 draw
   // n raw draws at once: exactly what n calls of random() return, from any position in the
   // state, freely mixed with single calls. The twist and the tempering run over whole blocks,
   // with AVX2 when the CPU has it and cpu::simd_level() allows it (the scalar code is the twin).

@@ -1,8 +1,8 @@
 // rng_avx2.cpp: the AVX2 versions of rng_kernels.h (8 words or 8 floats per instruction), built
 // for AVX2+FMA whatever the build's -march; Rng calls them only when the CPU has both.
 // Leaves out: AVX-512 (the twist is memory-light; 8 lanes already leave the stores as the limit).
-// Readable twins: the *_scalar functions in rng.cpp; tests/core/rng_bulk_test.cpp checks they agree.
-// Every header is included before the target pragma so no shared inline code gets AVX2 bodies.
+// Readable twins: the *_scalar functions in rng.cpp (rng_bulk_test checks that they agree).
+// Headers come before the target pragma so no shared inline code gets AVX2 bodies.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -29,8 +29,8 @@ inline void twist8(uint32_t* mt, int j, int off) {
   const __m256i y = _mm256_or_si256(_mm256_and_si256(u, upper), _mm256_and_si256(v, lower));
   // (v & 1) ? matrix_a : 0, as the low bit shifted to the top and smeared down.
   const __m256i odd = _mm256_srai_epi32(_mm256_slli_epi32(v, 31), 31);
-  const __m256i r =
-      _mm256_xor_si256(_mm256_xor_si256(w, _mm256_srli_epi32(y, 1)), _mm256_and_si256(odd, matrix_a));
+  const __m256i r = _mm256_xor_si256(_mm256_xor_si256(w, _mm256_srli_epi32(y, 1)),
+                                     _mm256_and_si256(odd, matrix_a));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(mt + j), r);
 }
 
@@ -68,8 +68,7 @@ void mt_temper_avx2(uint32_t* out, const uint32_t* state, int64_t n) {
   mt_temper_scalar(out + i, state + i, n - i);
 }
 
-void bernoulli53_avx2(float* out, const uint32_t* words, int64_t n, uint64_t threshold,
-                      float one) {
+void bernoulli53_avx2(float* out, const uint32_t* words, int64_t n, uint64_t threshold, float one) {
   const __m256i mask53 = _mm256_set1_epi64x(static_cast<int64_t>((uint64_t{1} << 53) - 1));
   // threshold <= 2^53 and x < 2^53: the signed 64-bit compare is the unsigned one.
   const __m256i t = _mm256_set1_epi64x(static_cast<int64_t>(threshold));

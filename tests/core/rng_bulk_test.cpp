@@ -1,7 +1,8 @@
 // rng_bulk_test.cpp: Rng's block draws (fill_raw, rand/uniform, bernoulli_scalar, dropout_noise)
 // against their one-draw-at-a-time definitions, at every SIMD level this CPU runs: the raw stream
 // against std::mt19937, the transforms against uniform_double() / random() per element, the
-// AVX2 block kernels against their scalar twins. Torch itself is checked in rng_test.cpp.
+// AVX2 block kernels against their scalar twins; and the torch fixtures of rng_test.cpp replayed
+// at each level.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "core/rng_fixture_replay.h"
 #include "core/rng_kernels.h"
 #include "kernels/cpu/simd.h"
 
@@ -47,8 +49,8 @@ float bernoulli_one(Rng& r, double p) { return r.uniform_double() < p ? 1.0f : 0
 TEST(RngBulk, FillRawIsTheMt19937StreamFromAnyPositionAndInterleaved) {
   // Chunk sizes around the 624-word block and the 8-lane width, starting at odd offsets; every
   // chunk alternates between fill_raw and single random() calls. ~9 twists in all.
-  const std::vector<int64_t> chunks = {1,   7,   8,    9,    616, 623, 624, 625, 1,   1247,
-                                       2,   3,   1248, 1249, 5,   17,  311, 2048, 3,  4099};
+  const std::vector<int64_t> chunks = {1, 7, 8,    9,    616, 623, 624, 625,  1, 1247,
+                                       2, 3, 1248, 1249, 5,   17,  311, 2048, 3, 4099};
   at_each_level([&] {
     for (uint32_t seed : {0u, 42u, 1337u}) {
       Rng bulk(seed), single(seed);
@@ -231,4 +233,17 @@ TEST(RngBulk, EveryLevelDrawsTheSameNormals) {
     per_level.push_back(v);
   });
   for (size_t l = 1; l < per_level.size(); ++l) EXPECT_EQ(per_level[l], per_level[0]);
+}
+
+TEST(RngBulk, TorchFixturesReplayAtEveryLevel) {
+  at_each_level([] {
+    const auto files = rng_fixture::rng_fixtures("mixed_");
+    ASSERT_GE(files.size(), 6u) << "missing fixtures in " << rng_fixture::rng_fixture_dir();
+    for (const auto& path : files) {
+      Rng rng(1);
+      const auto rep = rng_fixture::replay_rng_fixture(path, rng);
+      EXPECT_GE(rep.calls, 3) << path;
+      for (const auto& f : rep.failures) ADD_FAILURE() << f;
+    }
+  });
 }
