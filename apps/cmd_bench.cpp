@@ -1,11 +1,12 @@
 // cmd_bench.cpp: 'scratchgpt bench': times GPT training steps (forward, backward, optimizer) on
 // random tokens for a preset or an explicit shape, and reports ms/step, tokens/s, achieved
 // GFLOP/s (nanoGPT's 6N + 12 L NH HS T per token), the fraction of a peak measured here with an
-// FMA loop on every thread, and peak RSS. --json prints one JSON object (bench/compare_pytorch.py
-// reads it). Leaves out: data loading and evaluation (see 'train').
-#include <sys/resource.h>
-
+// FMA loop on every thread, and peak RSS. --sample N instead times generating N tokens at batch 1
+// through the KV cache (generate() and the sampler, as 'scratchgpt sample' runs them). --json
+// prints one JSON object (bench/compare_pytorch.py reads it). Leaves out: data loading and
+// evaluation (see 'train'), tokenizers (sampling works on token ids).
 #include <immintrin.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +26,7 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/simd.h"
 #include "nn/gpt.h"
+#include "sample/generate.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
 
@@ -37,6 +39,7 @@ struct BenchFlags {
   int n_layer = 0, n_head = 0, n_embd = 0, block_size = 0, vocab_size = 0;
   int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
   float dropout = -1.0f;
+  int sample = 0;  // > 0: time generating this many tokens instead of training
   bool json = false;
 };
 
@@ -59,8 +62,7 @@ double median(std::vector<double> v) {
 }
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 #pragma GCC push_options
@@ -130,10 +132,8 @@ double peak_rss_mb() {
   return ru.ru_maxrss / 1024.0;  // KiB on Linux
 }
 
-void run_bench(const BenchFlags& f) {
-  SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
-  SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
-  ThreadPool::set_global_threads(f.threads);
+// The model of the flags: the preset's shape with the overrides applied.
+TrainConfig flags_config(const BenchFlags& f) {
   TrainConfig cfg = bench_config(f.preset);
   GPTConfig& g = cfg.gpt;
   if (f.n_layer) g.n_layer = f.n_layer;
@@ -144,6 +144,93 @@ void run_bench(const BenchFlags& f) {
   if (f.dropout >= 0) g.dropout = f.dropout;
   if (f.batch_size) cfg.batch_size = f.batch_size;
   g.validate();
+  return cfg;
+}
+
+// --sample N: a randomly initialised model, batch 1, a one-token prompt (id 0), N new tokens
+// through the KV cache with generate() (temperature 1, no top-k/top-p, seeded), after one short
+// untimed warm-up run. When the context fills, generate() keeps the last block_size/2 tokens and
+// re-prefills them through the cache; that time is included.
+void run_sample_bench(const BenchFlags& f) {
+  SG_CHECK(f.sample > 0, "--sample must be positive, got ", f.sample);
+  ThreadPool::set_global_threads(f.threads);
+  TrainConfig cfg = flags_config(f);
+  GPTConfig& g = cfg.gpt;
+  g.dropout = 0.0f;  // inference
+  GPT model(g);
+  Rng init_rng(cfg.seed);
+  model.init(init_rng);
+  Decoder dec;
+  dec.window = g.block_size;
+  dec.vocab_size = g.vocab_size;
+  int resets = 0;
+  dec.reset = [&model, &resets] {
+    model.reset_cache();
+    ++resets;
+  };
+  dec.step = [&model](int32_t t) { return model.decode_step(t); };
+  dec.prefill = [&model](const int32_t* t, int n) { return model.prefill(t, n); };
+  const std::vector<int32_t> prompt = {0};
+  const SamplingOptions opt;  // temperature 1, all tokens
+  Rng warm_rng(cfg.seed + 1);
+  generate(dec, prompt, std::min(f.sample, 16), opt, warm_rng, nullptr);
+  Rng rng(cfg.seed);
+  resets = 0;
+  const double t0 = now_s();
+  const std::vector<int32_t> out = generate(dec, prompt, f.sample, opt, rng, nullptr);
+  const double secs = now_s() - t0;
+  SG_CHECK(static_cast<int>(out.size()) == f.sample, "generate returned ", out.size(),
+           " tokens instead of ", f.sample);
+  // Context crops: each one re-prefills the last block_size/2 tokens (the first reset is the
+  // prompt's).
+  const int crops = resets - 1;
+  const double tokens_per_s = f.sample / secs;
+  const SimdLevel level = cpu::simd_level();
+  const double rss_mb = peak_rss_mb();
+
+  nlohmann::json j;
+  j["impl"] = "scratchgpt";
+  j["mode"] = "sample";
+  j["preset"] = f.preset;
+  j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
+  j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
+  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
+  j["batch_size"] = 1, j["prompt_tokens"] = static_cast<int>(prompt.size());
+  j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
+  j["threads"] = ThreadPool::global().num_threads();
+  j["simd"] = simd_level_name(level);
+  j["params"] = model.num_params();
+  j["context_crops"] = crops;
+  j["seconds"] = secs;
+  j["tokens_per_s"] = tokens_per_s;
+  j["ms_per_token"] = secs * 1e3 / f.sample;
+  j["peak_rss_mb"] = rss_mb;
+  if (f.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf(
+      "scratchgpt bench --sample: preset %s  L=%d NH=%d C=%d V=%d block_size=%d  batch 1, "
+      "%d threads, %s\n",
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size,
+      ThreadPool::global().num_threads(), simd_level_name(level));
+  std::printf("  params          %.2fM\n", model.num_params() / 1e6);
+  std::printf(
+      "  generated       %d tokens from a 1-token prompt in %.3f s (KV cache, "
+      "temperature 1; %d context crops)\n",
+      f.sample, secs, crops);
+  std::printf("  tokens/s        %.1f\n", tokens_per_s);
+  std::printf("  ms/token        %.3f\n", secs * 1e3 / f.sample);
+  std::printf("  peak RSS        %.1f MB\n", rss_mb);
+}
+
+void run_bench(const BenchFlags& f) {
+  if (f.sample != 0) return run_sample_bench(f);
+  SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
+  SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
+  ThreadPool::set_global_threads(f.threads);
+  TrainConfig cfg = flags_config(f);
+  const GPTConfig& g = cfg.gpt;
   const int B = cfg.batch_size;
   const int T = f.seq_len ? f.seq_len : (f.preset == "gpt2" ? 64 : g.block_size);
   SG_CHECK(T > 0 && T <= g.block_size, "--seq-len must be in [1, block_size = ", g.block_size,
@@ -217,8 +304,9 @@ void run_bench(const BenchFlags& f) {
               f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
               ThreadPool::global().num_threads(), simd_level_name(level));
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
-  std::printf("  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",
-              step_s * 1e3, f.steps, median(fwd) * 1e3, median(bwd) * 1e3, median(opt) * 1e3);
+  std::printf(
+      "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",
+      step_s * 1e3, f.steps, median(fwd) * 1e3, median(bwd) * 1e3, median(opt) * 1e3);
   std::printf("  tokens/s        %.0f\n", tokens_per_s);
   std::printf("  achieved        %.1f GFLOP/s (%.3g GFLOP per token, 6N + 12 L NH HS T)\n", gflops,
               flops_per_token * 1e-9);
@@ -238,7 +326,8 @@ void register_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench",
       "Time GPT training steps (forward, backward, AdamW) on random tokens and report ms/step, "
-      "tokens/s, GFLOP/s, the fraction of a measured FMA peak and peak memory.");
+      "tokens/s, GFLOP/s, the fraction of a measured FMA peak and peak memory; with --sample N, "
+      "time generating N tokens at batch 1 through the KV cache instead.");
   cmd->add_option("--preset", f->preset,
                   "shakespeare-char-small | shakespeare-char | gpt2 (124M, T=64, B=4)")
       ->capture_default_str();
@@ -253,6 +342,10 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--steps", f->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", f->warmup, "untimed steps first")->capture_default_str();
   cmd->add_option("--threads", f->threads, "worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--sample", f->sample,
+                  "time sampling instead of training: generate this many new tokens, batch 1, "
+                  "from a 1-token prompt through the KV cache (random weights, temperature 1); "
+                  "reports tokens/s and ms/token");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] { run_bench(*f); });
 }

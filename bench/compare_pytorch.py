@@ -7,8 +7,14 @@ tanh-GELU MLP, tied lm_head, AdamW, global-norm clip 1.0) with torch.set_num_thr
 and prints both and the ratios. Debian's torch 1.13 (no scaled_dot_product_attention, so this is
 nanoGPT's non-flash path). Leaves out: data loading and evaluation, as `scratchgpt bench` does.
 
+--sample N compares sampling instead: `scratchgpt bench --sample N --json` (batch 1, a 1-token
+prompt, N new tokens through its KV cache) against nanoGPT's generate() on the same-shaped model
+(eval mode, no_grad, no KV cache: crop to block_size, full forward, last position's logits /
+temperature, softmax, torch.multinomial, append), timed for the same N tokens.
+
   /usr/bin/python3 bench/compare_pytorch.py --preset shakespeare-char-small
   /usr/bin/python3 bench/compare_pytorch.py --preset gpt2 --binary build/release/scratchgpt
+  /usr/bin/python3 bench/compare_pytorch.py --preset shakespeare-char --sample 500
 """
 import argparse
 import json
@@ -109,14 +115,32 @@ class GPT(nn.Module):
         if c["tied"]:
             self.wte.weight = self.lm_head.weight
 
-    def forward(self, idx, targets):
+    def forward(self, idx, targets=None):
         B, T = idx.size()
         pos = torch.arange(0, T, dtype=torch.long)
         x = self.drop(self.wte(idx) + self.wpe(pos))
         for block in self.h:
             x = block(x)
+        if targets is None:  # nanoGPT's inference-time shortcut: lm_head on the last position only
+            return self.lm_head(self.ln_f(x[:, [-1], :]))
         logits = self.lm_head(self.ln_f(x))
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    @torch.no_grad()
+    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
+        """nanoGPT's generate: no KV cache, the whole (cropped) context runs every step."""
+        block_size = self.wpe.weight.size(0)
+        for _ in range(max_new_tokens):
+            idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]
+            logits = self(idx_cond)
+            logits = logits[:, -1, :] / temperature
+            if top_k is not None:
+                v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+                logits[logits < v[:, [-1]]] = -float("Inf")
+            probs = F.softmax(logits, dim=-1)
+            idx_next = torch.multinomial(probs, num_samples=1)
+            idx = torch.cat((idx, idx_next), dim=1)
+        return idx
 
 
 def bench_torch(c, steps, warmup, threads):
@@ -165,6 +189,58 @@ def bench_torch(c, steps, warmup, threads):
     }
 
 
+def sample_torch(c, new_tokens, threads):
+    """Times model.generate for new_tokens tokens from a 1-token prompt, batch 1 (after a short
+    untimed warm-up), on a randomly initialised model of c's shape."""
+    torch.manual_seed(1337)
+    torch.set_num_threads(threads)
+    model = GPT(c)
+    model.eval()
+    prompt = torch.zeros((1, 1), dtype=torch.long)
+    model.generate(prompt, min(new_tokens, 16), temperature=1.0)
+    t0 = time.perf_counter()
+    out = model.generate(prompt, new_tokens, temperature=1.0)
+    secs = time.perf_counter() - t0
+    assert out.size(1) == 1 + new_tokens
+    return {
+        "impl": "pytorch " + torch.__version__,
+        "threads": torch.get_num_threads(),
+        "params": sum(p.numel() for p in model.parameters()),
+        "seconds": secs,
+        "tokens_per_s": new_tokens / secs,
+        "ms_per_token": secs * 1e3 / new_tokens,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    }
+
+
+def compare_sample(a):
+    cmd = [find_binary(a.binary), "bench", "--preset", a.preset, "--sample", str(a.sample),
+           "--threads", str(a.threads), "--json"]
+    print("$ " + " ".join(cmd), flush=True)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    ours = json.loads(out.strip().splitlines()[-1])
+    c = dict(ours)  # the model config comes from scratchgpt's own report
+    c["dropout"] = 0.0
+    theirs = sample_torch(c, a.sample, a.torch_threads or a.threads)
+    print(f"preset {a.preset}: L={c['n_layer']} NH={c['n_head']} C={c['n_embd']} "
+          f"V={c['vocab_size']} block_size={c['block_size']}, batch 1, 1-token prompt, "
+          f"{a.sample} new tokens (temperature 1); threads: scratchgpt {ours['threads']}, "
+          f"pytorch {theirs['threads']}")
+    print("scratchgpt: KV cache (context crops re-prefill block_size/2 tokens: "
+          f"{ours['context_crops']}); pytorch: nanoGPT generate, full forward of the cropped "
+          "context every token")
+    print(f"{'':16}{'scratchgpt':>14}{'pytorch':>14}{'ratio':>10}")
+    for label, key in [("tokens/s", "tokens_per_s"), ("ms/token", "ms_per_token"),
+                       ("seconds", "seconds"), ("peak RSS MB", "peak_rss_mb")]:
+        s, p = ours[key], theirs[key]
+        ratio = s / p if key == "tokens_per_s" else p / s  # > 1: scratchgpt better
+        print(f"{label:16}{s:14.2f}{p:14.2f}{ratio:9.2f}x")
+    speedup = ours["tokens_per_s"] / theirs["tokens_per_s"]
+    print(f"speedup (tokens/s): {speedup:.2f}x")
+    if a.json:
+        print(json.dumps({"scratchgpt": ours, "pytorch": theirs, "speedup": speedup}))
+
+
 def find_binary(path):
     if path:
         return path
@@ -189,7 +265,12 @@ def main():
                          "OpenMP + OpenBLAS threads can do far better with 1")
     ap.add_argument("--binary", default="", help="path of the scratchgpt CLI")
     ap.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="compare sampling instead of training: N new tokens, batch 1, ours "
+                         "(KV cache) vs nanoGPT's generate (no cache)")
     a = ap.parse_args()
+    if a.sample > 0:
+        return compare_sample(a)
 
     cmd = [find_binary(a.binary), "bench", "--preset", a.preset, "--steps", str(a.steps),
            "--warmup", str(a.warmup), "--threads", str(a.threads), "--json"]

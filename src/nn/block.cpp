@@ -55,24 +55,28 @@ void Block::backward(float* dx, const float* dout) {
   ln_1.backward(dx, dln);
 }
 
-int64_t Block::decode_work_floats(int max_T) const {
-  // ln out (C), mean, rstd (1 each, padded to 16), branch out (C), x1 (C), then the larger of
-  // attention's and the MLP's work.
-  return 3 * int64_t{C} + 32 + std::max(attn.decode_work_floats(max_T), int64_t{8} * C);
+int64_t Block::decode_work_floats(int max_T, int max_n) const {
+  // ln out (n, C), mean and rstd (n each, padded to 16), branch out (n, C), x1 (n, C), then the
+  // larger of attention's and the MLP's work.
+  const int64_t nC = int64_t{max_n} * C;
+  return 3 * nC + 2 * (max_n + 16) +
+         std::max(attn.decode_work_floats(max_T, max_n), int64_t{8} * nC);
 }
 
-void Block::decode(float* x, float* k_cache, float* v_cache, int pos, float* work) const {
-  float* h = work;             // (C)
-  float* stats = h + C;        // mean, rstd
-  float* branch = stats + 32;  // (C)
-  float* xa = branch + C;      // (C)
-  float* inner = xa + C;       // attention or MLP work
-  ln_1.apply(h, stats, stats + 1, x, 1);
-  attn.decode(branch, h, k_cache, v_cache, pos, inner);
-  cpu::residual_forward(xa, x, branch, C);  // x = x + attn(ln_1(x))
-  ln_2.apply(h, stats, stats + 1, xa, 1);
-  mlp.decode(branch, h, inner);
-  cpu::residual_forward(x, xa, branch, C);  // x = x + mlp(ln_2(x))
+void Block::decode(float* x, float* k_cache, float* v_cache, int pos, int n, float* work) const {
+  const int64_t nC = int64_t{n} * C;
+  float* h = work;                // (n, C)
+  float* mean = h + nC;           // (n)
+  float* rstd = mean + n + 16;    // (n)
+  float* branch = rstd + n + 16;  // (n, C)
+  float* xa = branch + nC;        // (n, C)
+  float* inner = xa + nC;         // attention or MLP work
+  ln_1.apply(h, mean, rstd, x, n);
+  attn.decode(branch, h, k_cache, v_cache, pos, n, inner);
+  cpu::residual_forward(xa, x, branch, nC);  // x = x + attn(ln_1(x))
+  ln_2.apply(h, mean, rstd, xa, n);
+  mlp.decode(branch, h, n, inner);
+  cpu::residual_forward(x, xa, branch, nC);  // x = x + mlp(ln_2(x))
 }
 
 }  // namespace scratchgpt

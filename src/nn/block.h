@@ -42,9 +42,10 @@ struct Block {
   const float* forward(const float* x, int b, int t, Rng* rng);  // (B, T, C) -> (B, T, C)
   void backward(float* dx, const float* dout);                   // accumulates dx (B, T, C)
 
-  // One token for batch 1 with the KV cache: x (C) updated in place; work: decode_work_floats.
-  void decode(float* x, float* k_cache, float* v_cache, int pos, float* work) const;
-  int64_t decode_work_floats(int max_T) const;
+  // n tokens at positions pos..pos+n-1 for batch 1 with the KV cache: x (n, C) updated in place;
+  // work: decode_work_floats(pos + n, n) floats.
+  void decode(float* x, float* k_cache, float* v_cache, int pos, int n, float* work) const;
+  int64_t decode_work_floats(int max_T, int max_n) const;
 };
 
 }  // namespace scratchgpt

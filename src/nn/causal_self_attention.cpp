@@ -76,16 +76,21 @@ void CausalSelfAttention::backward(float* dx, const float* dout) {
 }
 
 void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, float* v_cache,
-                                 int pos, float* work) const {
-  float* qkv = work;                                                        // (3C)
-  float* yy = work + 3 * C;                                                 // (C)
-  float* scratch = work + 4 * C;  // cpu::attention_decode_scratch_floats(pos + 1, NH)
-  c_attn.apply(qkv, x, 1);                                                  // qkv = c_attn(x)
-  std::memcpy(k_cache + int64_t{pos} * C, qkv + C, sizeof(float) * C);      // append k
-  std::memcpy(v_cache + int64_t{pos} * C, qkv + 2 * C, sizeof(float) * C);  // append v
-  // y = softmax(q k^T / sqrt(HS)) v per head, over the cached positions 0..pos
-  cpu::attention_decode_forward(yy, qkv, k_cache, v_cache, pos + 1, C, NH, scratch);
-  c_proj.apply(out, yy, 1);  // out = c_proj(y)
+                                 int pos, int n, float* work) const {
+  float* qkv = work;                      // (n, 3C)
+  float* yy = work + int64_t{n} * 3 * C;  // (n, C)
+  float* scratch = yy + int64_t{n} * C;   // cpu::attention_decode_scratch_floats(pos + n, NH)
+  c_attn.apply(qkv, x, n);                // qkv = c_attn(x)
+  for (int i = 0; i < n; ++i) {           // append k and v of every new token
+    const float* row = qkv + int64_t{i} * 3 * C;
+    std::memcpy(k_cache + int64_t{pos + i} * C, row + C, sizeof(float) * C);
+    std::memcpy(v_cache + int64_t{pos + i} * C, row + 2 * C, sizeof(float) * C);
+  }
+  // y = softmax(q k^T / sqrt(HS)) v per head; token i sees the cached positions 0..pos+i
+  for (int i = 0; i < n; ++i)
+    cpu::attention_decode_forward(yy + int64_t{i} * C, qkv + int64_t{i} * 3 * C, k_cache, v_cache,
+                                  pos + i + 1, C, NH, scratch);
+  c_proj.apply(out, yy, n);  // out = c_proj(y)
 }
 
 }  // namespace scratchgpt

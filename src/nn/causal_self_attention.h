@@ -62,13 +62,13 @@ struct CausalSelfAttention {
   // Accumulates dx (B, T, C) and the parameter grads from dout (B, T, C).
   void backward(float* dx, const float* dout);
 
-  // One new token at position pos for batch 1, reading and extending the KV cache:
-  // out (C) from x (C); k_cache, v_cache (block_size, C) hold positions 0..pos-1 and get row pos;
-  // work needs decode_work_floats(pos + 1) floats. Costs O(pos * C).
-  void decode(float* out, const float* x, float* k_cache, float* v_cache, int pos,
+  // n new tokens at positions pos..pos+n-1 for batch 1, reading and extending the KV cache:
+  // out (n, C) from x (n, C); k_cache, v_cache (block_size, C) hold positions 0..pos-1 and get
+  // rows pos..pos+n-1; work needs decode_work_floats(pos + n, n) floats. Costs O((pos + n) C n).
+  void decode(float* out, const float* x, float* k_cache, float* v_cache, int pos, int n,
               float* work) const;
-  int64_t decode_work_floats(int max_T) const {
-    return 4 * static_cast<int64_t>(C) + cpu::attention_decode_scratch_floats(max_T, NH);
+  int64_t decode_work_floats(int max_T, int max_n) const {
+    return 4 * static_cast<int64_t>(C) * max_n + cpu::attention_decode_scratch_floats(max_T, NH);
   }
 };
 

@@ -260,14 +260,15 @@ Tensor GPT::logits() {
 void GPT::allocate_cache() {
   if (k_cache_ != nullptr) return;
   const int64_t bs = config_.block_size;
-  const int64_t work = blocks[0].decode_work_floats(config_.block_size);
+  const int rows = std::min(kPrefillRows, config_.block_size);
+  const int64_t work = blocks[0].decode_work_floats(config_.block_size, rows);
   size_t total = 2 * Arena::round_up(static_cast<size_t>(L * bs * C)) +
-                 Arena::round_up(static_cast<size_t>(C)) + Arena::round_up(work) +
+                 Arena::round_up(static_cast<size_t>(rows * C)) + Arena::round_up(work) +
                  Arena::round_up(static_cast<size_t>(std::max(V, C) + 32));
   cache_.reserve(total);
   k_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
   v_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
-  dec_x_ = cache_.alloc(static_cast<size_t>(C));
+  dec_x_ = cache_.alloc(static_cast<size_t>(rows * C));
   dec_work_ = cache_.alloc(static_cast<size_t>(work));
   dec_logits_ = cache_.alloc(static_cast<size_t>(std::max(V, C) + 32));
 }
@@ -277,24 +278,36 @@ void GPT::reset_cache() {
   cache_len_ = 0;
 }
 
-const float* GPT::decode_step(int32_t token) {
-  SG_CHECK(token >= 0 && token < V, "token id ", token, " is outside the vocabulary [0, ", V, ")");
-  SG_CHECK(cache_len_ < config_.block_size, "the KV cache is full (block_size ", config_.block_size,
-           " tokens): reset_cache() and feed the last tokens again");
+const float* GPT::decode_step(int32_t token) { return prefill(&token, 1); }
+
+const float* GPT::prefill(const int32_t* tokens, int n) {
+  SG_CHECK(n >= 1, "GPT::prefill needs at least one token, got ", n);
+  for (int i = 0; i < n; ++i)
+    SG_CHECK(tokens[i] >= 0 && tokens[i] < V, "token id ", tokens[i],
+             " is outside the vocabulary [0, ", V, ")");
+  SG_CHECK(cache_len_ + n <= config_.block_size, "the KV cache is full (block_size ",
+           config_.block_size, " tokens): reset_cache() and feed the last tokens again");
   allocate_cache();
-  const int pos = cache_len_;
   const int64_t layer_stride = int64_t{config_.block_size} * C;
-  // x = wte[token] + wpe[pos]
-  cpu::encoder_forward(dec_x_, &token, wte.data, wpe.data + int64_t{pos} * C, 1, 1, C);
-  for (int l = 0; l < L; ++l)
-    blocks[l].decode(dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos,
-                     dec_work_);
-  // logits = lm_head(ln_f(x)); the work area is free again for the normalised row
-  float* h = dec_work_;
-  float* stats = dec_work_ + C;
-  ln_f.apply(h, stats, stats + 1, dec_x_, 1);
-  lm_head.apply(dec_logits_, h, 1);
-  cache_len_ = pos + 1;
+  for (int done = 0; done < n;) {
+    const int pos = cache_len_;
+    const int m = std::min(n - done, std::min(kPrefillRows, config_.block_size));
+    // x = wte[token] + wpe[pos + i]   (m, C)
+    cpu::encoder_forward(dec_x_, tokens + done, wte.data, wpe.data + int64_t{pos} * C, 1, m, C);
+    for (int l = 0; l < L; ++l)
+      blocks[l].decode(dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos, m,
+                       dec_work_);
+    cache_len_ = pos + m;
+    done += m;
+    if (done == n) {
+      // logits = lm_head(ln_f(x)) of the last token only; the work area is free again
+      const float* last = dec_x_ + int64_t{m - 1} * C;  // (C)
+      float* h = dec_work_;                             // (C)
+      float* stats = dec_work_ + C;
+      ln_f.apply(h, stats, stats + 1, last, 1);
+      lm_head.apply(dec_logits_, h, 1);
+    }
+  }
   return dec_logits_;
 }
 

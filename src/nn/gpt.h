@@ -50,6 +50,11 @@ class GPT : public LanguageModel {
   // Appends token at position cache_len() and returns the logits (V) for the next token (valid
   // until the next call). Error when the cache already holds block_size tokens.
   const float* decode_step(int32_t token);
+  // Appends n tokens at once (a prompt, or the context kept after a crop): the same as n
+  // decode_step calls up to rounding, but each weight matrix is read once per kPrefillRows tokens
+  // (GEMMs instead of matrix-vector products). Returns the logits (V) after the last token.
+  const float* prefill(const int32_t* tokens, int n);
+  static constexpr int kPrefillRows = 64;  // tokens per pass through the blocks
   int cache_len() const { return cache_len_; }
 
  private:
@@ -86,7 +91,7 @@ class GPT : public LanguageModel {
   Arena cache_;
   float* k_cache_ = nullptr;     // (L, block_size, C)
   float* v_cache_ = nullptr;     // (L, block_size, C)
-  float* dec_x_ = nullptr;       // (C) the residual stream of the current token
+  float* dec_x_ = nullptr;       // (kPrefillRows, C) the residual stream of the current tokens
   float* dec_work_ = nullptr;    // per-block work
   float* dec_logits_ = nullptr;  // (V)
   int cache_len_ = 0;

@@ -55,15 +55,16 @@ void MLP::backward(float* dx, const float* dout) {
   c_fc.backward(dx, dfc);
 }
 
-void MLP::decode(float* out, const float* x, float* work) const {
-  float* h = work;          // (4C)
-  float* a = work + 4 * C;  // (4C)
-  c_fc.apply(h, x, 1);
+void MLP::decode(float* out, const float* x, int n, float* work) const {
+  const int64_t N4C = int64_t{n} * 4 * C;
+  float* h = work;        // (n, 4C)
+  float* a = work + N4C;  // (n, 4C)
+  c_fc.apply(h, x, n);
   if (gelu)
-    cpu::gelu_forward(a, h, 4 * C);
+    cpu::gelu_forward(a, h, N4C);
   else
-    cpu::relu_forward(a, h, 4 * C);
-  c_proj.apply(out, a, 1);
+    cpu::relu_forward(a, h, N4C);
+  c_proj.apply(out, a, n);
 }
 
 }  // namespace scratchgpt

@@ -37,8 +37,8 @@ struct MLP {
   const float* forward(const float* x, int n, Rng* rng);  // x (N, C) -> (N, C)
   void backward(float* dx, const float* dout);            // accumulates dx (N, C)
 
-  // One row, no saving (KV-cache decoding): out (C) from x (C); work needs 8C floats.
-  void decode(float* out, const float* x, float* work) const;
+  // n rows, no saving (KV-cache decoding): out (n, C) from x (n, C); work needs 8C * n floats.
+  void decode(float* out, const float* x, int n, float* work) const;
 };
 
 }  // namespace scratchgpt

@@ -7,6 +7,19 @@
 
 namespace scratchgpt {
 
+namespace {
+
+// Appends tokens [first, last) to the decoder; the logits after the last one.
+const float* feed(Decoder& dec, const int32_t* first, const int32_t* last) {
+  if (first == last) return nullptr;
+  if (dec.prefill) return dec.prefill(first, static_cast<int>(last - first));
+  const float* l = nullptr;
+  for (const int32_t* t = first; t != last; ++t) l = dec.step(*t);
+  return l;
+}
+
+}  // namespace
+
 RecomputeDecoder::RecomputeDecoder(LanguageModel& model, int window)
     : model_(model), window_(window) {}
 
@@ -39,9 +52,8 @@ std::vector<int32_t> generate(Decoder& dec, const std::vector<int32_t>& prompt, 
   // Prefill: idx_cond = idx[:, -block_size:]
   dec.reset();
   const size_t first = seq.size() > static_cast<size_t>(dec.window) ? seq.size() - dec.window : 0;
-  int held = 0;  // tokens in the decoder
-  const float* l = nullptr;
-  for (size_t i = first; i < seq.size(); ++i, ++held) l = dec.step(seq[i]);
+  const float* l = feed(dec, seq.data() + first, seq.data() + seq.size());
+  int held = static_cast<int>(seq.size() - first);  // tokens in the decoder
   std::vector<int32_t> out;
   out.reserve(num_tokens);
   for (int n = 0; n < num_tokens; ++n) {
@@ -52,11 +64,13 @@ std::vector<int32_t> generate(Decoder& dec, const std::vector<int32_t>& prompt, 
     if (on_token) on_token(tok, logits.data());
     if (n + 1 == num_tokens) break;  // no need to feed the last token
     if (held == dec.window) {
-      // Context full: keep the last window/2 tokens (the new one excluded) and re-prefill.
+      // Context full: keep the last window/2 tokens before the new one and re-prefill them
+      // together with it.
       const int keep = dec.window / 2;
       dec.reset();
-      held = 0;
-      for (size_t i = seq.size() - 1 - keep; i < seq.size() - 1; ++i, ++held) dec.step(seq[i]);
+      l = feed(dec, seq.data() + seq.size() - 1 - keep, seq.data() + seq.size());
+      held = keep + 1;
+      continue;
     }
     l = dec.step(tok);
     ++held;

@@ -1,6 +1,7 @@
 // generate.h: autoregressive generation one token at a time through a Decoder, normally the
 // model's KV cache. When the context fills the window, it keeps the last window/2 tokens and
-// re-prefills them (one crop per window/2 new tokens instead of a full recompute per token).
+// re-prefills them (one crop per window/2 new tokens instead of a full recompute per token); the
+// prompt and the kept tokens go in through the decoder's prefill when it has one (all at once).
 // RecomputeDecoder runs the whole window through forward() for every token: the slow, obviously
 // right twin the KV-cache path is tested against. Leaves out: batching several prompts.
 #pragma once
@@ -18,7 +19,9 @@ namespace scratchgpt {
 struct Decoder {
   std::function<void()> reset;                // empty the context
   std::function<const float*(int32_t)> step;  // append a token; logits (V) for the next one
-  int window = 0;                             // longest context the decoder may hold
+  // Optional: append n tokens at once (the same as n steps up to rounding); logits (V) after them.
+  std::function<const float*(const int32_t*, int)> prefill;
+  int window = 0;  // longest context the decoder may hold
   int vocab_size = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "core/check.h"
+#include "nn/gpt.h"
 #include "sample/generate.h"
 #include "train/checkpoint.h"
 #include "train/model_factory.h"
@@ -38,6 +39,8 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
   dec.vocab_size = built.model->vocab_size();
   dec.reset = built.reset_cache;
   dec.step = built.decode_step;
+  if (auto* gpt = dynamic_cast<GPT*>(built.model.get()))
+    dec.prefill = [gpt](const int32_t* t, int n) { return gpt->prefill(t, n); };
 
   Rng rng(req.seed);
   for (int s = 0; s < req.num_samples; ++s) {
