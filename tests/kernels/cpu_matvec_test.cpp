@@ -134,10 +134,33 @@ TEST(CpuMatvec, RowsAreIndependentOfTheirNeighbours) {
   }
 }
 
+TEST(CpuMatvec, StridedSerialEqualsContiguous) {
+  // matvec_forward_serial reads row o at weight + o * ldw: the same bits as matvec_forward on a
+  // compact copy of those rows.
+  test::KernelEnv env;
+  const int N = 2, C = 37, OC = 300, ldw = 50;
+  const auto inp = random_floats(size_t(N) * C, 31);
+  const auto strided = random_floats(size_t(OC) * ldw, 32);  // (OC, ldw), first C columns used
+  const auto bias = random_floats(OC, 33);
+  std::vector<float> compact(size_t(OC) * C);  // (OC, C)
+  for (int o = 0; o < OC; ++o)
+    for (int k = 0; k < C; ++k) compact[size_t(o) * C + k] = strided[size_t(o) * ldw + k];
+  for (SimdLevel level : test::simd_levels()) {
+    cpu::set_simd_level(level);
+    SCOPED_TRACE(simd_level_name(level));
+    std::vector<float> a(size_t(N) * OC), b(size_t(N) * OC);
+    cpu::matvec_forward_serial(a.data(), inp.data(), strided.data(), ldw, bias.data(), N, C, OC);
+    cpu::matvec_forward(b.data(), inp.data(), compact.data(), bias.data(), N, C, OC);
+    EXPECT_TRUE(bitwise_equal(a, b));
+  }
+}
+
 TEST(CpuMatvec, RejectsTooManyRows) {
   std::vector<float> x(9 * 4), w(4 * 4), out(9 * 4);
   EXPECT_THROW(cpu::matvec_forward(out.data(), x.data(), w.data(), nullptr, 9, 4, 4), Error);
   EXPECT_THROW(cpu::matvec_forward(out.data(), x.data(), w.data(), nullptr, 0, 4, 4), Error);
+  EXPECT_THROW(cpu::matvec_forward_serial(out.data(), x.data(), w.data(), 3, nullptr, 1, 4, 4),
+               Error);
 }
 
 }  // namespace
