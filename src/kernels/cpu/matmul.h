@@ -2,6 +2,8 @@
 // or portable scalar, picked at run time, see simd.h) and threaded on ThreadPool::global().
 // Same names and signatures as ref::matmul.h (float). Every output element is reduced by one
 // thread in a fixed order, so 1 and N threads give bitwise-identical results.
+// The forward with a few rows (N <= 8, decoding) goes to cpu::matvec_forward instead (matvec.h):
+// packing the whole weight for one row costs more than the product.
 // Memory: packing uses per-thread grow-once buffers (at most 256 x 768 floats for B, 12 x 256
 // for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
