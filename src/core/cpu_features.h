@@ -1,5 +1,7 @@
 // cpu_features.h: what the CPU we run on can do, asked once at run time (CPUID via
 // __builtin_cpu_supports), so a portable build (no -march=native) still picks the fast kernels.
+// active_simd_level() is the level the fast code uses now (the kernels through cpu::simd_level(),
+// the Rng's bulk draws directly); tests lower it to check the slower paths.
 // Leaves out: cache sizes and core topology (the kernels use fixed block sizes).
 #pragma once
 
@@ -10,9 +12,12 @@ enum class SimdLevel { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
 
 inline const char* simd_level_name(SimdLevel s) {
   switch (s) {
-    case SimdLevel::kScalar: return "scalar";
-    case SimdLevel::kAvx2: return "avx2+fma";
-    case SimdLevel::kAvx512: return "avx512f";
+    case SimdLevel::kScalar:
+      return "scalar";
+    case SimdLevel::kAvx2:
+      return "avx2+fma";
+    case SimdLevel::kAvx512:
+      return "avx512f";
   }
   return "?";
 }
@@ -23,8 +28,8 @@ inline SimdLevel detected_simd_level() {
   static const SimdLevel level = [] {
     __builtin_cpu_init();
     const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
-                        __builtin_cpu_supports("avx512vl");
+    const bool avx512 =
+        avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
     return avx512 ? SimdLevel::kAvx512 : avx2 ? SimdLevel::kAvx2 : SimdLevel::kScalar;
   }();
   return level;
@@ -32,5 +37,11 @@ inline SimdLevel detected_simd_level() {
   return SimdLevel::kScalar;
 #endif
 }
+
+// The level in use: detected_simd_level() unless lowered. Not thread-safe against concurrent
+// kernel calls: set it first.
+SimdLevel active_simd_level();
+// Uses min(level, detected_simd_level()); returns the level actually set.
+SimdLevel set_active_simd_level(SimdLevel level);
 
 }  // namespace scratchgpt

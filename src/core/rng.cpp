@@ -15,7 +15,7 @@
 
 #include "core/check.h"
 #include "core/rng_kernels.h"
-#include "kernels/cpu/simd.h"
+#include "core/cpu_features.h"
 
 // Torch's kernels were compiled by GCC with -mfma and contraction on; where its binary fused a
 // multiply and an add into one FMA, we call std::fma. No other a * b + c is left in this file
@@ -72,7 +72,7 @@ void uniform24_scalar(float* out, const uint32_t* words, int64_t n, float from, 
 
 namespace {
 
-bool use_avx2() { return cpu::simd_level() >= SimdLevel::kAvx2; }
+bool use_avx2() { return active_simd_level() >= SimdLevel::kAvx2; }
 
 constexpr double kPi = 3.14159265358979323846;
 

@@ -24,7 +24,8 @@ class Rng {
   uint32_t random();  // one raw 32-bit mt19937 draw
   // n raw draws at once: exactly what n calls of random() return, from any position in the
   // state, freely mixed with single calls. The twist and the tempering run over whole blocks,
-  // with AVX2 when the CPU has it and cpu::simd_level() allows it (the scalar code is the twin).
+  // with AVX2 when active_simd_level() allows it (core/cpu_features.h, the switch the cpu::
+  // kernels use too); the scalar code is the twin.
   void fill_raw(uint32_t* out, int64_t n);
   uint64_t random64();  // two draws combined, as torch's random64()
   // One double in [0, 1) from random64()'s low 53 bits (torch's double uniform).
