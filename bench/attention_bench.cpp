@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_main.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/flash_attention.h"
@@ -126,13 +127,4 @@ const int kRegistered = register_all();
 
 }  // namespace
 
-// SCRATCHGPT_THREADS=n sets the pool size (default: all cores); pair it with OPENBLAS_NUM_THREADS.
-int main(int argc, char** argv) {
-  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
-    scratchgpt::ThreadPool::set_global_threads(std::atoi(t));
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return scratchgpt::bench::run_benchmarks(argc, argv); }

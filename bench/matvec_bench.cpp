@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_main.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/matvec.h"
@@ -63,12 +64,4 @@ BENCHMARK(BM_Matvec)->Apply(shapes);
 
 }  // namespace
 
-// SCRATCHGPT_THREADS=n sets the pool size (default: all cores).
-int main(int argc, char** argv) {
-  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
-    scratchgpt::ThreadPool::set_global_threads(std::atoi(t));
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return scratchgpt::bench::run_benchmarks(argc, argv); }

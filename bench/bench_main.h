@@ -1,0 +1,24 @@
+// bench_main.h: the main() every Google Benchmark executable here shares. SCRATCHGPT_THREADS=n
+// sets the pool size (default: all cores); pair it with the libraries' own thread variables
+// (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS for oneDNN) when a bench compares against them.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+#include "core/thread_pool.h"
+
+namespace scratchgpt::bench {
+
+inline int run_benchmarks(int argc, char** argv) {
+  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
+    ThreadPool::set_global_threads(std::atoi(t));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace scratchgpt::bench
