@@ -15,10 +15,7 @@ namespace scratchgpt::cpu {
 
 namespace {
 
-// The reference's per-step scalars (computed once, in double, as ref::adamw_update does).
-struct AdamWScalars {
-  float decay, one_minus_b1, one_minus_b2, step_size, bc2_sqrt;
-};
+using AdamWScalars = ref::AdamWScalars<float>;
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -58,15 +55,7 @@ void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n
                   float beta1, float beta2, float eps, float weight_decay, int t,
                   float grad_scale) {
   const bool simd = simd_level() >= SimdLevel::kAvx2;
-  // As ref::adamw_update computes them.
-  const double bc1 = 1.0 - std::pow(static_cast<double>(beta1), t);
-  const double bc2 = 1.0 - std::pow(static_cast<double>(beta2), t);
-  AdamWScalars s;
-  s.decay = static_cast<float>(1.0 - static_cast<double>(lr) * static_cast<double>(weight_decay));
-  s.one_minus_b1 = static_cast<float>(1.0 - static_cast<double>(beta1));
-  s.one_minus_b2 = static_cast<float>(1.0 - static_cast<double>(beta2));
-  s.step_size = static_cast<float>(static_cast<double>(lr) / bc1);
-  s.bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+  const AdamWScalars s(lr, beta1, beta2, weight_decay, t);
   detail::for_chunks(n, [&](int64_t b, int64_t e) {
     int64_t done = 0;
     if (simd)
