@@ -24,6 +24,7 @@
 #include "core/cpu_features.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "kernels/cpu/simd.h"
 #include "nn/gpt.h"
 #include "sample/generate.h"
@@ -40,6 +41,7 @@ struct BenchFlags {
   int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
   float dropout = -1.0f;
   int sample = 0;  // > 0: time generating this many tokens instead of training
+  std::string matmul = "own";
   bool json = false;
 };
 
@@ -154,6 +156,7 @@ TrainConfig flags_config(const BenchFlags& f) {
 void run_sample_bench(const BenchFlags& f) {
   SG_CHECK(f.sample > 0, "--sample must be positive, got ", f.sample);
   ThreadPool::set_global_threads(f.threads);
+  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
   TrainConfig cfg = flags_config(f);
   GPTConfig& g = cfg.gpt;
   g.dropout = 0.0f;  // inference
@@ -199,6 +202,7 @@ void run_sample_bench(const BenchFlags& f) {
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
   j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
+  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
   j["params"] = model.num_params();
   j["context_crops"] = crops;
   j["seconds"] = secs;
@@ -229,6 +233,7 @@ void run_bench(const BenchFlags& f) {
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
   ThreadPool::set_global_threads(f.threads);
+  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
   TrainConfig cfg = flags_config(f);
   const GPTConfig& g = cfg.gpt;
   const int B = cfg.batch_size;
@@ -283,6 +288,7 @@ void run_bench(const BenchFlags& f) {
   j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
   j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
+  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
   j["params"] = model.num_params();
   j["steps"] = f.steps;
   j["loss"] = loss;
@@ -300,9 +306,11 @@ void run_bench(const BenchFlags& f) {
     std::printf("%s\n", j.dump().c_str());
     return;
   }
-  std::printf("scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s\n",
-              f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
-              ThreadPool::global().num_threads(), simd_level_name(level));
+  std::printf(
+      "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
+      ThreadPool::global().num_threads(), simd_level_name(level),
+      cpu::matmul_backend_name(cpu::matmul_backend()));
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",
@@ -346,6 +354,9 @@ void register_bench(CLI::App& app) {
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
                   "reports tokens/s and ms/token");
+  cmd->add_option("--matmul", f->matmul,
+                  "matmul backend: own (our GEMM) | onednn (only in a -DSCRATCHGPT_DNNL=ON build)")
+      ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] { run_bench(*f); });
 }

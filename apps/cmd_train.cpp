@@ -23,7 +23,7 @@ struct TrainFlags {
   float dropout = 0, weight_decay = 0, beta1 = 0, beta2 = 0, grad_clip = 0;
   bool decay_lr = true, bias = false, tied = false;
   uint64_t seed = 0;
-  std::string activation, model;
+  std::string activation, model, matmul;
 };
 
 }  // namespace
@@ -77,6 +77,10 @@ void register_train(CLI::App& app) {
        "log_interval"},
       {cmd->add_option("--seed", f->seed, "random seed (init, batches, dropout)"), "seed"},
       {cmd->add_option("--threads", f->threads, "worker threads (0: all cores)"), "threads"},
+      {cmd->add_option("--matmul", f->matmul,
+                       "matmul backend: own (default, our GEMM) | onednn (a -DSCRATCHGPT_DNNL=ON "
+                       "build only)"),
+       "matmul"},
   };
   cmd->callback([f, keys] {
     TrainOptions opt;
@@ -125,6 +129,7 @@ void register_train(CLI::App& app) {
       j["log_interval"] = f->log_interval;
       j["seed"] = f->seed;
       j["threads"] = f->threads;
+      j["matmul"] = f->matmul;
       return j;
     }();
     for (const auto& [option, key] : keys)

@@ -2,6 +2,7 @@
 #include "train/train_config.h"
 
 #include "core/check.h"
+#include "kernels/cpu/matmul_backend.h"
 
 namespace scratchgpt {
 
@@ -90,6 +91,7 @@ json TrainConfig::to_json() const {
   j["log_interval"] = log_interval;
   j["seed"] = seed;
   j["threads"] = threads;
+  j["matmul"] = matmul;
   return j;
 }
 
@@ -140,6 +142,7 @@ void TrainConfig::apply_json(const json& j) {
   take(j, "log_interval", log_interval);
   take(j, "seed", seed);
   take(j, "threads", threads);
+  take(j, "matmul", matmul);
 }
 
 void TrainConfig::validate() const {
@@ -167,6 +170,7 @@ void TrainConfig::validate() const {
   SG_CHECK(eval_iters > 0, "eval_iters must be positive, got ", eval_iters);
   SG_CHECK(log_interval > 0, "log_interval must be positive, got ", log_interval);
   SG_CHECK(threads >= 0, "threads must be >= 0 (0: all cores), got ", threads);
+  cpu::parse_matmul_backend(matmul);  // an unknown name, or onednn in a build without it
 }
 
 }  // namespace scratchgpt

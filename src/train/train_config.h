@@ -33,6 +33,7 @@ struct TrainConfig {
   int log_interval = 10;  // plain progress lines (not a terminal) every this many iters
   uint64_t seed = 1337;
   int threads = 0;  // 0: all cores
+  std::string matmul = "own";  // matmul backend: "own" or "onednn" (cpu/matmul_backend.h)
 
   nlohmann::json to_json() const;
   // Applies the keys present in j (names as in to_json); an unknown key or a wrong type is an

@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "train/checkpoint.h"
@@ -118,6 +119,7 @@ TrainSummary run_training(const TrainOptions& opt) {
              " already holds checkpoints of another run: pass --resume to continue it, "
              "--overwrite to replace them, or choose another --out-dir");
   if (cfg.threads > 0) ThreadPool::set_global_threads(cfg.threads);
+  cpu::set_matmul_backend(cpu::parse_matmul_backend(cfg.matmul));
 
   // 4. Model, optimizer state and generators.
   BuiltModel built = build_model(cfg);

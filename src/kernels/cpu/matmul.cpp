@@ -1,11 +1,14 @@
 // matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient; a
-// forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead.
+// forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. With the
+// oneDNN backend selected (matmul_backend.h) the GEMMs go to matmul_onednn.cpp.
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matmul_backend.h"
+#include "kernels/cpu/matmul_onednn.h"
 #include "kernels/cpu/matvec.h"
 
 namespace scratchgpt::cpu {
@@ -13,6 +16,8 @@ namespace scratchgpt::cpu {
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int C, int OC) {
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(out, inp, weight, bias, N, C, OC);
+  if (matmul_backend() == MatmulBackend::kOneDnn)
+    return onednn::matmul_forward(out, inp, weight, bias, N, C, OC);
   detail::GemmArgs g;
   g.M = N;  // out (N, OC) = inp (N, C) @ W^T: B[k][j] = W[j][k]
   g.N = OC;
@@ -33,6 +38,10 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
                      const float* inp, const float* weight, int N, int C, int OC) {
   ThreadPool& pool = ThreadPool::global();
+  if (matmul_backend() == MatmulBackend::kOneDnn) {
+    onednn::matmul_backward_data(dinp, dweight, dout, inp, weight, N, C, OC);
+    dinp = dweight = nullptr;  // done; the bias gradient below is ours either way
+  }
   if (dinp) {
     detail::GemmArgs g;
     g.M = N;  // dinp (N, C) += dout (N, OC) @ W (OC, C)

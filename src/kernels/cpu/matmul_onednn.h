@@ -1,0 +1,17 @@
+// matmul_onednn.h: cpu::matmul's products through oneDNN (see matmul_backend.h); only
+// matmul.cpp calls these. Without -DSCRATCHGPT_DNNL=ON they throw scratchgpt::Error.
+#pragma once
+
+namespace scratchgpt::cpu::onednn {
+
+bool available();
+
+// out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null).
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                    int C, int OC);
+
+// dinp (N, C) += dout @ weight;  dweight (OC, C) += dout^T @ inp;  either may be null.
+void matmul_backward_data(float* dinp, float* dweight, const float* dout, const float* inp,
+                          const float* weight, int N, int C, int OC);
+
+}  // namespace scratchgpt::cpu::onednn
