@@ -3,7 +3,8 @@
 # Idempotent and fast when everything is present. Set SCRATCHGPT_WITH_TORCH=1 to also install
 # python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks).
 set -euo pipefail
-packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev)
+packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  libdnnl-dev)
 if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
 missing=()
 for p in "${packages[@]}"; do
