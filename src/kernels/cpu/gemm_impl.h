@@ -2,19 +2,30 @@
 // included by each per-ISA file (gemm_avx2.cpp, ...) inside an anonymous namespace after its
 // `#pragma GCC target`, so each copy is compiled for its instruction set and stays private to it.
 // V provides: T, kW (lanes), zero(), load(p), store(p, x), bcast(p), fma(a, b, c) = a*b + c, add.
-// Loop structure (for each NC-column block, for each KC-deep slice):
+// Loop structure, many rows (for each NC-column block, for each KC-deep slice):
 //   1. pack B's slice into NR-wide panels [k][NR] (zero-padded), shared, in parallel over panels;
-//   2. in parallel over MR-row strips of C: pack the strip of A into [k][MR] (or, for a full
-//      strip of a row-major A, read it in place), then run the MR x NR micro-kernel against every
-//      B panel (A strip stays in L1, B block in L2).
+//   2. in parallel over MR-row strips of C: pack the strip of A into [k][MR] (or read it in place
+//      when its layout allows), then run the MR x NR micro-kernel against every B panel (A strip
+//      stays in L1, B block in L2).
+// Few rows (M <= 512, e.g. GPT-2 at B*T = 256): for each KC slice, threads take groups of panels,
+// pack them themselves and run every strip against them. A small row-major B is read in place.
+// Either way each C element is reduced by one thread, k in order: the same bits for any threads.
 // Not standalone: needs GemmArgs, ThreadPool and thread_buffer declared before inclusion.
 
-// kDirect: A is read in place, row r at Ap + r * lda (unit stride along k), instead of from a
-// packed strip [k][MR]. Same products in the same order either way.
-template <class V, int MR, int NV, bool kDirect = false>
+// Where the micro-kernel reads A(r, k) of its strip. Same products in the same order in every
+// mode; the in-place modes save the packing copy when the strip already has a usable layout.
+enum class AMode {
+  kPacked,  // Ap[k * MR + r]: the packed strip [k][MR]
+  kRows,    // Ap[r * lda + k]: a row-major A read in place (the forward and dinp products)
+  kCols,    // Ap[k * lda + r]: a column-major A read in place (dweight: dout^T, MR rows of dout
+            // are MR contiguous floats of each dout row, exactly a packed strip's row but with
+            // stride lda = OC)
+};
+
+template <class V, int MR, int NV, AMode kMode = AMode::kPacked>
 inline void micro_kernel(int kc, const float* __restrict Ap, const float* __restrict Bp, float* C,
-                         int64_t ldc, int mr, int nr, bool init, const float* bias,
-                         int64_t lda = 0) {
+                         int64_t ldc, int mr, int nr, bool init, const float* bias, int64_t lda,
+                         int64_t ldb) {
   using T = typename V::T;
   constexpr int W = V::kW;
   constexpr int NR = NV * W;
@@ -26,10 +37,12 @@ inline void micro_kernel(int kc, const float* __restrict Ap, const float* __rest
   for (int k = 0; k < kc; ++k) {
     T b[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * NR + v * W);
+    for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * ldb + v * W);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const T a = kDirect ? V::bcast(Ap + r * lda + k) : V::bcast(Ap + k * MR + r);
+      const T a = kMode == AMode::kRows   ? V::bcast(Ap + r * lda + k)
+                  : kMode == AMode::kCols ? V::bcast(Ap + k * lda + r)
+                                          : V::bcast(Ap + k * MR + r);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
     }
@@ -121,6 +134,51 @@ inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc
   }
 }
 
+// One MR-row strip of C (strip s) times np consecutive NR-wide panels starting at column j_first,
+// for the K slice [pc, pc + kc). Packed panels are at Bp + q * kc * NR (q < np); with direct_b,
+// full panels are read from B in place instead. Ap: this thread's strip buffer.
+template <class V, int MR, int NV>
+void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, int kc,
+                        const float* Bp, bool direct_b, float* Ap) {
+  constexpr int NR = NV * V::kW;
+  const int i0 = s * MR;
+  const int mr = g.M - i0 < MR ? g.M - i0 : MR;
+  // The k range of this slice where the strip's A can be nonzero.
+  int k_lo = pc, k_hi = pc + kc;
+  if (g.a_tri == GemmArgs::kLower && k_hi > i0 + mr) k_hi = i0 + mr;
+  if (g.a_tri == GemmArgs::kUpper && k_lo < i0) k_lo = i0;
+  const int kn = k_hi > k_lo ? k_hi - k_lo : 0;
+  // Full strips whose A is row-major (unit stride along k) or column-major (unit stride along
+  // rows) are read in place: packing them costs more than it saves. Other strips are packed,
+  // zero-padded to MR rows.
+  const AMode mode = mr != MR       ? AMode::kPacked
+                     : g.cs_a == 1 ? AMode::kRows
+                     : g.rs_a == 1 ? AMode::kCols
+                                   : AMode::kPacked;
+  const float* a_strip = g.A + i0 * g.rs_a + k_lo * g.cs_a;
+  if (mode == AMode::kPacked) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
+  const bool init = g.init && pc == 0;
+  float* c_row = g.C + i0 * g.ldc;
+  for (int q = 0; q < np; ++q) {
+    const int j0 = j_first + q * NR;
+    if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above the diagonal
+    const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+    const bool b_in_place = direct_b && nr == NR;
+    const float* bp = b_in_place ? g.B + (kn ? k_lo : pc) * g.rs_b + j0
+                                 : Bp + (q * kc + (kn ? k_lo - pc : 0)) * NR;
+    const int64_t ldb = b_in_place ? g.rs_b : NR;
+    const float* bias = g.bias ? g.bias + j0 : nullptr;
+    if (mode == AMode::kRows)
+      micro_kernel<V, MR, NV, AMode::kRows>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
+                                            bias, g.rs_a, ldb);
+    else if (mode == AMode::kCols)
+      micro_kernel<V, MR, NV, AMode::kCols>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
+                                            bias, g.cs_a, ldb);
+    else
+      micro_kernel<V, MR, NV>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias, 0, ldb);
+  }
+}
+
 template <class V, int MR, int NV, int KC, int NC>
 void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   constexpr int NR = NV * V::kW;
@@ -133,6 +191,52 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
     return;
   }
   const int m_strips = (g.M + MR - 1) / MR;
+  // A row-major B (unit column stride) that fits in L2 is read in place instead of packed when
+  // at most 64 strips use it: the packing pass costs more than the strided reads, and no thread
+  // reads panels packed by another core. This is dweight (B = inp (N, C)) on the small model.
+  // Edge panels are always packed. Measured, N=768 C=128 dweight: OC=65 150 -> 187 GFLOP/s on
+  // one core, OC=384 287 -> 217 us at two threads. A B streamed from memory (N=16384, OC=65:
+  // 146 -> 133 GFLOP/s) or used by many strips (GPT-2's lm_head dweight, M = 50257: 52.6 ->
+  // 71.4 ms at two threads) is faster packed.
+  constexpr int64_t kDirectBMaxFloats = 512 * 1024;  // 2 MiB of B
+  constexpr int kDirectBMaxStrips = 64;
+  const bool direct_b = g.cs_b == 1 && int64_t(g.K) * g.N <= kDirectBMaxFloats &&
+                        m_strips <= kDirectBMaxStrips;
+
+  // Few rows and many columns (GPT-2 at B*T = 256): threads take groups of kTaskPanels panels
+  // each, pack those panels themselves and run every strip against them, so no thread reads B
+  // panels packed into another core's cache. (Measured at 2 threads, N=256 C=768 OC=3072:
+  // splitting the strips instead ran at 0.67x oneDNN's forward.) The reduction order of each C
+  // element is the same either way.
+  constexpr int kColumnTasksMaxRows = 512, kTaskPanels = 4;
+  const int all_panels = (g.N + NR - 1) / NR;
+  if (g.M <= kColumnTasksMaxRows && all_panels >= 2 * kTaskPanels && !g.lower_c) {
+    // K slices outermost, so the slice of A all tasks read (M x KC) stays in cache.
+    const int tasks = (all_panels + kTaskPanels - 1) / kTaskPanels;
+    for (int pc = 0; pc < g.K; pc += KC) {
+      const int kc = g.K - pc < KC ? g.K - pc : KC;
+      pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
+        float* Bp = thread_buffer(0, static_cast<size_t>(kTaskPanels) * KC * NR);
+        float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC);
+        for (int64_t t = b; t < e; ++t) {
+          const int p_first = static_cast<int>(t) * kTaskPanels;
+          const int np = all_panels - p_first < kTaskPanels ? all_panels - p_first : kTaskPanels;
+          const int j_first = p_first * NR;
+          for (int q = 0; q < np; ++q) {
+            const int j0 = j_first + q * NR;
+            const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+            if (!direct_b || nr < NR) pack_b_panel<NR>(Bp + q * kc * NR, g, pc, kc, j0, nr);
+          }
+          for (int s = 0; s < m_strips; ++s)
+            strip_times_panels<V, MR, NV>(g, s, j_first, np, pc, kc, Bp, direct_b, Ap);
+        }
+      });
+    }
+    return;
+  }
+
+  // Otherwise (many rows): for each NC-column block and KC slice, all threads pack the block's
+  // panels, then split the strips.
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = g.N - jc < NC ? g.N - jc : NC;
     const int n_panels = (nc + NR - 1) / NR;
@@ -143,39 +247,14 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
         for (int64_t p = b; p < e; ++p) {
           const int j0 = jc + static_cast<int>(p) * NR;
           const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-          pack_b_panel<NR>(Bp + p * kc * NR, g, pc, kc, j0, nr);
+          if (!direct_b || nr < NR) pack_b_panel<NR>(Bp + p * kc * NR, g, pc, kc, j0, nr);
         }
       });
-      const bool init = g.init && pc == 0;
       pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
         float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC);
-        for (int64_t s = b; s < e; ++s) {
-          const int i0 = static_cast<int>(s) * MR;
-          const int mr = g.M - i0 < MR ? g.M - i0 : MR;
-          // The k range of this slice where the strip's A can be nonzero.
-          int k_lo = pc, k_hi = pc + kc;
-          if (g.a_tri == GemmArgs::kLower && k_hi > i0 + mr) k_hi = i0 + mr;
-          if (g.a_tri == GemmArgs::kUpper && k_lo < i0) k_lo = i0;
-          const int kn = k_hi > k_lo ? k_hi - k_lo : 0;
-          // Full strips of a row-major A are read in place (packing them costs more than it
-          // saves); other strips are packed, zero-padded to MR rows.
-          const bool direct = g.cs_a == 1 && mr == MR;
-          const float* a_strip = g.A + i0 * g.rs_a + k_lo;
-          if (!direct) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
-          float* c_row = g.C + i0 * g.ldc;
-          for (int p = 0; p < n_panels; ++p) {
-            const int j0 = jc + p * NR;
-            if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above diagonal
-            const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-            const float* bp = Bp + (p * kc + (kn ? k_lo - pc : 0)) * NR;
-            const float* bias = g.bias ? g.bias + j0 : nullptr;
-            if (direct)
-              micro_kernel<V, MR, NV, true>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init, bias,
-                                            g.rs_a);
-            else
-              micro_kernel<V, MR, NV>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias);
-          }
-        }
+        for (int64_t s = b; s < e; ++s)
+          strip_times_panels<V, MR, NV>(g, static_cast<int>(s), jc, n_panels, pc, kc, Bp,
+                                        direct_b, Ap);
       });
     }
   }
