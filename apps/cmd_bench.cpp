@@ -41,7 +41,7 @@ struct BenchFlags {
   int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
   float dropout = -1.0f;
   int sample = 0;  // > 0: time generating this many tokens instead of training
-  std::string matmul = "own";
+  std::string matmul = "auto";
   bool json = false;
 };
 
@@ -355,7 +355,8 @@ void register_bench(CLI::App& app) {
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
                   "reports tokens/s and ms/token");
   cmd->add_option("--matmul", f->matmul,
-                  "matmul backend: own (our GEMM) | onednn (only in a -DSCRATCHGPT_DNNL=ON build)")
+                  "matmul backend: auto (onednn in a build with oneDNN, else own) | own (our "
+                  "GEMM) | onednn")
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->callback([f] { run_bench(*f); });

@@ -78,8 +78,8 @@ void register_train(CLI::App& app) {
       {cmd->add_option("--seed", f->seed, "random seed (init, batches, dropout)"), "seed"},
       {cmd->add_option("--threads", f->threads, "worker threads (0: all cores)"), "threads"},
       {cmd->add_option("--matmul", f->matmul,
-                       "matmul backend: own (default, our GEMM) | onednn (a -DSCRATCHGPT_DNNL=ON "
-                       "build only)"),
+                       "matmul backend: auto (default: onednn in a build with oneDNN, else own) | "
+                       "own (our GEMM) | onednn"),
        "matmul"},
   };
   cmd->callback([f, keys] {

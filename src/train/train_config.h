@@ -33,7 +33,9 @@ struct TrainConfig {
   int log_interval = 10;  // plain progress lines (not a terminal) every this many iters
   uint64_t seed = 1337;
   int threads = 0;  // 0: all cores
-  std::string matmul = "own";  // matmul backend: "own" or "onednn" (cpu/matmul_backend.h)
+  // matmul backend (cpu/matmul_backend.h): "auto", "own" or "onednn". A run records the one it
+  // used, so --resume continues on the same backend (their results differ in the last bits).
+  std::string matmul = "auto";
 
   nlohmann::json to_json() const;
   // Applies the keys present in j (names as in to_json); an unknown key or a wrong type is an

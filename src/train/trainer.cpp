@@ -120,6 +120,7 @@ TrainSummary run_training(const TrainOptions& opt) {
              "--overwrite to replace them, or choose another --out-dir");
   if (cfg.threads > 0) ThreadPool::set_global_threads(cfg.threads);
   cpu::set_matmul_backend(cpu::parse_matmul_backend(cfg.matmul));
+  cfg.matmul = cpu::matmul_backend_name(cpu::matmul_backend());  // "auto" resolved, for resume
 
   // 4. Model, optimizer state and generators.
   BuiltModel built = build_model(cfg);
@@ -151,11 +152,12 @@ TrainSummary run_training(const TrainOptions& opt) {
 
   const bool tty = ::isatty(::fileno(log)) != 0;
   std::fprintf(
-      log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s\n",
+      log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s, matmul %s\n",
       cfg.preset.empty() ? "custom" : cfg.preset.c_str(), cfg.model.c_str(),
       static_cast<double>(model.num_params()) / 1e6, opt.data_dir.c_str(),
       static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
-      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "");
+      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
+      cfg.matmul.c_str());
   std::fflush(log);
   install_stop_handler();
 

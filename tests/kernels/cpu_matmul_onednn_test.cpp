@@ -32,10 +32,7 @@ const Shape kShapes[] = {{9, 33, 65},     {33, 7, 129},    {129, 65, 33},
 double atol_for(int K) { return 1e-6 * K + 1e-6; }
 constexpr double kRtol = 1e-5;
 
-// Restores the default backend (and threads) when a test ends.
-struct BackendEnv : test::KernelEnv {
-  ~BackendEnv() { cpu::set_matmul_backend(cpu::MatmulBackend::kOwn); }
-};
+using BackendEnv = test::KernelEnv;  // restores the default backend (and threads) at the end
 
 struct Outputs {
   std::vector<float> out, dinp, dweight, dbias;
@@ -105,12 +102,15 @@ TEST(CpuMatmulOneDnn, OneTwoAndThreeThreadsAreBitwiseIdentical) {
 TEST(CpuMatmulOneDnn, BackendNamesAndErrors) {
   BackendEnv env;
   EXPECT_EQ(cpu::parse_matmul_backend("own"), cpu::MatmulBackend::kOwn);
+  EXPECT_EQ(cpu::parse_matmul_backend("auto"), cpu::default_matmul_backend());
+  EXPECT_EQ(cpu::default_matmul_backend(), cpu::onednn_available() ? cpu::MatmulBackend::kOneDnn
+                                                                   : cpu::MatmulBackend::kOwn);
   EXPECT_THROW(cpu::parse_matmul_backend("blas"), Error);
   try {
     cpu::parse_matmul_backend("cuda");
     FAIL() << "no error for an unknown backend";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("choose own or onednn"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("choose auto, own or onednn"), std::string::npos) << e.what();
   }
   if (cpu::onednn_available()) {
     EXPECT_EQ(cpu::parse_matmul_backend("onednn"), cpu::MatmulBackend::kOneDnn);

@@ -14,6 +14,7 @@
 
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "kernels/cpu/simd.h"
 
 namespace scratchgpt::test {
@@ -69,11 +70,14 @@ inline std::vector<SimdLevel> simd_levels() {
   return out;
 }
 
-// Restores the default global pool and SIMD level at the end of a test.
+// For the test's duration: our own matmul (these tests check our kernels, whatever the build's
+// default backend); at the end, the default global pool, SIMD level and backend again.
 struct KernelEnv {
+  KernelEnv() { cpu::set_matmul_backend(cpu::MatmulBackend::kOwn); }
   ~KernelEnv() {
     ThreadPool::set_global_threads(0);
     cpu::set_simd_enabled(true);
+    cpu::set_matmul_backend(cpu::default_matmul_backend());
   }
 };
 

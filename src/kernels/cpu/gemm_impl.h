@@ -168,6 +168,19 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
                                  : Bp + (q * kc + (kn ? k_lo - pc : 0)) * NR;
     const int64_t ldb = b_in_place ? g.rs_b : NR;
     const float* bias = g.bias ? g.bias + j0 : nullptr;
+    if (NV > 1 && nr <= V::kW) {
+      // A narrow edge panel (the 65th column of a 65-wide lm_head): one vector of columns, half
+      // the work of the full-width kernel (small lm_head forward 141 -> 177 GFLOP/s on one core).
+      if (mode == AMode::kRows)
+        micro_kernel<V, MR, 1, AMode::kRows>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
+                                             bias, g.rs_a, ldb);
+      else if (mode == AMode::kCols)
+        micro_kernel<V, MR, 1, AMode::kCols>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
+                                             bias, g.cs_a, ldb);
+      else
+        micro_kernel<V, MR, 1>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias, 0, ldb);
+      continue;
+    }
     if (mode == AMode::kRows)
       micro_kernel<V, MR, NV, AMode::kRows>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
                                             bias, g.rs_a, ldb);
@@ -179,7 +192,8 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
   }
 }
 
-template <class V, int MR, int NV, int KC, int NC>
+// KC: the K slice of the few-rows loop; KC_MANY: of the many-rows loop.
+template <class V, int MR, int NV, int KC, int NC, int KC_MANY = KC>
 void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   constexpr int NR = NV * V::kW;
   static_assert(NC % NR == 0, "NC must be a multiple of NR");
@@ -203,24 +217,29 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   const bool direct_b = g.cs_b == 1 && int64_t(g.K) * g.N <= kDirectBMaxFloats &&
                         m_strips <= kDirectBMaxStrips;
 
-  // Few rows and many columns (GPT-2 at B*T = 256): threads take groups of kTaskPanels panels
-  // each, pack those panels themselves and run every strip against them, so no thread reads B
-  // panels packed into another core's cache. (Measured at 2 threads, N=256 C=768 OC=3072:
-  // splitting the strips instead ran at 0.67x oneDNN's forward.) The reduction order of each C
-  // element is the same either way.
-  constexpr int kColumnTasksMaxRows = 512, kTaskPanels = 4;
+  // Few rows and many columns (GPT-2 at B*T = 256): threads take groups of panels, pack those
+  // panels themselves and run every strip against them, so no thread reads B panels packed into
+  // another core's cache (at 2 threads, N=256 C=768 OC=3072 forward: splitting the strips ran at
+  // 0.67x oneDNN). Groups: about two per thread, of 4 to NC / NR panels (wide groups reuse each
+  // A strip across more panels); the partition never changes the results.
+  constexpr int kColumnTasksMaxRows = 512, kMinTaskPanels = 4, kMaxTaskPanels = NC / NR;
   const int all_panels = (g.N + NR - 1) / NR;
-  if (g.M <= kColumnTasksMaxRows && all_panels >= 2 * kTaskPanels && !g.lower_c) {
+  if (g.M <= kColumnTasksMaxRows && all_panels >= 2 * kMinTaskPanels && !g.lower_c) {
+    const int want = 2 * pool.num_threads();
+    int task_panels = (all_panels + want - 1) / want;
+    task_panels = task_panels < kMinTaskPanels   ? kMinTaskPanels
+                  : task_panels > kMaxTaskPanels ? kMaxTaskPanels
+                                                 : task_panels;
+    const int tasks = (all_panels + task_panels - 1) / task_panels;
     // K slices outermost, so the slice of A all tasks read (M x KC) stays in cache.
-    const int tasks = (all_panels + kTaskPanels - 1) / kTaskPanels;
     for (int pc = 0; pc < g.K; pc += KC) {
       const int kc = g.K - pc < KC ? g.K - pc : KC;
       pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
-        float* Bp = thread_buffer(0, static_cast<size_t>(kTaskPanels) * KC * NR);
+        float* Bp = thread_buffer(0, static_cast<size_t>(kMaxTaskPanels) * KC * NR);
         float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC);
         for (int64_t t = b; t < e; ++t) {
-          const int p_first = static_cast<int>(t) * kTaskPanels;
-          const int np = all_panels - p_first < kTaskPanels ? all_panels - p_first : kTaskPanels;
+          const int p_first = static_cast<int>(t) * task_panels;
+          const int np = all_panels - p_first < task_panels ? all_panels - p_first : task_panels;
           const int j_first = p_first * NR;
           for (int q = 0; q < np; ++q) {
             const int j0 = j_first + q * NR;
@@ -240,9 +259,9 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = g.N - jc < NC ? g.N - jc : NC;
     const int n_panels = (nc + NR - 1) / NR;
-    for (int pc = 0; pc < g.K; pc += KC) {
-      const int kc = g.K - pc < KC ? g.K - pc : KC;
-      float* Bp = thread_buffer(0, static_cast<size_t>(n_panels) * KC * NR);
+    for (int pc = 0; pc < g.K; pc += KC_MANY) {
+      const int kc = g.K - pc < KC_MANY ? g.K - pc : KC_MANY;
+      float* Bp = thread_buffer(0, static_cast<size_t>(n_panels) * KC_MANY * NR);
       pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
         for (int64_t p = b; p < e; ++p) {
           const int j0 = jc + static_cast<int>(p) * NR;
@@ -251,7 +270,7 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
         }
       });
       pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
-        float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC);
+        float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC_MANY);
         for (int64_t s = b; s < e; ++s)
           strip_times_panels<V, MR, NV>(g, static_cast<int>(s), jc, n_panels, pc, kc, Bp,
                                         direct_b, Ap);

@@ -4,7 +4,7 @@
 // thread in a fixed order, so 1 and N threads give bitwise-identical results.
 // The forward with a few rows (N <= 8, decoding) goes to cpu::matvec_forward instead (matvec.h):
 // packing the whole weight for one row costs more than the product.
-// Memory: packing uses per-thread grow-once buffers (at most 256 x 768 floats for B, 12 x 256
+// Memory: packing uses per-thread grow-once buffers (at most 512 x 768 floats for B, 12 x 512
 // for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
 

@@ -7,7 +7,7 @@
 namespace scratchgpt::cpu {
 
 namespace {
-MatmulBackend g_backend = MatmulBackend::kOwn;
+MatmulBackend g_backend = onednn::available() ? MatmulBackend::kOneDnn : MatmulBackend::kOwn;
 constexpr const char* kNoOneDnn =
     "--matmul onednn needs a build with oneDNN: apt-get install libdnnl-dev and configure with "
     "-DSCRATCHGPT_DNNL=ON, or use --matmul own";
@@ -19,6 +19,10 @@ const char* matmul_backend_name(MatmulBackend b) {
 
 bool onednn_available() { return onednn::available(); }
 
+MatmulBackend default_matmul_backend() {
+  return onednn_available() ? MatmulBackend::kOneDnn : MatmulBackend::kOwn;
+}
+
 MatmulBackend matmul_backend() { return g_backend; }
 
 void set_matmul_backend(MatmulBackend b) {
@@ -27,12 +31,13 @@ void set_matmul_backend(MatmulBackend b) {
 }
 
 MatmulBackend parse_matmul_backend(const std::string& name) {
+  if (name == "auto") return default_matmul_backend();
   if (name == "own") return MatmulBackend::kOwn;
   if (name == "onednn") {
     SG_CHECK(onednn_available(), kNoOneDnn);
     return MatmulBackend::kOneDnn;
   }
-  fail("unknown --matmul '", name, "': choose own or onednn");
+  fail("unknown --matmul '", name, "': choose auto, own or onednn");
 }
 
 }  // namespace scratchgpt::cpu

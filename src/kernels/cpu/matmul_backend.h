@@ -1,8 +1,9 @@
 // matmul_backend.h: which code computes cpu::matmul's three products (forward, dinp, dweight) for
-// more than a few rows. kOwn is our GEMM (gemm.h); kOneDnn is oneDNN's sgemm, present only in a
-// build configured with -DSCRATCHGPT_DNNL=ON (apt: libdnnl-dev), kept for the comparison the
-// engine's default is decided by (BENCHMARKS.md). Decoding (N <= kMatvecMaxN), the bias gradient
-// and attention always use our own kernels. Not thread-safe against concurrent kernel calls.
+// more than a few rows. kOwn is our GEMM (gemm.h, the readable and portable one); kOneDnn is
+// oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
+// installed). The default is oneDNN where the build has it, since it measured at least as fast
+// end to end on every model (BENCHMARKS.md), else ours. Decoding (N <= kMatvecMaxN), the bias
+// gradient and attention always use our own kernels. Not thread-safe against concurrent calls.
 #pragma once
 
 #include <string>
@@ -16,14 +17,17 @@ const char* matmul_backend_name(MatmulBackend b);  // "own" or "onednn"
 // True when this build has oneDNN linked in.
 bool onednn_available();
 
-// The backend in use now (kOwn by default).
+// kOneDnn when this build has oneDNN, else kOwn.
+MatmulBackend default_matmul_backend();
+
+// The backend in use now (default_matmul_backend() until set).
 MatmulBackend matmul_backend();
 
 // Switches the backend; asking for kOneDnn in a build without it throws scratchgpt::Error.
 void set_matmul_backend(MatmulBackend b);
 
-// "own" or "onednn" (what --matmul takes); anything else, or onednn in a build without it,
-// throws scratchgpt::Error naming the choices and the fix.
+// "auto" (the default backend), "own" or "onednn" (what --matmul takes); anything else, or onednn
+// in a build without it, throws scratchgpt::Error naming the choices and the fix.
 MatmulBackend parse_matmul_backend(const std::string& name);
 
 }  // namespace scratchgpt::cpu
