@@ -121,3 +121,23 @@ static void stop_with_signal_and_resume(int sig, const std::string& name) {
 TEST(TrainResume, CtrlCSavesAndResumesExactly) { stop_with_signal_and_resume(SIGINT, "sigint"); }
 
 TEST(TrainResume, SigtermSavesAndResumesExactly) { stop_with_signal_and_resume(SIGTERM, "sigterm"); }
+
+// The matmul backend is part of the run: a checkpoint records the one used ("auto" resolved), and
+// --resume without --matmul continues on it, bit for bit, even where the build's default differs.
+TEST(TrainResume, ResumeKeepsTheRecordedMatmulBackend) {
+  const std::string full = scratch_dir("resume_own_full"), split = scratch_dir("resume_own_split");
+  const std::string base =
+      std::string(kTinyGpt) + " --matmul own --data-dir '" + data_dir() + "'";
+  CliResult r = run_cli("train " + base + " --out-dir '" + full + "' --max-iters 20");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("train " + base + " --out-dir '" + split + "' --max-iters 8");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(slurp(split + "/last.safetensors").find("\\\"matmul\\\":\\\"own\\\""),
+            std::string::npos);
+  r = run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + split +
+              "' --resume --max-iters 20");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("matmul own"), std::string::npos) << r.err;
+  expect_same_train_losses(metrics(full + "/metrics.jsonl", "train"),
+                           metrics(split + "/metrics.jsonl", "train"), 20);
+}
