@@ -5,6 +5,11 @@
 
 #include "kernels/cpu/gemm.h"
 
+// No auto-vectorisation here: this is the scalar path, and GCC 12's vectoriser (with -march=native)
+// turned the in-place column-major A reads (AMode::kCols) into loads of rows past the strip's last
+// one, which crashed on a page boundary.
+#pragma GCC optimize("no-tree-vectorize")
+
 namespace scratchgpt::cpu::detail {
 namespace {
 
@@ -29,6 +34,8 @@ struct VecScalar {
     for (int i = 0; i < 4; ++i) r.x[i] = a.x[i] + b.x[i];
     return r;
   }
+  static constexpr bool kTranspose8 = false;  // pack_b_panel's scalar transpose instead
+  static void transpose8(const float*, int64_t, float*, int64_t) {}
 };
 
 #include "kernels/cpu/gemm_impl.h"
