@@ -3,7 +3,8 @@
 // Same names and signatures as ref::matmul.h (float). Every output element is reduced by one
 // thread in a fixed order, so 1 and N threads give bitwise-identical results.
 // The forward with a few rows (N <= 8, decoding) goes to cpu::matvec_forward instead (matvec.h):
-// packing the whole weight for one row costs more than the product.
+// packing the whole weight for one row costs more than the product. The GEMMs run on the backend
+// of matmul_backend.h: ours (gemm.h) or, in builds with oneDNN, its sgemm (the default there).
 // Memory: packing uses per-thread grow-once buffers (at most 512 x 768 floats for B, 12 x 512
 // for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
