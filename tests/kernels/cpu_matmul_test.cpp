@@ -1,11 +1,14 @@
 // cpu_matmul_test.cpp: cpu::matmul_forward/backward against ref:: run in double, on shapes that
 // are not multiples of any block size (and ones that cross the K and N block edges), at every
-// SIMD level this CPU has, plus bitwise identity between 1 and 2 threads.
+// SIMD level this CPU has, plus bitwise identity between 1, 2 and 3 threads. The same checks for
+// the oneDNN backend (matmul_backend.h) where the build has it, and the backend-name errors.
 #include "kernels/cpu/matmul.h"
 
 #include <gtest/gtest.h>
 
+#include "core/check.h"
 #include "cpu_test_util.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "kernels/ref/matmul.h"
 
 namespace scratchgpt {
@@ -23,6 +26,8 @@ struct Shape {
 const Shape kShapes[] = {{1, 1, 1},     {7, 33, 65},    {33, 7, 129},  {65, 129, 7},
                          {129, 65, 33}, {12, 1, 300},   {5, 300, 3},   {300, 260, 800},
                          {257, 770, 31}};
+// More than oneDNN's largest tile (256 x 1024) in both directions.
+constexpr Shape kOneDnnTiles{600, 40, 2100};
 
 // Error bound for a K-term float dot product of values in [-1, 1].
 double atol_for(int K) { return 1e-6 * K + 1e-6; }
@@ -75,45 +80,90 @@ RefOutputs run_ref(const Shape& s, bool with_bias, bool with_dinp, bool with_dwe
   return o;
 }
 
-TEST(CpuMatmul, MatchesReferenceAtEveryLevel) {
-  test::KernelEnv env;
-  for (const Shape& s : kShapes)
-    for (int variant = 0; variant < 3; ++variant) {
-      const bool with_bias = variant != 1, with_dinp = variant != 2, with_dweight = variant != 1;
-      const RefOutputs r = run_ref(s, with_bias, with_dinp, with_dweight);
-      for (SimdLevel level : test::simd_levels()) {
-        cpu::set_simd_level(level);
-        SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(s.N) +
-                     " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC) +
-                     " variant=" + std::to_string(variant));
-        const Outputs o = run_cpu(s, with_bias, with_dinp, with_dweight);
-        EXPECT_TRUE(all_close(o.out, r.out, atol_for(s.C), kRtol)) << "out";
-        EXPECT_TRUE(all_close(o.dinp, r.dinp, atol_for(s.OC), kRtol)) << "dinp";
-        EXPECT_TRUE(all_close(o.dweight, r.dweight, atol_for(s.N), kRtol)) << "dweight";
-        EXPECT_TRUE(all_close(o.dbias, r.dbias, atol_for(s.N), kRtol)) << "dbias";
-      }
-    }
+std::string shape_name(const Shape& s) {
+  return "N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC);
 }
 
-TEST(CpuMatmul, OneAndTwoThreadsAreBitwiseIdentical) {
+void expect_matches_reference(const Shape& s, int variant) {
+  const bool with_bias = variant != 1, with_dinp = variant != 2, with_dweight = variant != 1;
+  const RefOutputs r = run_ref(s, with_bias, with_dinp, with_dweight);
+  const Outputs o = run_cpu(s, with_bias, with_dinp, with_dweight);
+  EXPECT_TRUE(all_close(o.out, r.out, atol_for(s.C), kRtol)) << "out";
+  EXPECT_TRUE(all_close(o.dinp, r.dinp, atol_for(s.OC), kRtol)) << "dinp";
+  EXPECT_TRUE(all_close(o.dweight, r.dweight, atol_for(s.N), kRtol)) << "dweight";
+  EXPECT_TRUE(all_close(o.dbias, r.dbias, atol_for(s.N), kRtol)) << "dbias";
+}
+
+void expect_same_bits_for_1_2_3_threads(const Shape& s) {
+  ThreadPool::set_global_threads(1);
+  const Outputs one = run_cpu(s, true, true, true);
+  for (int threads : {2, 3}) {
+    ThreadPool::set_global_threads(threads);
+    const Outputs many = run_cpu(s, true, true, true);
+    EXPECT_TRUE(bitwise_equal(one.out, many.out)) << "out, threads " << threads;
+    EXPECT_TRUE(bitwise_equal(one.dinp, many.dinp)) << "dinp, threads " << threads;
+    EXPECT_TRUE(bitwise_equal(one.dweight, many.dweight)) << "dweight, threads " << threads;
+    EXPECT_TRUE(bitwise_equal(one.dbias, many.dbias)) << "dbias, threads " << threads;
+  }
+}
+
+TEST(CpuMatmul, MatchesReferenceAtEveryLevel) {
+  test::KernelEnv env;  // our own GEMM
+  for (const Shape& s : kShapes)
+    for (int variant = 0; variant < 3; ++variant)
+      for (SimdLevel level : test::simd_levels()) {
+        cpu::set_simd_level(level);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + shape_name(s) +
+                     " variant=" + std::to_string(variant));
+        expect_matches_reference(s, variant);
+      }
+}
+
+TEST(CpuMatmul, OneTwoAndThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
     cpu::set_simd_level(level);
     for (const Shape& s : kShapes) {
-      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(s.N) +
-                   " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC));
-      ThreadPool::set_global_threads(1);
-      const Outputs one = run_cpu(s, true, true, true);
-      ThreadPool::set_global_threads(2);
-      const Outputs two = run_cpu(s, true, true, true);
-      ThreadPool::set_global_threads(3);
-      const Outputs three = run_cpu(s, true, true, true);
-      EXPECT_TRUE(bitwise_equal(one.out, two.out)) << "out";
-      EXPECT_TRUE(bitwise_equal(one.dinp, two.dinp)) << "dinp";
-      EXPECT_TRUE(bitwise_equal(one.dweight, two.dweight)) << "dweight";
-      EXPECT_TRUE(bitwise_equal(one.dbias, two.dbias)) << "dbias";
-      EXPECT_TRUE(bitwise_equal(one.dweight, three.dweight)) << "dweight, 3 threads";
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " " + shape_name(s));
+      expect_same_bits_for_1_2_3_threads(s);
     }
+  }
+}
+
+// The oneDNN backend: one dnnl_sgemm per output tile sized by the shape only, so the same checks
+// hold (the SIMD level does not apply to it).
+TEST(CpuMatmul, OneDnnBackendMatchesReferenceAndKeepsBitsAcrossThreads) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  test::KernelEnv env;
+  cpu::set_matmul_backend(cpu::MatmulBackend::kOneDnn);
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.push_back(kOneDnnTiles);
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE("onednn " + shape_name(s));
+    for (int variant = 0; variant < 3; ++variant) expect_matches_reference(s, variant);
+    expect_same_bits_for_1_2_3_threads(s);
+  }
+}
+
+TEST(CpuMatmul, BackendNamesAndErrors) {
+  test::KernelEnv env;
+  EXPECT_EQ(cpu::parse_matmul_backend("own"), cpu::MatmulBackend::kOwn);
+  EXPECT_EQ(cpu::parse_matmul_backend("auto"), cpu::default_matmul_backend());
+  EXPECT_EQ(cpu::default_matmul_backend(), cpu::onednn_available() ? cpu::MatmulBackend::kOneDnn
+                                                                   : cpu::MatmulBackend::kOwn);
+  try {
+    cpu::parse_matmul_backend("cuda");
+    FAIL() << "no error for an unknown backend";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("choose auto, own or onednn"), std::string::npos)
+        << e.what();
+  }
+  if (cpu::onednn_available()) {
+    EXPECT_EQ(cpu::parse_matmul_backend("onednn"), cpu::MatmulBackend::kOneDnn);
+  } else {
+    EXPECT_THROW(cpu::parse_matmul_backend("onednn"), Error);
+    EXPECT_THROW(cpu::set_matmul_backend(cpu::MatmulBackend::kOneDnn), Error);
+    EXPECT_EQ(cpu::matmul_backend(), cpu::MatmulBackend::kOwn);  // unchanged after the error
   }
 }
 

@@ -146,6 +146,21 @@ inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc
   }
 }
 
+// micro_kernel in the A mode chosen at run time (A at `a`, row or column stride lda).
+template <class V, int MR, int NV>
+inline void run_micro_kernel(AMode mode, int kc, const float* a, int64_t lda, const float* Bp,
+                             int64_t ldb, float* C, int64_t ldc, int mr, int nr, bool init,
+                             const float* bias) {
+  switch (mode) {
+    case AMode::kRows:
+      return micro_kernel<V, MR, NV, AMode::kRows>(kc, a, Bp, C, ldc, mr, nr, init, bias, lda, ldb);
+    case AMode::kCols:
+      return micro_kernel<V, MR, NV, AMode::kCols>(kc, a, Bp, C, ldc, mr, nr, init, bias, lda, ldb);
+    case AMode::kPacked:
+      return micro_kernel<V, MR, NV>(kc, a, Bp, C, ldc, mr, nr, init, bias, 0, ldb);
+  }
+}
+
 // One MR-row strip of C (strip s) times np consecutive NR-wide panels starting at column j_first,
 // for the K slice [pc, pc + kc). Packed panels are at Bp + q * kc * NR (q < np); with direct_b,
 // full panels are read from B in place instead. Ap: this thread's strip buffer.
@@ -167,8 +182,9 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
                      : g.cs_a == 1 ? AMode::kRows
                      : g.rs_a == 1 ? AMode::kCols
                                    : AMode::kPacked;
-  const float* a_strip = g.A + i0 * g.rs_a + k_lo * g.cs_a;
   if (mode == AMode::kPacked) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
+  const float* a = mode == AMode::kPacked ? Ap : g.A + i0 * g.rs_a + k_lo * g.cs_a;
+  const int64_t lda = mode == AMode::kRows ? g.rs_a : mode == AMode::kCols ? g.cs_a : 0;
   const bool init = g.init && pc == 0;
   float* c_row = g.C + i0 * g.ldc;
   for (int q = 0; q < np; ++q) {
@@ -180,27 +196,12 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
                                  : Bp + (q * kc + (kn ? k_lo - pc : 0)) * NR;
     const int64_t ldb = b_in_place ? g.rs_b : NR;
     const float* bias = g.bias ? g.bias + j0 : nullptr;
-    if (NV > 1 && nr <= V::kW) {
-      // A narrow edge panel (the 65th column of a 65-wide lm_head): one vector of columns, half
-      // the work of the full-width kernel (small lm_head forward 141 -> 177 GFLOP/s on one core).
-      if (mode == AMode::kRows)
-        micro_kernel<V, MR, 1, AMode::kRows>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
-                                             bias, g.rs_a, ldb);
-      else if (mode == AMode::kCols)
-        micro_kernel<V, MR, 1, AMode::kCols>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
-                                             bias, g.cs_a, ldb);
-      else
-        micro_kernel<V, MR, 1>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias, 0, ldb);
-      continue;
-    }
-    if (mode == AMode::kRows)
-      micro_kernel<V, MR, NV, AMode::kRows>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
-                                            bias, g.rs_a, ldb);
-    else if (mode == AMode::kCols)
-      micro_kernel<V, MR, NV, AMode::kCols>(kn, a_strip, bp, c_row + j0, g.ldc, mr, nr, init,
-                                            bias, g.cs_a, ldb);
+    // A narrow edge panel (the 65th column of a 65-wide lm_head) runs the one-vector kernel: half
+    // the work of the full-width one (small lm_head forward 141 -> 160 GFLOP/s on one core).
+    if (NV > 1 && nr <= V::kW)
+      run_micro_kernel<V, MR, 1>(mode, kn, a, lda, bp, ldb, c_row + j0, g.ldc, mr, nr, init, bias);
     else
-      micro_kernel<V, MR, NV>(kn, Ap, bp, c_row + j0, g.ldc, mr, nr, init, bias, 0, ldb);
+      run_micro_kernel<V, MR, NV>(mode, kn, a, lda, bp, ldb, c_row + j0, g.ldc, mr, nr, init, bias);
   }
 }
 
