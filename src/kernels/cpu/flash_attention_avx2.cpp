@@ -18,25 +18,7 @@
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/vec_math_avx2.h"
-
-struct VecAvx2 {
-  using T = __m256;
-  static constexpr int kW = 8;
-  static T zero() { return _mm256_setzero_ps(); }
-  static T set1(float x) { return _mm256_set1_ps(x); }
-  static T load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
-  static T bcast(const float* p) { return _mm256_broadcast_ss(p); }
-  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
-  static T add(T a, T b) { return _mm256_add_ps(a, b); }
-  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
-  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
-  static T max(T a, T b) { return _mm256_max_ps(a, b); }
-  static T exp(T x) { return exp8(x); }
-  static float hsum(T x) { return hsum8(x); }
-  static float hmax(T x) { return hmax8(x); }
-};
+#include "kernels/cpu/vec_avx2.h"
 
 #include "kernels/cpu/flash_attention_impl.h"
 

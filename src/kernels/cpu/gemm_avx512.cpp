@@ -13,23 +13,7 @@
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/transpose8x8_impl.h"
-
-struct VecAvx512 {
-  using T = __m512;
-  static constexpr int kW = 16;
-  static T zero() { return _mm512_setzero_ps(); }
-  static T load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
-  static T bcast(const float* p) { return _mm512_set1_ps(*p); }
-  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static T add(T a, T b) { return _mm512_add_ps(a, b); }
-  // dst[c * ds + r] = src[r * ss + c] for r, c < 8 (transpose8x8_impl.h).
-  static constexpr bool kTranspose8 = true;
-  static void transpose8(const float* src, int64_t ss, float* dst, int64_t ds) {
-    transpose8x8(src, ss, dst, ds);
-  }
-};
+#include "kernels/cpu/vec_avx512.h"
 
 #include "kernels/cpu/gemm_impl.h"
 

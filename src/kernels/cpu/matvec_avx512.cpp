@@ -19,20 +19,7 @@
 namespace scratchgpt::cpu::detail {
 namespace {
 
-struct VecAvx512 {
-  using T = __m512;
-  static constexpr int kW = 16;
-  static constexpr int kAccRegs = 16;
-  static T zero() { return _mm512_setzero_ps(); }
-  static T load(const float* p) { return _mm512_loadu_ps(p); }
-  static T load_tail(const float* p, int rem) {
-    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << rem) - 1u), p);
-  }
-  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static T add(T a, T b) { return _mm512_add_ps(a, b); }
-  // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed sequence.
-  static float hsum(T a) { return _mm512_reduce_add_ps(a); }
-};
+#include "kernels/cpu/vec_avx512.h"
 
 #include "kernels/cpu/matvec_impl.h"
 

@@ -1,7 +1,8 @@
 // matvec_impl.h: the matvec row kernel of matvec.h, written once over a vector type V and included
 // by each per-ISA file (matvec_avx2.cpp, matvec_avx512.cpp) inside an anonymous namespace after its
 // `#pragma GCC target`, so each copy is compiled for its instruction set and stays private to it.
-// V provides: T, kW (lanes), kAccRegs (accumulators a row group may use), zero(), load(p),
+// V provides: T, kW (lanes), kRegs (vector registers; a row group uses up to half as accumulators),
+// zero(), load(p),
 // load_tail(p, rem) (rem < kW floats, the rest zero), fma(a, b, c) = a*b + c, add(a, b), hsum(a).
 // Every dot product w . x has its own two accumulators: full kW-blocks alternate between them
 // (block 0, 2, 4, ... into the first; 1, 3, 5, ... into the second; an odd last full block into
@@ -79,7 +80,8 @@ inline void matvec_group(float* out, const float* inp, const float* weight, int6
 template <class V, int NN>
 inline void matvec_inputs(float* out, const float* inp, const float* weight, int64_t ldw,
                           const float* bias, int C, int OC, int o_begin, int o_end, int n0) {
-  constexpr int R = V::kAccRegs / (2 * NN) > 0 ? V::kAccRegs / (2 * NN) : 1;
+  constexpr int kAcc = V::kRegs / 2;  // accumulators; the rest hold inputs and weights
+  constexpr int R = kAcc / (2 * NN) > 0 ? kAcc / (2 * NN) : 1;
   int o = o_begin;
   for (; o + R <= o_end; o += R) matvec_group<V, R, NN>(out, inp, weight, ldw, bias, C, OC, o, n0);
   for (; o < o_end; ++o) matvec_group<V, 1, NN>(out, inp, weight, ldw, bias, C, OC, o, n0);

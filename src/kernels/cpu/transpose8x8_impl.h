@@ -2,6 +2,7 @@
 // (the GEMM's B = W^T in the forward). Included by gemm_avx2.cpp and gemm_avx512.cpp inside their
 // `#pragma GCC target` regions (like gemm_impl.h), so each copy is compiled for its instruction set.
 // Needs <immintrin.h> and <cstdint>. Readable twin: the scalar loop in pack_b_panel.
+#pragma once
 
 // dst[c * ds + r] = src[r * ss + c] for r, c < 8.
 inline void transpose8x8(const float* src, int64_t ss, float* dst, int64_t ds) {

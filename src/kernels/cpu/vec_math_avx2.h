@@ -3,6 +3,7 @@
 // (about 1 ulp); inputs below -87 give exactly 0 (so -inf masks become exact zeros).
 // Not standalone: include after <immintrin.h>, inside `#pragma GCC target("avx2,fma")` and an
 // anonymous namespace, so these bodies stay private to that file.
+#pragma once
 
 inline __m256 exp8(__m256 x) {
   const __m256 lo = _mm256_set1_ps(-87.0f);

@@ -1,0 +1,62 @@
+// vec_avx512.h: VecAvx512, sixteen floats in a zmm register, with the same operations as
+// VecAvx2 (vec_avx2.h) for the templated kernels.
+// Not standalone: include after <immintrin.h> and <cstdint>, inside
+// `#pragma GCC target("avx512f,avx512vl,avx2,fma")` and an anonymous namespace. GCC 12 flags the
+// _mm512_undefined_ps() inside max, min, roundscale, cvtps_epi32 and the reductions as "maybe
+// uninitialized", a false positive of the intrinsics header: files that include this one turn
+// -Wmaybe-uninitialized (and -Wuninitialized) off before any include.
+#pragma once
+
+#include "kernels/cpu/transpose8x8_impl.h"
+
+// e^x as exp8 in vec_math_avx2.h (x = n ln2 + r, degree-6 polynomial for e^r), 16 lanes; -inf and
+// anything below -87 give exactly 0.
+inline __m512 exp16(__m512 x) {
+  const __m512 lo = _mm512_set1_ps(-87.0f);
+  const __mmask16 underflow = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
+  x = _mm512_min_ps(_mm512_max_ps(x, lo), _mm512_set1_ps(88.3762626647949f));
+  const __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+  x = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), x);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 x2 = _mm512_mul_ps(x, x);
+  p = _mm512_fmadd_ps(p, x2, _mm512_add_ps(x, _mm512_set1_ps(1.0f)));
+  const __m512i n = _mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127));
+  const __m512 pow2n = _mm512_castsi512_ps(_mm512_slli_epi32(n, 23));
+  return _mm512_maskz_mul_ps(static_cast<__mmask16>(~underflow), p, pow2n);
+}
+
+struct VecAvx512 {
+  using T = __m512;
+  static constexpr int kW = 16;     // lanes
+  static constexpr int kRegs = 32;  // architectural vector registers (zmm0-31)
+  static T zero() { return _mm512_setzero_ps(); }
+  static T set1(float x) { return _mm512_set1_ps(x); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  // The first rem (< kW) floats of p, the other lanes zero; nothing past p + rem is read.
+  static T load_tail(const float* p, int rem) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << rem) - 1u), p);
+  }
+  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  static T bcast(const float* p) { return _mm512_set1_ps(*p); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T exp(T x) { return exp16(x); }
+  // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed order.
+  static float hsum(T x) { return _mm512_reduce_add_ps(x); }
+  static float hmax(T x) { return _mm512_reduce_max_ps(x); }
+  // dst[c * ds + r] = src[r * ss + c] for r, c < 8 (transpose8x8_impl.h, AVX2 registers).
+  static constexpr bool kTranspose8 = true;
+  static void transpose8(const float* src, int64_t ss, float* dst, int64_t ds) {
+    transpose8x8(src, ss, dst, ds);
+  }
+};
