@@ -1,5 +1,6 @@
-// gelu.h: GELU (tanh approximation), fast: AVX2 with a vectorised tanh (portable fallback: the
-// reference loop), threaded over fixed chunks so any thread count gives the same bits.
+// gelu.h: GELU (tanh approximation), fast: AVX2 or AVX-512 with a vectorised tanh (gelu_impl.h;
+// portable fallback: the reference loop), threaded over fixed chunks. Each element's result
+// depends on that element alone, so any thread count gives the same bits.
 // Same names and signatures as ref::gelu.h (float). Readable twin: kernels/ref/gelu.h.
 #pragma once
 
@@ -11,5 +12,13 @@ namespace scratchgpt::cpu {
 void gelu_forward(float* out, const float* inp, int64_t n);
 // Accumulates: dinp += dout * gelu'(inp)
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+
+namespace detail {
+// The per-ISA kernels (gelu_avx2.cpp, gelu_avx512.cpp) over one range, on the calling thread.
+void gelu_forward_avx2(float* out, const float* inp, int64_t n);
+void gelu_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_forward_avx512(float* out, const float* inp, int64_t n);
+void gelu_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n);
+}  // namespace detail
 
 }  // namespace scratchgpt::cpu

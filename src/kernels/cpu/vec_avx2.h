@@ -1,5 +1,5 @@
 // vec_avx2.h: VecAvx2, eight floats in a ymm register, the "vector" that the templated kernels
-// (gemm_impl.h, matvec_impl.h, flash_attention_impl.h) are written against. Each kernel uses the
+// (gemm_impl.h, matvec_impl.h, flash_attention_impl.h, gelu_impl.h) are written against. Each kernel uses the
 // operations it needs; VecAvx512 (vec_avx512.h) has the same names, and each kernel's scalar file
 // its own plain-float twin.
 // Not standalone: include after <immintrin.h> and <cstdint>, inside `#pragma GCC target("avx2,fma")`
@@ -21,9 +21,11 @@ struct VecAvx2 {
   static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
   static T bcast(const float* p) { return _mm256_broadcast_ss(p); }
   static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }  // a * b + c, one rounding
+  static T fnma(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b, one rounding
   static T add(T a, T b) { return _mm256_add_ps(a, b); }
   static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T div(T a, T b) { return _mm256_div_ps(a, b); }
   static T max(T a, T b) { return _mm256_max_ps(a, b); }
   static T exp(T x) { return exp8(x); }
   // ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)): a fixed order, so results do not depend on threads.

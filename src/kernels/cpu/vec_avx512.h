@@ -46,9 +46,11 @@ struct VecAvx512 {
   static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
   static T bcast(const float* p) { return _mm512_set1_ps(*p); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
+  static T fnma(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b, one rounding
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
   static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T div(T a, T b) { return _mm512_div_ps(a, b); }
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
   static T exp(T x) { return exp16(x); }
   // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed order.

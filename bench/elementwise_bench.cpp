@@ -1,0 +1,68 @@
+// elementwise_bench.cpp: cpu::gelu_forward/backward at each SIMD level the CPU has (scalar: the
+// reference loop; avx2; avx512), at the size of one MLP activation of each target model, with the
+// pool's threads. Prints elements per second and bytes per second (forward: 8 bytes moved per
+// element, backward: 16).
+//   build-*/elementwise_bench
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_main.h"
+#include "kernels/cpu/gelu.h"
+#include "kernels/cpu/simd.h"
+
+namespace {
+
+using namespace scratchgpt;
+
+struct Shape {
+  const char* name;
+  int64_t n;  // B * T * 4C
+};
+const Shape kShapes[] = {
+    {"small", 12LL * 64 * 512},         // shakespeare-char-small
+    {"gpt2", 4LL * 64 * 3072},          // GPT-2 small at B=4, T=64
+    {"char", 64LL * 256 * 1536},        // shakespeare-char
+};
+
+void BM_gelu(benchmark::State& state, int64_t n, SimdLevel level, bool backward) {
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+  std::vector<float> x(n), dy(n), y(n), dx(n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) x[i] = d(gen), dy[i] = d(gen);
+  const SimdLevel before = cpu::simd_level();
+  cpu::set_simd_level(level);
+  for (auto _ : state) {
+    if (backward)
+      cpu::gelu_backward(dx.data(), x.data(), dy.data(), n);
+    else
+      cpu::gelu_forward(y.data(), x.data(), n);
+    benchmark::ClobberMemory();
+  }
+  cpu::set_simd_level(before);
+  state.SetItemsProcessed(state.iterations() * n);
+  state.SetBytesProcessed(state.iterations() * n * (backward ? 16 : 8));
+}
+
+void register_all() {
+  for (const Shape& s : kShapes)
+    for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (level > detected_simd_level()) continue;
+      for (bool bwd : {false, true}) {
+        const std::string name = std::string("gelu_") + (bwd ? "bwd/" : "fwd/") + s.name + "/" +
+                                 simd_level_name(level);
+        benchmark::RegisterBenchmark(name.c_str(), BM_gelu, s.n, level, bwd)
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+      }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  return scratchgpt::bench::run_benchmarks(argc, argv);
+}

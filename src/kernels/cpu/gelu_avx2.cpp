@@ -1,0 +1,32 @@
+// gelu_avx2.cpp: the GELU kernels of gelu_impl.h compiled for AVX2+FMA (8 lanes), whatever the build's
+// -march; only called when the CPU has it. Headers come before the target pragma, as in
+// gemm_avx2.cpp.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/cpu/gelu.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+namespace scratchgpt::cpu::detail {
+namespace {
+
+#include "kernels/cpu/vec_avx2.h"
+
+#include "kernels/cpu/gelu_impl.h"
+
+}  // namespace
+
+void gelu_forward_avx2(float* out, const float* inp, int64_t n) {
+  gelu_forward_v<VecAvx2>(out, inp, n);
+}
+
+void gelu_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n) {
+  gelu_backward_v<VecAvx2>(dinp, inp, dout, n);
+}
+
+}  // namespace scratchgpt::cpu::detail
+
+#pragma GCC pop_options
