@@ -25,7 +25,7 @@ struct Shape {
 
 const Shape kShapes[] = {{1, 1, 1},     {7, 33, 65},    {33, 7, 129},  {65, 129, 7},
                          {129, 65, 33}, {12, 1, 300},   {5, 300, 3},   {300, 260, 800},
-                         {257, 770, 31}};
+                         {257, 770, 31},  {256, 96, 240}};
 // More than oneDNN's largest tile (256 x 1024) in both directions.
 constexpr Shape kOneDnnTiles{600, 40, 2100};
 
@@ -127,6 +127,26 @@ TEST(CpuMatmul, OneTwoAndThreeThreadsAreBitwiseIdentical) {
       SCOPED_TRACE(std::string(simd_level_name(level)) + " " + shape_name(s));
       expect_same_bits_for_1_2_3_threads(s);
     }
+  }
+}
+
+// Each C element is the same chain of fused multiply-adds over k whatever the tile shape, so with
+// one K slice (K <= 256) the AVX2 GEMM (6 x 16 tiles) and the AVX-512 one (12 x 32 or 8 x 48,
+// gemm_avx512.cpp) give the same bits. N > 8: fewer rows go to the matrix-vector kernel, whose
+// sums differ by ISA. The first two shapes take 8 x 48 tiles in the forward (256 rows are 32
+// strips of 8 but 21.3 of 12; 31 rows, 250 columns), the others 12 x 32.
+TEST(CpuMatmul, TileShapesGiveTheSameBits) {
+  if (detected_simd_level() < SimdLevel::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2";
+  test::KernelEnv env;
+  for (const Shape& s : {Shape{256, 96, 240}, Shape{31, 200, 250}, Shape{9, 33, 65}}) {
+    SCOPED_TRACE(shape_name(s));
+    cpu::set_simd_level(SimdLevel::kAvx2);
+    const Outputs avx2 = run_cpu(s, true, true, true);
+    cpu::set_simd_level(SimdLevel::kAvx512);
+    const Outputs avx512 = run_cpu(s, true, true, true);
+    EXPECT_TRUE(bitwise_equal(avx2.out, avx512.out)) << "out";
+    EXPECT_TRUE(bitwise_equal(avx2.dinp, avx512.dinp)) << "dinp";
+    EXPECT_TRUE(bitwise_equal(avx2.dweight, avx512.dweight)) << "dweight";
   }
 }
 

@@ -205,6 +205,16 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
   }
 }
 
+// The C area an MR x NR tiling computes for an M x N product: whole strips of MR rows, whole
+// NR-wide panels, and a last panel of at most W columns run by the one-vector kernel.
+template <int MR, int NR, int W>
+constexpr int64_t padded_area(int M, int N) {
+  const int64_t rows = int64_t{(M + MR - 1) / MR} * MR;
+  const int rem = N % NR;
+  const int64_t cols = int64_t{N / NR} * NR + (rem == 0 ? 0 : rem <= W ? W : NR);
+  return rows * cols;
+}
+
 // KC: the K slice of the few-rows loop; KC_MANY: of the many-rows loop.
 template <class V, int MR, int NV, int KC, int NC, int KC_MANY = KC>
 void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
