@@ -1,5 +1,5 @@
-// gemm_avx512.cpp: the GEMM of gemm_impl.h compiled for AVX-512F (12 x 32 micro-kernel: 24 zmm
-// accumulators), whatever the build's -march; only called when the CPU has AVX-512F and VL.
+// gemm_avx512.cpp: the GEMM of gemm_impl.h compiled for AVX-512F (12 x 32 or 8 x 48 micro-kernels:
+// 24 zmm accumulators), whatever the build's -march; only called when the CPU has AVX-512F and VL.
 // Every header is included before the target pragma so no shared inline code gets AVX-512 bodies.
 #include <immintrin.h>
 
@@ -22,7 +22,7 @@ namespace {
 void gemm_avx512(const GemmArgs& g, ThreadPool& pool) {
   // Two tile shapes: 12 x 32 and 8 x 48, both 24 zmm accumulators. The one that pads C less wins
   // (by more than 1%): GPT-2 at B*T = 256 rows is 22 strips of 12 (264 rows computed) but 32 of 8,
-  // and measured 3-15% faster with 8 x 48; the small model's 128-wide products fit 32-wide panels
+  // and measured 2-9% faster with 8 x 48 on one core; the small model's 128-wide products fit 32-wide panels
   // (4 of them) but not 48-wide ones. Each C element sums the same products in the same order
   // either way, so the choice never changes the results.
   if (padded_area<8, 48, 16>(g.M, g.N) * 100 < padded_area<12, 32, 16>(g.M, g.N) * 99)
