@@ -155,8 +155,6 @@ TrainConfig flags_config(const BenchFlags& f) {
 // re-prefills them through the cache; that time is included.
 void run_sample_bench(const BenchFlags& f) {
   SG_CHECK(f.sample > 0, "--sample must be positive, got ", f.sample);
-  ThreadPool::set_global_threads(f.threads);
-  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
   TrainConfig cfg = flags_config(f);
   GPTConfig& g = cfg.gpt;
   g.dropout = 0.0f;  // inference
@@ -229,11 +227,11 @@ void run_sample_bench(const BenchFlags& f) {
 }
 
 void run_bench(const BenchFlags& f) {
+  ThreadPool::set_global_threads(f.threads);
+  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
   if (f.sample != 0) return run_sample_bench(f);
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
-  ThreadPool::set_global_threads(f.threads);
-  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
   TrainConfig cfg = flags_config(f);
   const GPTConfig& g = cfg.gpt;
   const int B = cfg.batch_size;
