@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
       "  scratchgpt train --preset shakespeare-char-small \\\n"
       "      --data-dir out/data/tinyshakespeare --out-dir out/shakespeare-char-small\n"
       "  scratchgpt sample --checkpoint out/shakespeare-char-small/best.safetensors\n"
+      "  scratchgpt eval --checkpoint out/shakespeare-char-small/best.safetensors \\\n"
+      "      --data-dir out/data/tinyshakespeare  # the loss over the whole val split\n"
       "  scratchgpt lesson --list               # the stepping stones of the lecture and the book\n"
       "  scratchgpt bench --preset shakespeare-char-small\n"
       "Run 'scratchgpt COMMAND --help' for the options of a command.");

@@ -13,6 +13,7 @@
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "train/checkpoint.h"
+#include "train/evaluate.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
@@ -34,17 +35,6 @@ double seconds_since(Clock::time_point t0) {
 // shifts the training batches and a resumed run evaluates on exactly the same batches.
 uint64_t eval_seed(uint64_t seed, int64_t iter) {
   return seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(iter + 1);
-}
-
-// nanoGPT's estimate_loss: mean loss over eval_iters random batches, in eval mode (no dropout).
-float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
-                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y) {
-  double sum = 0;
-  for (int k = 0; k < eval_iters; ++k) {
-    get_batch(data.data(), static_cast<int64_t>(data.size()), B, T, rng, x.data(), y.data());
-    sum += model.forward(x.data(), y.data(), B, T, nullptr);
-  }
-  return static_cast<float>(sum / eval_iters);
 }
 
 // On resume, forget the lines a run logged after the checkpoint it is resumed from (it went on and

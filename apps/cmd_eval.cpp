@@ -1,0 +1,36 @@
+// cmd_eval.cpp: 'scratchgpt eval': options -> EvalRequest; src/train/evaluate does the work.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "train/evaluate.h"
+
+namespace scratchgpt::cli {
+
+void register_eval(CLI::App& app) {
+  auto r = std::make_shared<EvalRequest>();
+  auto* cmd = app.add_subcommand(
+      "eval",
+      "Measure a checkpoint's loss on a prepared dataset: by default over every non-overlapping "
+      "window of the split (deterministic, the figure to compare runs by), or with --batches N as "
+      "train's noisy estimate over N random batches");
+  cmd->add_option("--checkpoint", r->checkpoint, "a .safetensors file written by 'train'")
+      ->required();
+  cmd->add_option("--data-dir", r->data_dir, "a dataset prepared with the checkpoint's vocabulary")
+      ->required();
+  cmd->add_option("--split", r->split, "val or train")->capture_default_str();
+  cmd->add_option("--batches", r->batches,
+                  "0: the whole split once; N: the mean over N random batches, as train logs")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", r->batch_size, "windows per forward (default: the checkpoint's)");
+  cmd->add_option("--block-size", r->block_size,
+                  "window length T (default: the checkpoint's training context)");
+  cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
+      ->capture_default_str();
+  cmd->add_option("--threads", r->threads, "threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--matmul", r->matmul, "matrix-product backend: auto, own or onednn")
+      ->capture_default_str();
+  cmd->callback([r] { evaluate_checkpoint(*r, stdout); });
+}
+
+}  // namespace scratchgpt::cli
