@@ -51,7 +51,7 @@ void register_train(CLI::App& app) {
       {cmd->add_option("--block-size", f->block_size, "context length T"), "block_size"},
       {cmd->add_option("--batch-size", f->batch_size, "batch size B per micro-step"), "batch_size"},
       {cmd->add_option("--dropout", f->dropout, "dropout probability"), "dropout"},
-      {cmd->add_option("--activation", f->activation, "relu | gelu"), "activation"},
+      {cmd->add_option("--activation", f->activation, "relu | gelu (tanh approximation, GPT-2) | gelu-exact (erf, nanoGPT)"), "activation"},
       {cmd->add_option("--bias", f->bias, "biases in Linear and LayerNorm (true/false)"), "bias"},
       {cmd->add_option("--tied", f->tied, "tie the output head to wte (true/false)"), "tied"},
       {cmd->add_option("--lr", f->lr, "peak learning rate"), "lr"},

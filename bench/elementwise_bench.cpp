@@ -1,5 +1,6 @@
-// elementwise_bench.cpp: cpu::gelu_forward/backward at each SIMD level the CPU has (scalar: the
-// reference loop; avx2; avx512), at the size of one MLP activation of each target model, with the
+// elementwise_bench.cpp: cpu::gelu_forward/backward (tanh approximation) and
+// cpu::gelu_exact_forward/backward (erf) at each SIMD level the CPU has (scalar: the reference
+// loop; avx2; avx512), at the size of one MLP activation of each target model, with the
 // pool's threads. Prints elements per second and bytes per second (forward: 8 bytes moved per
 // element, backward: 16).
 //   build-*/elementwise_bench
@@ -27,7 +28,7 @@ const Shape kShapes[] = {
     {"char", 64LL * 256 * 1536},        // shakespeare-char
 };
 
-void BM_gelu(benchmark::State& state, int64_t n, SimdLevel level, bool backward) {
+void BM_gelu(benchmark::State& state, int64_t n, SimdLevel level, bool backward, bool exact) {
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> d(-4.0f, 4.0f);
   std::vector<float> x(n), dy(n), y(n), dx(n, 0.0f);
@@ -35,8 +36,12 @@ void BM_gelu(benchmark::State& state, int64_t n, SimdLevel level, bool backward)
   const SimdLevel before = cpu::simd_level();
   cpu::set_simd_level(level);
   for (auto _ : state) {
-    if (backward)
+    if (backward && exact)
+      cpu::gelu_exact_backward(dx.data(), x.data(), dy.data(), n);
+    else if (backward)
       cpu::gelu_backward(dx.data(), x.data(), dy.data(), n);
+    else if (exact)
+      cpu::gelu_exact_forward(y.data(), x.data(), n);
     else
       cpu::gelu_forward(y.data(), x.data(), n);
     benchmark::ClobberMemory();
@@ -50,13 +55,14 @@ void register_all() {
   for (const Shape& s : kShapes)
     for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
       if (level > detected_simd_level()) continue;
-      for (bool bwd : {false, true}) {
-        const std::string name = std::string("gelu_") + (bwd ? "bwd/" : "fwd/") + s.name + "/" +
-                                 simd_level_name(level);
-        benchmark::RegisterBenchmark(name.c_str(), BM_gelu, s.n, level, bwd)
-            ->Unit(benchmark::kMicrosecond)
-            ->UseRealTime();
-      }
+      for (bool exact : {false, true})
+        for (bool bwd : {false, true}) {
+          const std::string name = std::string(exact ? "gelu_exact_" : "gelu_") +
+                                   (bwd ? "bwd/" : "fwd/") + s.name + "/" + simd_level_name(level);
+          benchmark::RegisterBenchmark(name.c_str(), BM_gelu, s.n, level, bwd, exact)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+        }
     }
 }
 

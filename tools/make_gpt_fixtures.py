@@ -4,6 +4,7 @@
 A nanoGPT-equivalent model written here (same modules, same order, same init), in two variants:
   relu_bias:  ReLU MLP, biases in Linear and LayerNorm, separate lm_head (the lecture's model)
   gelu_tied:  GELU (tanh) MLP, no biases, lm_head tied to wte (GPT-2's choices)
+  gelu_exact_tied: as gelu_tied with the exact (erf) GELU, nanoGPT's nn.GELU() (its own generator)
 Tiny config: V=11, block_size=8, L=2, NH=2, C=16, dropout 0. For each variant and for T=8 (the full
 block) and T=5 (shorter), writes tests/fixtures/gpt/<variant>_T<T>.safetensors holding
   param.<name>      float32 weights under the C++ checkpoint names (wte, blocks.0.ln_1.weight, ...)
@@ -89,7 +90,8 @@ class MLP(nn.Module):
         super().__init__()
         C = cfg["n_embd"]
         self.c_fc = nn.Linear(C, 4 * C, bias=cfg["bias"])
-        self.act = nn.GELU(approximate="tanh") if cfg["activation"] == "gelu" else nn.ReLU()
+        self.act = {"relu": nn.ReLU(), "gelu": nn.GELU(approximate="tanh"),
+                    "gelu-exact": nn.GELU()}[cfg["activation"]]
         self.c_proj = nn.Linear(4 * C, C, bias=cfg["bias"])
         self.dropout = nn.Dropout(cfg["dropout"])
 
@@ -323,6 +325,10 @@ def main():
     make_dropout(gen, args.out)
     make_init(args.out)
     make_medium(args.out)
+    # nanoGPT's own choice (exact erf GELU, no biases, tied), on its own generator so that the
+    # files above stay as they were.
+    make_variant(dict(DIMS, activation="gelu-exact", bias=False, tied=True, dropout=0.0),
+                 torch.Generator().manual_seed(4242), args.out, "gelu_exact_tied")
 
 
 if __name__ == "__main__":

@@ -90,6 +90,14 @@ def gelu():
     return dict(inp=inp, out=out, dout=dout, dinp=dinp)
 
 
+def gelu_exact():
+    inp = leaf(N, C, lo=-6.0, hi=6.0)
+    out = F.gelu(inp)  # approximate="none": 0.5 x (1 + erf(x / sqrt 2)), as nanoGPT's nn.GELU()
+    dout = torch.randn(N, C)
+    (dinp,) = grads(out, dout, inp)
+    return dict(inp=inp, out=out, dout=dout, dinp=dinp)
+
+
 def softmax():
     x = torch.rand(N, C) * 8.0 - 4.0
     for n in range(N):  # masked entries, as attention's causal mask leaves them
@@ -184,8 +192,9 @@ def adamw():
                 hyper=torch.tensor([lr, beta1, beta2, eps, wd], dtype=torch.float64))
 
 
+# Appended ones go last: each kernel's seed is 1000 + its index here.
 KERNELS = [encoder, matmul, layernorm, relu, gelu, softmax, residual, dropout, attention,
-           crossentropy, adamw]
+           crossentropy, adamw, gelu_exact]
 
 
 def main():

@@ -17,7 +17,9 @@ struct GPTConfig {
   float dropout = 0.0f;   // on embeddings, attention weights, residual branches (train only)
   bool bias = true;       // biases in Linear and LayerNorm layers
   bool tied = false;      // output head shares the token embedding wte (GPT-2)
-  std::string activation = "relu";  // "relu" (lecture) or "gelu" (GPT-2, tanh approximation)
+  // "relu" (lecture), "gelu" (GPT-2's tanh approximation) or "gelu-exact" (erf, nanoGPT's
+  // nn.GELU()).
+  std::string activation = "relu";
 
   // Every impossible combination is a one-line error that names the fix.
   void validate() const {
@@ -29,8 +31,9 @@ struct GPTConfig {
     SG_CHECK(n_embd % n_head == 0, "n_embd (", n_embd, ") must be divisible by n_head (", n_head,
              "): change one of them");
     SG_CHECK(dropout >= 0.0f && dropout < 1.0f, "dropout must be in [0, 1), got ", dropout);
-    SG_CHECK(activation == "relu" || activation == "gelu", "activation must be 'relu' or 'gelu', got '",
-             activation, "'");
+    SG_CHECK(activation == "relu" || activation == "gelu" || activation == "gelu-exact",
+             "activation must be 'relu', 'gelu' (tanh approximation, GPT-2) or 'gelu-exact' (erf, "
+             "nanoGPT), got '", activation, "'");
   }
 };
 

@@ -3,14 +3,51 @@
 
 #include <algorithm>
 
+#include "core/check.h"
 #include "kernels/cpu/gelu.h"
 #include "kernels/cpu/relu.h"
 
 namespace scratchgpt {
 
-MLP::MLP(int n_embd, bool use_gelu, bool bias, float dropout)
+Activation parse_activation(const std::string& name) {
+  if (name == "relu") return Activation::kRelu;
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "gelu-exact") return Activation::kGeluExact;
+  fail("activation must be 'relu', 'gelu' (tanh approximation, GPT-2) or 'gelu-exact' (erf, "
+       "nanoGPT), got '", name, "'");
+}
+
+namespace {
+
+void activation_forward(Activation a, float* out, const float* inp, int64_t n) {
+  switch (a) {
+    case Activation::kRelu:
+      return cpu::relu_forward(out, inp, n);
+    case Activation::kGelu:
+      return cpu::gelu_forward(out, inp, n);
+    case Activation::kGeluExact:
+      return cpu::gelu_exact_forward(out, inp, n);
+  }
+}
+
+// Accumulates dinp += dout * act'(inp).
+void activation_backward(Activation a, float* dinp, const float* inp, const float* dout,
+                         int64_t n) {
+  switch (a) {
+    case Activation::kRelu:
+      return cpu::relu_backward(dinp, inp, dout, n);
+    case Activation::kGelu:
+      return cpu::gelu_backward(dinp, inp, dout, n);
+    case Activation::kGeluExact:
+      return cpu::gelu_exact_backward(dinp, inp, dout, n);
+  }
+}
+
+}  // namespace
+
+MLP::MLP(int n_embd, Activation kind, bool bias, float dropout)
     : C(n_embd),
-      gelu(use_gelu),
+      activation(kind),
       c_fc(n_embd, 4 * n_embd, bias),
       c_proj(4 * n_embd, n_embd, bias),
       drop(dropout) {}
@@ -30,10 +67,7 @@ const float* MLP::forward(const float* x, int n, Rng* rng) {
   N = n;
   const int64_t n4 = int64_t{N} * 4 * C;
   const float* h = c_fc.forward(x, N);  // (N, 4C)
-  if (gelu)
-    cpu::gelu_forward(act, h, n4);  // (N, 4C)
-  else
-    cpu::relu_forward(act, h, n4);
+  activation_forward(activation, act, h, n4);  // (N, 4C)
   const float* p = c_proj.forward(act, N);      // (N, C)
   return drop.forward(p, int64_t{N} * C, rng);  // (N, C)
 }
@@ -47,10 +81,7 @@ void MLP::backward(float* dx, const float* dout) {
   c_proj.backward(dact, dp);
   // act = gelu(h) or relu(h)
   std::fill(dfc, dfc + n4, 0.0f);
-  if (gelu)
-    cpu::gelu_backward(dfc, c_fc.out, dact, n4);
-  else
-    cpu::relu_backward(dfc, c_fc.out, dact, n4);
+  activation_backward(activation, dfc, c_fc.out, dact, n4);
   // h = c_fc(x)
   c_fc.backward(dx, dfc);
 }
@@ -60,10 +91,7 @@ void MLP::decode(float* out, const float* x, int n, float* work) const {
   float* h = work;        // (n, 4C)
   float* a = work + N4C;  // (n, 4C)
   c_fc.apply(h, x, n);
-  if (gelu)
-    cpu::gelu_forward(a, h, N4C);
-  else
-    cpu::relu_forward(a, h, N4C);
+  activation_forward(activation, a, h, N4C);
   c_proj.apply(out, a, n);
 }
 

@@ -1,5 +1,6 @@
-// mlp.h: MLP, the feed-forward half of a Block as nanoGPT's: c_fc C -> 4C, ReLU (the lecture) or
-// GELU tanh (GPT-2), c_proj 4C -> C, dropout. Leaves out: owning memory, other activations.
+// mlp.h: MLP, the feed-forward half of a Block as nanoGPT's: c_fc C -> 4C, ReLU (the lecture),
+// GELU tanh (GPT-2) or exact GELU (nanoGPT's nn.GELU()), c_proj 4C -> C, dropout.
+// Leaves out: owning memory, other activations.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,13 @@
 
 namespace scratchgpt {
 
+// GPTConfig::activation: "relu", "gelu" (tanh approximation), "gelu-exact" (erf).
+enum class Activation { kRelu, kGelu, kGeluExact };
+Activation parse_activation(const std::string& name);  // an Error names the choices
+
 struct MLP {
   int C = 0;
-  bool gelu = false;  // false: ReLU
+  Activation activation = Activation::kRelu;
   Linear c_fc;        // C -> 4C
   Linear c_proj;      // 4C -> C
   Dropout drop;
@@ -26,7 +31,7 @@ struct MLP {
   int N = 0;
 
   MLP() = default;
-  MLP(int n_embd, bool use_gelu, bool bias, float dropout);
+  MLP(int n_embd, Activation kind, bool bias, float dropout);
 
   void visit_params(const std::string& prefix, ParamVisitor& v) {
     c_fc.visit_params(prefix + ".c_fc", v);

@@ -1,4 +1,4 @@
-// cpu_elementwise_test.cpp: cpu:: relu, residual, dropout, adamw, encoder and gelu against ref::
+// cpu_elementwise_test.cpp: cpu:: relu, residual, dropout, adamw, encoder and gelu (both forms) against ref::
 // (in double, or bit for bit in float where the header promises it), at every SIMD level, on
 // sizes that are not multiples of the vector width and span several parallel chunks; 1 vs 2
 // threads bitwise identical.
@@ -157,6 +157,31 @@ TEST(CpuElementwise, GeluMatchesReferenceInDouble) {
     EXPECT_TRUE(all_close(y, ry, 1e-6, 1e-5)) << "forward";
     // gelu' has 1 - tanh^2, which cancels in float near |x| ~ 3: ~1e-6 absolute is inherent.
     EXPECT_TRUE(all_close(dx, rdx, 1e-5, 1e-5)) << "backward";
+    return concat({&y, &dx});
+  });
+}
+
+TEST(CpuElementwise, GeluExactMatchesReferenceInDouble) {
+  for_levels_and_threads([](int64_t n) {
+    auto x = random_floats(n, 4, -7.0f, 7.0f), dy = random_floats(n, 5);
+    // Zero, tiny, the far tails (underflow to exact 0 and x), and both sides of the sign switch.
+    if (n > 10) x[3] = 0.0f, x[4] = 1e-7f, x[5] = -20.0f, x[6] = 20.0f, x[7] = -1e-7f;
+    if (n > 12) x[8] = -12.0f, x[9] = -1e30f, x[10] = 1e30f;
+    std::vector<float> y(n), dx = random_floats(n, 6);
+    std::vector<double> ry(n), rdx = to_double(dx);
+    cpu::gelu_exact_forward(y.data(), x.data(), n);
+    cpu::gelu_exact_backward(dx.data(), x.data(), dy.data(), n);
+    const auto xd = to_double(x), dyd = to_double(dy);
+    ref::gelu_exact_forward(ry.data(), xd.data(), n);
+    ref::gelu_exact_backward(rdx.data(), xd.data(), dyd.data(), n);
+    EXPECT_TRUE(all_close(y, ry, 1e-6, 2e-6)) << "forward";
+    EXPECT_TRUE(all_close(dx, rdx, 1e-6, 2e-6)) << "backward";
+    // The negative tail keeps its relative accuracy (erfc, not 1 - erf).
+    for (int64_t i = 0; i < n; ++i) {
+      if (x[i] > -5.0f && x[i] < -3.0f) {
+        EXPECT_NEAR(y[i] / ry[i], 1.0, 1e-5) << "x = " << x[i];
+      }
+    }
     return concat({&y, &dx});
   });
 }

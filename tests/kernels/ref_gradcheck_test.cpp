@@ -186,6 +186,25 @@ TEST(RefGradcheck, Gelu) {
   EXPECT_NEAR(y[1], 0.8411919906, 1e-9);
 }
 
+TEST(RefGradcheck, GeluExact) {
+  const int64_t n = B * T * C;
+  Vec inp = random_vector<double>(n, 43, -4.0, 4.0), R = random_vector<double>(n, 44), out(n);
+  auto loss = [&] {
+    ref::gelu_exact_forward(out.data(), inp.data(), n);
+    return dot(out, R);
+  };
+  Vec d0 = random_vector<double>(n, 45), d = d0;
+  loss();
+  ref::gelu_exact_backward(d.data(), inp.data(), R.data(), n);
+  expect_grad(d, d0, numeric_grad(inp, loss), "gelu_exact dinp");
+  // x Phi(x): Phi(0) = 1/2, Phi(1) = 0.8413447460685429..., Phi(-1) = 1 - Phi(1).
+  double x[3] = {0.0, 1.0, -1.0}, y[3];
+  ref::gelu_exact_forward(y, x, 3);
+  EXPECT_EQ(y[0], 0.0);
+  EXPECT_NEAR(y[1], 0.8413447460685429, 1e-15);
+  EXPECT_NEAR(y[2], -(1.0 - 0.8413447460685429), 1e-15);
+}
+
 TEST(RefGradcheck, Softmax) {
   const int N = B * T;
   const double ninf = -std::numeric_limits<double>::infinity();

@@ -188,9 +188,10 @@ TEST(GptPytorchInit, SeededInitMatchesNanoGpt) {
 // medium_gelu_bias_T24 (C=72, NH=4, T=24 < block_size 32) takes the fast kernels' multi-tile paths.
 INSTANTIATE_TEST_SUITE_P(Variants, GptPytorch,
                          ::testing::Values("relu_bias_T8", "relu_bias_T5", "gelu_tied_T8",
-                                           "gelu_tied_T5", "medium_gelu_bias_T24"));
+                                           "gelu_tied_T5", "medium_gelu_bias_T24",
+                                           "gelu_exact_tied_T8", "gelu_exact_tied_T5"));
 INSTANTIATE_TEST_SUITE_P(Variants, GptPytorchAdamW,
-                         ::testing::Values("relu_bias_T8", "gelu_tied_T8"));
+                         ::testing::Values("relu_bias_T8", "gelu_tied_T8", "gelu_exact_tied_T8"));
 
 }  // namespace
 }  // namespace scratchgpt

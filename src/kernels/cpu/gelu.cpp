@@ -1,5 +1,5 @@
-// gelu.cpp: cpu::gelu_* (see gelu.h): the per-ISA kernels of gelu_impl.h (gelu_avx2.cpp,
-// gelu_avx512.cpp) or the reference loop, threaded over fixed chunks.
+// gelu.cpp: cpu::gelu_* and cpu::gelu_exact_* (see gelu.h): the per-ISA kernels of gelu_impl.h
+// (gelu_avx2.cpp, gelu_avx512.cpp) or the reference loops, threaded over fixed chunks.
 #include "kernels/cpu/gelu.h"
 
 #include <cstdint>
@@ -15,40 +15,52 @@ namespace {
 using ForwardFn = void (*)(float*, const float*, int64_t);
 using BackwardFn = void (*)(float*, const float*, const float*, int64_t);
 
-ForwardFn forward_fn() {
+// The kernel of this CPU's instruction set among {AVX-512, AVX2, portable}.
+template <class Fn>
+Fn pick(Fn avx512, Fn avx2, Fn portable) {
   switch (simd_level()) {
     case SimdLevel::kAvx512:
-      return detail::gelu_forward_avx512;
+      return avx512;
     case SimdLevel::kAvx2:
-      return detail::gelu_forward_avx2;
+      return avx2;
     case SimdLevel::kScalar:
       break;
   }
-  return ref::gelu_forward<float>;
+  return portable;
 }
 
-BackwardFn backward_fn() {
-  switch (simd_level()) {
-    case SimdLevel::kAvx512:
-      return detail::gelu_backward_avx512;
-    case SimdLevel::kAvx2:
-      return detail::gelu_backward_avx2;
-    case SimdLevel::kScalar:
-      break;
-  }
-  return ref::gelu_backward<float>;
+void run_forward(ForwardFn fn, float* out, const float* inp, int64_t n) {
+  detail::for_chunks(n, [&](int64_t b, int64_t e) { fn(out + b, inp + b, e - b); });
+}
+
+void run_backward(BackwardFn fn, float* dinp, const float* inp, const float* dout, int64_t n) {
+  detail::for_chunks(n, [&](int64_t b, int64_t e) { fn(dinp + b, inp + b, dout + b, e - b); });
 }
 
 }  // namespace
 
 void gelu_forward(float* out, const float* inp, int64_t n) {
-  const ForwardFn fn = forward_fn();
-  detail::for_chunks(n, [&](int64_t b, int64_t e) { fn(out + b, inp + b, e - b); });
+  run_forward(pick<ForwardFn>(detail::gelu_forward_avx512, detail::gelu_forward_avx2,
+                              ref::gelu_forward<float>),
+              out, inp, n);
 }
 
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
-  const BackwardFn fn = backward_fn();
-  detail::for_chunks(n, [&](int64_t b, int64_t e) { fn(dinp + b, inp + b, dout + b, e - b); });
+  run_backward(pick<BackwardFn>(detail::gelu_backward_avx512, detail::gelu_backward_avx2,
+                                ref::gelu_backward<float>),
+               dinp, inp, dout, n);
+}
+
+void gelu_exact_forward(float* out, const float* inp, int64_t n) {
+  run_forward(pick<ForwardFn>(detail::gelu_exact_forward_avx512, detail::gelu_exact_forward_avx2,
+                              ref::gelu_exact_forward<float>),
+              out, inp, n);
+}
+
+void gelu_exact_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
+  run_backward(pick<BackwardFn>(detail::gelu_exact_backward_avx512,
+                                detail::gelu_exact_backward_avx2, ref::gelu_exact_backward<float>),
+               dinp, inp, dout, n);
 }
 
 }  // namespace scratchgpt::cpu

@@ -1,5 +1,5 @@
-// gelu.h: GELU (tanh approximation), fast: AVX2 or AVX-512 with a vectorised tanh (gelu_impl.h;
-// portable fallback: the reference loop), threaded over fixed chunks. Each element's result
+// gelu.h: GELU, the tanh approximation (GPT-2) and the exact form (nanoGPT, x Phi(x)), fast: AVX2
+// or AVX-512 with a vectorised tanh or erfc (gelu_impl.h; portable fallback: the reference loop), threaded over fixed chunks. Each element's result
 // depends on that element alone, so any thread count gives the same bits.
 // Same names and signatures as ref::gelu.h (float). Readable twin: kernels/ref/gelu.h.
 #pragma once
@@ -13,12 +13,21 @@ void gelu_forward(float* out, const float* inp, int64_t n);
 // Accumulates: dinp += dout * gelu'(inp)
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
 
+// out (n) = 0.5 x (1 + erf(x / sqrt 2))
+void gelu_exact_forward(float* out, const float* inp, int64_t n);
+// Accumulates: dinp += dout * gelu_exact'(inp)
+void gelu_exact_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+
 namespace detail {
 // The per-ISA kernels (gelu_avx2.cpp, gelu_avx512.cpp) over one range, on the calling thread.
 void gelu_forward_avx2(float* out, const float* inp, int64_t n);
 void gelu_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n);
 void gelu_forward_avx512(float* out, const float* inp, int64_t n);
 void gelu_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_exact_forward_avx2(float* out, const float* inp, int64_t n);
+void gelu_exact_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_exact_forward_avx512(float* out, const float* inp, int64_t n);
+void gelu_exact_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n);
 }  // namespace detail
 
 }  // namespace scratchgpt::cpu

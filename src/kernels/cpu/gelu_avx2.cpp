@@ -27,6 +27,14 @@ void gelu_backward_avx2(float* dinp, const float* inp, const float* dout, int64_
   gelu_backward_v<VecAvx2>(dinp, inp, dout, n);
 }
 
+void gelu_exact_forward_avx2(float* out, const float* inp, int64_t n) {
+  gelu_exact_forward_v<VecAvx2>(out, inp, n);
+}
+
+void gelu_exact_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n) {
+  gelu_exact_backward_v<VecAvx2>(dinp, inp, dout, n);
+}
+
 }  // namespace scratchgpt::cpu::detail
 
 #pragma GCC pop_options

@@ -30,6 +30,14 @@ void gelu_backward_avx512(float* dinp, const float* inp, const float* dout, int6
   gelu_backward_v<VecAvx512>(dinp, inp, dout, n);
 }
 
+void gelu_exact_forward_avx512(float* out, const float* inp, int64_t n) {
+  gelu_exact_forward_v<VecAvx512>(out, inp, n);
+}
+
+void gelu_exact_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n) {
+  gelu_exact_backward_v<VecAvx512>(dinp, inp, dout, n);
+}
+
 }  // namespace scratchgpt::cpu::detail
 
 #pragma GCC pop_options

@@ -27,6 +27,11 @@ struct VecAvx2 {
   static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
   static T div(T a, T b) { return _mm256_div_ps(a, b); }
   static T max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T abs(T x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+  // Lanes where x < 0 take a, the others b.
+  static T select_neg(T x, T a, T b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  }
   static T exp(T x) { return exp8(x); }
   // ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)): a fixed order, so results do not depend on threads.
   static float hsum(T x) { return hsum8(x); }

@@ -52,6 +52,11 @@ struct VecAvx512 {
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T div(T a, T b) { return _mm512_div_ps(a, b); }
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T abs(T x) { return _mm512_abs_ps(x); }
+  // Lanes where x < 0 take a, the others b.
+  static T select_neg(T x, T a, T b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
+  }
   static T exp(T x) { return exp16(x); }
   // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed order.
   static float hsum(T x) { return _mm512_reduce_add_ps(x); }
