@@ -23,7 +23,7 @@ struct TrainFlags {
   float dropout = 0, weight_decay = 0, beta1 = 0, beta2 = 0, grad_clip = 0;
   bool decay_lr = true, bias = false, tied = false;
   uint64_t seed = 0;
-  std::string activation, model, matmul;
+  std::string activation, model, matmul, rng_stream;
 };
 
 }  // namespace
@@ -81,6 +81,11 @@ void register_train(CLI::App& app) {
                        "matmul backend: auto (default: onednn in a build with oneDNN, else own) | "
                        "own (our GEMM) | onednn"),
        "matmul"},
+      {cmd->add_option("--rng-stream", f->rng_stream,
+                       "split (a generator per purpose: evaluations never move the training "
+                       "batches) | nanogpt (one generator in nanoGPT's train.py order: its init, "
+                       "batches and evaluation batches for the same seed)"),
+       "rng_stream"},
   };
   cmd->callback([f, keys] {
     TrainOptions opt;
@@ -130,6 +135,7 @@ void register_train(CLI::App& app) {
       j["seed"] = f->seed;
       j["threads"] = f->threads;
       j["matmul"] = f->matmul;
+      j["rng_stream"] = f->rng_stream;
       return j;
     }();
     for (const auto& [option, key] : keys)

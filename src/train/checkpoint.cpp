@@ -46,6 +46,9 @@ void save_checkpoint(const std::string& path, LanguageModel& model, const TrainC
   st.add_u8("rng.dropout", {static_cast<int64_t>(state.dropout_rng.size())},
             state.dropout_rng.data());
   st.add_f32("state.best_val_loss", {1}, &state.best_val_loss);
+  if (!state.prefetch.empty())
+    st.add_i32("state.prefetch", {static_cast<int64_t>(state.prefetch.size())},
+               state.prefetch.data());
   st.metadata["format"] = kFormat;
   st.metadata["format_version"] = kFormatVersion;
   st.metadata["config"] = cfg.to_json().dump();
@@ -92,6 +95,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   const std::vector<float> best = ck.st.f32("state.best_val_loss");
   SG_CHECK(best.size() == 1, "checkpoint ", path, ": bad state.best_val_loss");
   ck.state.best_val_loss = best[0];
+  if (ck.st.has("state.prefetch")) ck.state.prefetch = ck.st.i32("state.prefetch");
   return ck;
 }
 

@@ -3,6 +3,8 @@
 //   tensors   <param name>            F32 weights, named as Param::name
 //             optim.m.<name>, optim.v.<name>   AdamW moments
 //             rng.batch, rng.dropout  U8 generator states (exact resume)
+//             state.prefetch  I32 (2, B, T): the batch already drawn for the next step
+//                             (rng_stream "nanogpt" only; x then y)
 //             state.best_val_loss     F32 (1)
 //   metadata  format = "scratchgpt.checkpoint", format_version = "1", config (TrainConfig JSON),
 //             vocab (CharTokenizer JSON), iter, last_eval_iter, best_val_loss (text)
@@ -26,6 +28,7 @@ struct TrainState {
   int64_t last_eval_iter = -1;  // the iter whose evaluation is already done and logged
   float best_val_loss = INFINITY;
   std::vector<uint8_t> batch_rng, dropout_rng;  // Rng::get_state()
+  std::vector<int32_t> prefetch;  // rng_stream "nanogpt": x then y of the next step's batch
 };
 
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,

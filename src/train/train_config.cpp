@@ -42,6 +42,7 @@ TrainConfig preset_config(const std::string& name) {
     c.lr = 1e-3, c.min_lr = 1e-4;
     c.beta2 = 0.99f;
     c.eval_interval = 250, c.eval_iters = 200;
+    c.rng_stream = "nanogpt";
   } else if (name == "shakespeare-char-small") {
     // nanoGPT's CPU recipe for the same data (README "I only have a macbook").
     c.gpt.n_layer = 4, c.gpt.n_head = 4, c.gpt.n_embd = 128, c.gpt.block_size = 64;
@@ -52,6 +53,7 @@ TrainConfig preset_config(const std::string& name) {
     c.lr = 1e-3, c.min_lr = 1e-4;
     c.beta2 = 0.99f;
     c.eval_interval = 250, c.eval_iters = 20;
+    c.rng_stream = "nanogpt";  // seed 1337 then draws nanoGPT's init, batches and eval batches
   } else {
     std::string names;
     for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
@@ -92,6 +94,7 @@ json TrainConfig::to_json() const {
   j["seed"] = seed;
   j["threads"] = threads;
   j["matmul"] = matmul;
+  j["rng_stream"] = rng_stream;
   return j;
 }
 
@@ -143,6 +146,7 @@ void TrainConfig::apply_json(const json& j) {
   take(j, "seed", seed);
   take(j, "threads", threads);
   take(j, "matmul", matmul);
+  take(j, "rng_stream", rng_stream);
 }
 
 void TrainConfig::validate() const {
@@ -158,6 +162,8 @@ void TrainConfig::validate() const {
   SG_CHECK(grad_accum > 0, "grad_accum must be positive, got ", grad_accum);
   SG_CHECK(max_iters >= 0, "max_iters must be >= 0, got ", max_iters);
   SG_CHECK(lr > 0, "lr must be positive, got ", lr);
+  SG_CHECK(rng_stream == "split" || rng_stream == "nanogpt", "rng_stream must be 'split' or "
+           "'nanogpt', got '", rng_stream, "'");
   SG_CHECK(min_lr >= 0 && min_lr <= lr, "min_lr must be in [0, lr], got ", min_lr);
   SG_CHECK(warmup_iters >= 0, "warmup_iters must be >= 0, got ", warmup_iters);
   SG_CHECK(!decay_lr || lr_decay_iters > warmup_iters, "lr_decay_iters (", lr_decay_iters,

@@ -36,6 +36,16 @@ struct TrainConfig {
   // matmul backend (cpu/matmul_backend.h): "auto", "own" or "onednn". A run records the one it
   // used, so --resume continues on the same backend (their results differ in the last bits).
   std::string matmul = "auto";
+  // Where the random numbers come from:
+  //   "split"    one generator per purpose: init from seed, training batches from seed + 1,
+  //              dropout from seed + 2, each evaluation from (seed, iter) alone; changing
+  //              eval_interval or eval_iters leaves the training run as it was.
+  //   "nanogpt"  nanoGPT's train.py: one generator, torch.manual_seed(seed), drawn in its order
+  //              (the model's init; the first batch; then per step: the evaluation's batches when
+  //              it is due, the forward's dropout masks, the next batch, prefetched before the
+  //              backward). Our Rng is torch's, so init, batches and evaluation batches are
+  //              nanoGPT's own for the same seed.
+  std::string rng_stream = "split";
 
   nlohmann::json to_json() const;
   // Applies the keys present in j (names as in to_json); an unknown key or a wrong type is an

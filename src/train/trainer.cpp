@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <sstream>
@@ -117,14 +118,39 @@ TrainSummary run_training(const TrainOptions& opt) {
   LanguageModel& model = *built.model;
   if (model.block_size() < T)
     fail("block_size ", T, " exceeds the model's context ", model.block_size());
+  // rng_stream "split": batch_rng and dropout_rng, and a generator per evaluation.
+  // "nanogpt": batch_rng is nanoGPT's one generator and serves everything.
+  const bool one_stream = cfg.rng_stream == "nanogpt";
+  if (opt.resume)
+    SG_CHECK(cfg.rng_stream == ck.cfg.rng_stream, "--rng-stream ", cfg.rng_stream,
+             " differs from the run's (", ck.cfg.rng_stream,
+             "): a resumed run keeps its random stream; drop the flag");
   Rng batch_rng(cfg.seed + 1), dropout_rng(cfg.seed + 2);
+  Rng& mask_rng = one_stream ? batch_rng : dropout_rng;  // dropout masks
+  const size_t BT = static_cast<size_t>(B) * T;
+  std::vector<int32_t> x(BT), y(BT);    // (B, T) the step's batch; evaluation scratch
+  std::vector<int32_t> xn(BT), yn(BT);  // (B, T) nanogpt: the next step's batch, prefetched
+  auto draw_batch = [&](Rng& rng, std::vector<int32_t>& bx, std::vector<int32_t>& by) {
+    get_batch(data.train.data(), static_cast<int64_t>(data.train.size()), B, T, rng, bx.data(),
+              by.data());
+  };
   TrainState state;
   if (opt.resume) {
     restore_params(ck, model, /*with_optimizer=*/true);
     state = ck.state;
     batch_rng.set_state(state.batch_rng);
     dropout_rng.set_state(state.dropout_rng);
+    if (one_stream) {
+      SG_CHECK(state.prefetch.size() == 2 * BT, "checkpoint ", last_path,
+               " lacks the prefetched batch of its nanogpt random stream: it is damaged");
+      std::copy(state.prefetch.begin(), state.prefetch.begin() + BT, xn.begin());
+      std::copy(state.prefetch.begin() + BT, state.prefetch.end(), yn.begin());
+    }
     ck.st = SafeTensors();  // free the copy
+  } else if (one_stream) {
+    batch_rng.manual_seed(cfg.seed);  // torch.manual_seed(seed); model = GPT(...)
+    built.init(batch_rng);
+    draw_batch(batch_rng, xn, yn);  // X, Y = get_batch('train'): the very first batch
   } else {
     Rng init_rng(cfg.seed);
     built.init(init_rng);
@@ -137,6 +163,11 @@ TrainSummary run_training(const TrainOptions& opt) {
   auto save = [&](const std::string& path) {
     state.batch_rng = batch_rng.get_state();
     state.dropout_rng = dropout_rng.get_state();
+    state.prefetch.clear();
+    if (one_stream) {
+      state.prefetch.insert(state.prefetch.end(), xn.begin(), xn.end());
+      state.prefetch.insert(state.prefetch.end(), yn.begin(), yn.end());
+    }
     save_checkpoint(path, model, cfg, data.tokenizer, state);
   };
 
@@ -151,7 +182,6 @@ TrainSummary run_training(const TrainOptions& opt) {
   std::fflush(log);
   install_stop_handler();
 
-  std::vector<int32_t> x(static_cast<size_t>(B) * T), y(x.size());  // (B, T)
   TrainSummary sum;
   const int64_t start_iter = state.iter;
   double train_s = 0;
@@ -163,7 +193,11 @@ TrainSummary run_training(const TrainOptions& opt) {
   while (true) {
     // Evaluation (and checkpoints) every eval_interval steps and at the end.
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it) {
-      Rng eval_rng(eval_seed(cfg.seed, it));
+      // nanogpt: nanoGPT evaluates only at multiples of eval_interval, from its one stream. The
+      // extra evaluation of a run stopped elsewhere (max_iters) draws from its own generator, so
+      // that resuming it continues the stream exactly.
+      Rng own_eval_rng(eval_seed(cfg.seed, it));
+      Rng& eval_rng = one_stream && it % cfg.eval_interval == 0 ? batch_rng : own_eval_rng;
       const float train_loss =
           estimate_loss(model, data.train, B, T, cfg.eval_iters, eval_rng, x, y);
       const float val_loss = estimate_loss(model, data.val, B, T, cfg.eval_iters, eval_rng, x, y);
@@ -187,9 +221,16 @@ TrainSummary run_training(const TrainOptions& opt) {
     model.zero_grad();
     double loss_sum = 0;
     for (int micro = 0; micro < cfg.grad_accum; ++micro) {
-      get_batch(data.train.data(), static_cast<int64_t>(data.train.size()), B, T, batch_rng,
-                x.data(), y.data());
-      loss_sum += model.forward(x.data(), y.data(), B, T, &dropout_rng);
+      if (one_stream) {
+        // nanoGPT: forward on the prefetched batch, fetch the next one, then backward.
+        x.swap(xn);
+        y.swap(yn);
+        loss_sum += model.forward(x.data(), y.data(), B, T, &mask_rng);
+        draw_batch(batch_rng, xn, yn);
+      } else {
+        draw_batch(batch_rng, x, y);
+        loss_sum += model.forward(x.data(), y.data(), B, T, &mask_rng);
+      }
       model.backward();
     }
     if (cfg.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg.grad_accum));

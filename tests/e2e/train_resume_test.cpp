@@ -1,6 +1,7 @@
 // train_resume_test.cpp: a run stopped after k steps and resumed produces the same losses, bit for
 // bit, as a run never stopped: stopped by --max-iters, and stopped by Ctrl-C (SIGINT) at whatever
-// step it lands on. A tiny GPT with dropout checks that the dropout generator is restored too.
+// step it lands on, with either random stream ("split", and "nanogpt" whose checkpoints carry the
+// prefetched batch). A tiny GPT with dropout checks that the dropout generator is restored too.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -39,9 +40,13 @@ void expect_same_train_losses(const std::vector<nlohmann::json>& a,
 
 }  // namespace
 
-TEST(TrainResume, StopAtKThenResumeEqualsUninterrupted) {
-  const std::string full = scratch_dir("resume_full"), split = scratch_dir("resume_split");
-  const std::string base = std::string(kTinyGpt) + " --data-dir '" + data_dir() + "'";
+class TrainResumeStream : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TrainResumeStream, StopAtKThenResumeEqualsUninterrupted) {
+  const std::string full = scratch_dir("resume_full_" + GetParam());
+  const std::string split = scratch_dir("resume_split_" + GetParam());
+  const std::string base = std::string(kTinyGpt) + " --rng-stream " + GetParam() +
+                           " --data-dir '" + data_dir() + "'";
   CliResult r = run_cli("train " + base + " --out-dir '" + full + "' --max-iters 40");
   ASSERT_EQ(r.rc, 0) << r.err;
   // 17 is not a multiple of eval_interval: the stopped run makes an extra evaluation at 17.
@@ -74,9 +79,27 @@ TEST(TrainResume, StopAtKThenResumeEqualsUninterrupted) {
   EXPECT_EQ(slurp(full + "/last.safetensors").size(), slurp(split + "/last.safetensors").size());
 }
 
+INSTANTIATE_TEST_SUITE_P(Streams, TrainResumeStream, ::testing::Values("split", "nanogpt"));
+
+// A resumed run keeps its stream: asking for the other one is an error, and nothing is written.
+TEST(TrainResume, ChangingTheRandomStreamOnResumeIsRefused) {
+  const std::string dir = scratch_dir("resume_stream_change");
+  const std::string base = std::string(kTinyGpt) + " --data-dir '" + data_dir() + "'";
+  CliResult r = run_cli("train " + base + " --out-dir '" + dir + "' --max-iters 3");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string before = slurp(dir + "/last.safetensors");
+  r = run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + dir +
+              "' --resume --max-iters 6 --rng-stream split");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(one_error_line(r)) << r.err;
+  EXPECT_NE(r.err.find("--rng-stream"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir + "/last.safetensors"), before);
+}
+
 // Stops a long run with `sig` once it has logged some steps, resumes it, and compares the losses
 // with a run never stopped.
-static void stop_with_signal_and_resume(int sig, const std::string& name) {
+static void stop_with_signal_and_resume(int sig, const std::string& name,
+                                        const char* stream = "split") {
   const std::string stopped = scratch_dir(name + "_stopped"), full = scratch_dir(name + "_full");
   const std::string data = data_dir();
   // A bigram run far too long to finish; interrupt it once it has logged some steps.
@@ -88,7 +111,8 @@ static void stop_with_signal_and_resume(int sig, const std::string& name) {
     std::freopen("/dev/null", "w", stdout);
     ::execl(SCRATCHGPT_BINARY, SCRATCHGPT_BINARY, "train", "--preset", "bigram", "--data-dir",
             data.c_str(), "--out-dir", stopped.c_str(), "--max-iters", "100000000",
-            "--eval-interval", "1000000", "--eval-iters", "2", static_cast<char*>(nullptr));
+            "--eval-interval", "1000000", "--eval-iters", "2", "--rng-stream", stream,
+            static_cast<char*>(nullptr));
     std::_Exit(127);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -112,7 +136,8 @@ static void stop_with_signal_and_resume(int sig, const std::string& name) {
                         "' --resume --max-iters " + n);
   ASSERT_EQ(r.rc, 0) << r.err;
   r = run_cli("train --preset bigram --data-dir '" + data + "' --out-dir '" + full +
-              "' --eval-interval 1000000 --eval-iters 2 --max-iters " + n);
+              "' --eval-interval 1000000 --eval-iters 2 --rng-stream " + stream +
+              " --max-iters " + n);
   ASSERT_EQ(r.rc, 0) << r.err;
   expect_same_train_losses(metrics(full + "/metrics.jsonl", "train"),
                            metrics(stopped + "/metrics.jsonl", "train"), k + 30);
@@ -121,6 +146,10 @@ static void stop_with_signal_and_resume(int sig, const std::string& name) {
 TEST(TrainResume, CtrlCSavesAndResumesExactly) { stop_with_signal_and_resume(SIGINT, "sigint"); }
 
 TEST(TrainResume, SigtermSavesAndResumesExactly) { stop_with_signal_and_resume(SIGTERM, "sigterm"); }
+
+TEST(TrainResume, CtrlCResumesTheNanoGptStreamExactly) {
+  stop_with_signal_and_resume(SIGINT, "sigint_nanogpt", "nanogpt");
+}
 
 // The matmul backend is part of the run: a checkpoint records the one used ("auto" resolved), and
 // --resume without --matmul continues on it, bit for bit, even where the build's default differs.
