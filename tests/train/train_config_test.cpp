@@ -42,6 +42,10 @@ TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {
   EXPECT_EQ(small.gpt.dropout, 0.0f);
   EXPECT_EQ(small.max_iters, 2000);
   EXPECT_EQ(small.eval_iters, 20);
+  // nanoGPT's random stream for nanoGPT's recipes; the lecture's bigram keeps the split one.
+  EXPECT_EQ(small.rng_stream, "nanogpt");
+  EXPECT_EQ(big.rng_stream, "nanogpt");
+  EXPECT_EQ(preset_config("bigram").rng_stream, "split");
   EXPECT_EQ(preset_config("bigram").model, "bigram");
   EXPECT_NE(error_of([] { preset_config("gpt5"); }).find("shakespeare-char-small"),
             std::string::npos);
@@ -80,4 +84,16 @@ TEST(TrainConfig, ImpossibleConfigsAreErrors) {
   EXPECT_NE(err({{"matmul", "blas"}}).find("choose auto, own or onednn"), std::string::npos);
   EXPECT_EQ(err({{"matmul", "own"}}), "");
   EXPECT_EQ(err({{"matmul", "auto"}}), "");
+  EXPECT_EQ(err({{"activation", "gelu-exact"}}), "");
+  EXPECT_NE(err({{"rng_stream", "torch"}}).find("rng_stream"), std::string::npos);
+  EXPECT_EQ(err({{"rng_stream", "split"}}), "");
+}
+
+// A checkpoint written before rng_stream existed has no such key: it resumes on "split".
+TEST(TrainConfig, ConfigsWithoutRngStreamMeanTheSplitStream) {
+  nlohmann::json old = preset_config("shakespeare-char").to_json();
+  old.erase("rng_stream");
+  TrainConfig c;
+  c.apply_json(old);
+  EXPECT_EQ(c.rng_stream, "split");
 }
