@@ -84,7 +84,8 @@ void register_train(CLI::App& app) {
       {cmd->add_option("--rng-stream", f->rng_stream,
                        "split (a generator per purpose: evaluations never move the training "
                        "batches) | nanogpt (one generator in nanoGPT's train.py order: its init, "
-                       "batches and evaluation batches for the same seed)"),
+                       "batches and evaluation batches for the same seed). Default: nanogpt for "
+                       "the shakespeare-char presets, split for bigram"),
        "rng_stream"},
   };
   cmd->callback([f, keys] {
