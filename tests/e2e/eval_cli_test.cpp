@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <regex>
+#include <cstdio>
 
 #include "data/dataset.h"
 #include "train/checkpoint.h"
@@ -23,14 +23,14 @@ struct Reported {
 
 // Parses "val loss 1.2345 (perplexity ...) over N tokens: ..." from eval's stdout.
 Reported parse(const CliResult& r) {
-  std::smatch m;
-  static const std::regex re("^(val|train) loss ([0-9.]+) \\(perplexity [0-9.]+\\) over ([0-9]+) tokens");
   Reported out;
-  if (std::regex_search(r.out, m, re)) {
-    out.loss = std::stod(m[2]);
-    out.tokens = std::stoll(m[3]);
-  } else {
+  char split[8] = {};
+  double perplexity = 0;
+  if (std::sscanf(r.out.c_str(), "%7s loss %lf (perplexity %lf) over %lld tokens", split, &out.loss,
+                  &perplexity, &out.tokens) != 4 ||
+      (std::string(split) != "val" && std::string(split) != "train")) {
     ADD_FAILURE() << "unexpected eval output: [" << r.out << "] stderr [" << r.err << "]";
+    out = Reported();
   }
   return out;
 }
