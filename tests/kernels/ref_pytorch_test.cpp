@@ -107,38 +107,35 @@ TEST(RefVsPyTorch, LayerNorm) {
   check(dw, st, "dweight_nobias", "layernorm");
 }
 
-TEST(RefVsPyTorch, Relu) {
-  SafeTensors st = load("relu");
+// An elementwise activation against its fixture (inp, dout -> out, dinp); returns out.
+using ActForward = void (*)(float*, const float*, int64_t);
+using ActBackward = void (*)(float*, const float*, const float*, int64_t);
+Vec check_activation(const std::string& name, ActForward forward, ActBackward backward) {
+  SafeTensors st = load(name);
   Vec inp = st.f32("inp"), dout = st.f32("dout");
   const int64_t n = static_cast<int64_t>(inp.size());
   Vec out(n), dinp(n, 0.0f);
-  ref::relu_forward(out.data(), inp.data(), n);
-  ref::relu_backward(dinp.data(), inp.data(), dout.data(), n);
-  check(out, st, "out", "relu");
-  check(dinp, st, "dinp", "relu");
+  forward(out.data(), inp.data(), n);
+  backward(dinp.data(), inp.data(), dout.data(), n);
+  check(out, st, "out", name);
+  check(dinp, st, "dinp", name);
+  return out;
+}
+
+TEST(RefVsPyTorch, Relu) {
+  check_activation("relu", ref::relu_forward<float>, ref::relu_backward<float>);
 }
 
 TEST(RefVsPyTorch, Gelu) {
-  SafeTensors st = load("gelu");
-  Vec inp = st.f32("inp"), dout = st.f32("dout");
-  const int64_t n = static_cast<int64_t>(inp.size());
-  Vec out(n), dinp(n, 0.0f);
-  ref::gelu_forward(out.data(), inp.data(), n);
-  ref::gelu_backward(dinp.data(), inp.data(), dout.data(), n);
-  check(out, st, "out", "gelu");
-  check(dinp, st, "dinp", "gelu");
+  check_activation("gelu", ref::gelu_forward<float>, ref::gelu_backward<float>);
 }
 
 TEST(RefVsPyTorch, GeluExact) {
-  SafeTensors st = load("gelu_exact");
-  Vec inp = st.f32("inp"), dout = st.f32("dout");
-  const int64_t n = static_cast<int64_t>(inp.size());
-  Vec out(n), dinp(n, 0.0f);
-  ref::gelu_exact_forward(out.data(), inp.data(), n);
-  ref::gelu_exact_backward(dinp.data(), inp.data(), dout.data(), n);
-  check(out, st, "out", "gelu_exact");
-  check(dinp, st, "dinp", "gelu_exact");
+  const Vec out =
+      check_activation("gelu_exact", ref::gelu_exact_forward<float>, ref::gelu_exact_backward<float>);
   // The two GELUs differ by up to ~5e-4 here: the fixture tells them apart.
+  const Vec inp = load("gelu_exact").f32("inp");
+  const int64_t n = static_cast<int64_t>(inp.size());
   Vec tanh_out(n);
   ref::gelu_forward(tanh_out.data(), inp.data(), n);
   float most = 0;
