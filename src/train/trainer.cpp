@@ -141,8 +141,9 @@ TrainSummary run_training(const TrainOptions& opt) {
     batch_rng.set_state(state.batch_rng);
     dropout_rng.set_state(state.dropout_rng);
     if (one_stream) {
-      SG_CHECK(state.prefetch.size() == 2 * BT, "checkpoint ", last_path,
-               " lacks the prefetched batch of its nanogpt random stream: it is damaged");
+      SG_CHECK(state.prefetch.size() == 2 * BT, "checkpoint ", last_path, " holds a prefetched batch of ",
+               state.prefetch.size() / 2, " tokens where B x T = ", BT,
+               ": resume with the run's --batch-size and --block-size");
       std::copy(state.prefetch.begin(), state.prefetch.begin() + BT, xn.begin());
       std::copy(state.prefetch.begin() + BT, state.prefetch.end(), yn.begin());
     }

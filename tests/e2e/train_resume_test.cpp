@@ -81,8 +81,9 @@ TEST_P(TrainResumeStream, StopAtKThenResumeEqualsUninterrupted) {
 
 INSTANTIATE_TEST_SUITE_P(Streams, TrainResumeStream, ::testing::Values("split", "nanogpt"));
 
-// A resumed run keeps its stream: asking for the other one is an error, and nothing is written.
-TEST(TrainResume, ChangingTheRandomStreamOnResumeIsRefused) {
+// A resumed run keeps its stream (and, on the nanogpt stream, its batch shape): asking for another
+// is an error, and nothing is written.
+TEST(TrainResume, ChangingTheStreamOrItsBatchShapeOnResumeIsRefused) {
   const std::string dir = scratch_dir("resume_stream_change");
   const std::string base = std::string(kTinyGpt) + " --data-dir '" + data_dir() + "'";
   CliResult r = run_cli("train " + base + " --out-dir '" + dir + "' --max-iters 3");
@@ -93,6 +94,13 @@ TEST(TrainResume, ChangingTheRandomStreamOnResumeIsRefused) {
   EXPECT_NE(r.rc, 0);
   EXPECT_TRUE(one_error_line(r)) << r.err;
   EXPECT_NE(r.err.find("--rng-stream"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir + "/last.safetensors"), before);
+  // The nanogpt stream's prefetched batch has the run's shape: another batch size is refused.
+  r = run_cli("train --data-dir '" + data_dir() + "' --out-dir '" + dir +
+              "' --resume --max-iters 6 --batch-size 5");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(one_error_line(r)) << r.err;
+  EXPECT_NE(r.err.find("--batch-size"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir + "/last.safetensors"), before);
 }
 
