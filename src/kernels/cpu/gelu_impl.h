@@ -82,9 +82,11 @@ inline typename V::T gelu_exact_grad_v(typename V::T x) {
   return V::fma(x, pdf, normal_cdf_v<V>(x));
 }
 
-// out[i] = f(inp[i]) for i < n, f a function of one vector.
-template <class V, class Fn>
-void map_forward_v(float* out, const float* inp, int64_t n, Fn f) {
+// out[i] = f(inp[i]) for i < n, f a function of one vector. f is a function template instance,
+// not a lambda: a lambda's operator() is not covered by the unit's `#pragma GCC target`, so on a
+// CPU without AVX-512 GCC would compile a 512-bit return without the target (-Wpsabi).
+template <class V, typename V::T (*f)(typename V::T)>
+void map_forward_v(float* out, const float* inp, int64_t n) {
   constexpr int W = V::kW;
   int64_t i = 0;
   for (; i + W <= n; i += W) V::store(out + i, f(V::load(inp + i)));
@@ -97,8 +99,8 @@ void map_forward_v(float* out, const float* inp, int64_t n, Fn f) {
 }
 
 // dinp[i] += dout[i] * df(inp[i]) for i < n, df the derivative of f.
-template <class V, class Fn>
-void map_backward_v(float* dinp, const float* inp, const float* dout, int64_t n, Fn df) {
+template <class V, typename V::T (*df)(typename V::T)>
+void map_backward_v(float* dinp, const float* inp, const float* dout, int64_t n) {
   constexpr int W = V::kW;
   int64_t i = 0;
   for (; i + W <= n; i += W)
@@ -113,17 +115,17 @@ void map_backward_v(float* dinp, const float* inp, const float* dout, int64_t n,
 
 template <class V>
 void gelu_forward_v(float* out, const float* inp, int64_t n) {
-  map_forward_v<V>(out, inp, n, [](typename V::T x) { return gelu_v<V>(x); });
+  map_forward_v<V, gelu_v<V>>(out, inp, n);
 }
 template <class V>
 void gelu_backward_v(float* dinp, const float* inp, const float* dout, int64_t n) {
-  map_backward_v<V>(dinp, inp, dout, n, [](typename V::T x) { return gelu_grad_v<V>(x); });
+  map_backward_v<V, gelu_grad_v<V>>(dinp, inp, dout, n);
 }
 template <class V>
 void gelu_exact_forward_v(float* out, const float* inp, int64_t n) {
-  map_forward_v<V>(out, inp, n, [](typename V::T x) { return gelu_exact_v<V>(x); });
+  map_forward_v<V, gelu_exact_v<V>>(out, inp, n);
 }
 template <class V>
 void gelu_exact_backward_v(float* dinp, const float* inp, const float* dout, int64_t n) {
-  map_backward_v<V>(dinp, inp, dout, n, [](typename V::T x) { return gelu_exact_grad_v<V>(x); });
+  map_backward_v<V, gelu_exact_grad_v<V>>(dinp, inp, dout, n);
 }
