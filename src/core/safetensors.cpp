@@ -12,6 +12,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 
 namespace scratchgpt {
@@ -232,49 +233,11 @@ void save_safetensors(const std::string& path, const SafeTensors& st, bool add_c
   uint8_t len_bytes[8];
   for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<uint8_t>(hl >> (8 * i));
 
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  SG_CHECK(fs::is_directory(dir), "cannot write '", path, "': directory '", dir.string(),
-           "' does not exist");
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  SG_CHECK(fd >= 0, "cannot write '", tmp, "': ", std::strerror(errno));
-  auto write_all = [&](const void* p, size_t n) {
-    const char* c = static_cast<const char*>(p);
-    while (n > 0) {
-      ssize_t w = ::write(fd, c, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        fail("cannot write '", tmp, "': ", std::strerror(e), " (is the disk full?)");
-      }
-      c += w;
-      n -= static_cast<size_t>(w);
-    }
-  };
-  write_all(len_bytes, 8);
-  write_all(header.data(), header.size());
-  for (const auto& [name, t] : st.tensors) write_all(t.bytes.data(), t.bytes.size());
-  if (::fsync(fd) != 0) {
-    int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail("cannot sync '", tmp, "': ", std::strerror(e));
-  }
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot rename '", tmp, "' to '", path, "': ", std::strerror(e));
-  }
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  AtomicFile f(path);
+  f.write(len_bytes, 8);
+  f.write(header.data(), header.size());
+  for (const auto& [name, t] : st.tensors) f.write(t.bytes.data(), t.bytes.size());
+  f.commit();
 }
 
 }  // namespace scratchgpt

@@ -1,8 +1,11 @@
 // thread_pool.cpp: see thread_pool.h.
 #include "core/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <memory>
 
 #include "core/check.h"
@@ -61,6 +64,14 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::worker_loop(int w) {
+  // Workers never take the process-directed stop signals (Ctrl-C, kill, hang-up): those go to the
+  // thread that installed the handler (train/interrupt.h), which runs it on its own signal stack.
+  // A handler run on a worker in the middle of a kernel would push its frame wherever that
+  // kernel's rsp points, which for oneDNN's JIT GEMM is the heap.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&stop_signals, sig);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   uint64_t seen = 0;
   for (;;) {
     auto has_work = [&] {

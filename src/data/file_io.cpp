@@ -2,6 +2,7 @@
 #include "data/file_io.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,35 +29,6 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void write_file_atomic(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  SG_CHECK(fd >= 0, "cannot write ", tmp, ": ", std::strerror(errno),
-           ": choose a writable output directory");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail("cannot write ", tmp, ": ", std::strerror(err), ": free some disk space");
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot flush ", tmp, ": ", std::strerror(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot rename ", tmp, " to ", path, ": ", std::strerror(err));
-  }
-}
-
 void ensure_writable_dir(const std::string& dir, const std::string& what) {
   SG_CHECK(!dir.empty(), what, " is empty: give a directory");
   std::error_code ec;
@@ -71,6 +43,34 @@ void ensure_writable_dir(const std::string& dir, const std::string& what) {
            ": choose a writable directory");
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+DirLock::DirLock(const std::string& dir, const std::string& what) {
+  const std::string path = (fs::path(dir) / ".lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  SG_CHECK(fd_ >= 0, "cannot lock ", what, " '", dir, "' (", path, ": ", std::strerror(errno),
+           "): choose a writable directory");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd_, buf, sizeof(buf) - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    SG_CHECK(err != EWOULDBLOCK, what, " '", dir, "' is in use by another run (pid ",
+             holder.empty() ? "unknown" : holder,
+             "): wait for it to finish, stop it, or choose another ", what);
+    fail("cannot lock ", what, " '", dir, "': ", std::strerror(err));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the pid; a second run would only miss the pid in its message.
+  }
+}
+
+DirLock::~DirLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
 }
 
 }  // namespace scratchgpt

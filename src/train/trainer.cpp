@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "core/check.h"
@@ -66,6 +67,9 @@ TrainSummary run_training(const TrainOptions& opt) {
   const auto t_start = Clock::now();
   std::FILE* log = opt.log;
   clear_stop_request();
+  // From here a Ctrl-C or SIGTERM only asks to stop: setup finishes, the step-0 checkpoint is
+  // written, and the run stops with a resumable out dir.
+  install_stop_handler();
   SG_CHECK(!opt.out_dir.empty(), "--out-dir is required");
   SG_CHECK(!opt.data_dir.empty(), "--data-dir is required: prepare one with 'scratchgpt prepare'");
   const std::string last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
@@ -75,10 +79,20 @@ TrainSummary run_training(const TrainOptions& opt) {
   TrainConfig cfg;
   Checkpoint ck;
   std::error_code ec;
+  std::unique_ptr<DirLock> lock;  // held until the run ends; a second run on out_dir is refused
   if (opt.resume) {
-    SG_CHECK(fs::exists(last_path, ec), "nothing to resume: ", last_path,
+    SG_CHECK(fs::is_directory(opt.out_dir, ec), "nothing to resume: --out-dir ", opt.out_dir,
              " does not exist; run without --resume to start training");
-    ck = load_checkpoint(last_path);
+    lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+    // last.safetensors is written after best.safetensors at each evaluation; a run killed
+    // between the two at step 0 has only best, which is then the state to resume.
+    const bool has_last = fs::exists(last_path, ec), has_best = fs::exists(best_path, ec);
+    SG_CHECK(has_last || has_best, "nothing to resume: ", last_path,
+             " does not exist; run without --resume to start training");
+    ck = load_checkpoint(has_last ? last_path : best_path);
+    if (!has_last)
+      std::fprintf(log, "%s is missing (the run stopped while writing it): resuming from %s\n",
+                   last_path.c_str(), best_path.c_str());
     cfg = ck.cfg;
   } else {
     SG_CHECK(!opt.preset.empty(),
@@ -105,6 +119,7 @@ TrainSummary run_training(const TrainOptions& opt) {
 
   // 3. The output directory, before any work.
   ensure_writable_dir(opt.out_dir, "--out-dir");
+  if (!lock) lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
   if (!opt.resume && !opt.overwrite)
     SG_CHECK(!fs::exists(last_path, ec) && !fs::exists(best_path, ec), "--out-dir ", opt.out_dir,
              " already holds checkpoints of another run: pass --resume to continue it, "
@@ -181,7 +196,6 @@ TrainSummary run_training(const TrainOptions& opt) {
       cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
       cfg.matmul.c_str());
   std::fflush(log);
-  install_stop_handler();
 
   TrainSummary sum;
   const int64_t start_iter = state.iter;
@@ -215,6 +229,17 @@ TrainSummary run_training(const TrainOptions& opt) {
       save(last_path);
     }
     if (it >= cfg.max_iters) break;
+    if (stop_requested()) {
+      if (state.last_eval_iter != it) save(last_path);  // else saved just above
+      sum.interrupted = true;
+      progress_open = false;
+      std::fprintf(log,
+                   "%sinterrupted: saved %s at iter %lld. Resume with:\n"
+                   "  scratchgpt train --data-dir %s --out-dir %s --resume\n",
+                   tty ? "\r\x1b[K" : "", last_path.c_str(), static_cast<long long>(it),
+                   opt.data_dir.c_str(), opt.out_dir.c_str());
+      break;
+    }
 
     // One optimizer step: grad_accum micro-steps, mean gradient, clip, AdamW.
     const auto t0 = Clock::now();
@@ -267,17 +292,6 @@ TrainSummary run_training(const TrainOptions& opt) {
       std::fflush(log);
     }
 
-    if (stop_requested()) {
-      save(last_path);
-      sum.interrupted = true;
-      progress_open = false;
-      std::fprintf(log,
-                   "%sinterrupted: saved %s at iter %lld. Resume with:\n"
-                   "  scratchgpt train --data-dir %s --out-dir %s --resume\n",
-                   tty ? "\r\x1b[K" : "", last_path.c_str(), static_cast<long long>(it),
-                   opt.data_dir.c_str(), opt.out_dir.c_str());
-      break;
-    }
   }
   if (tty && progress_open) std::fprintf(log, "\n");
 
