@@ -22,9 +22,11 @@ void register_eval(CLI::App& app) {
   cmd->add_option("--batches", r->batches,
                   "0: the whole split once; N: the mean over N random batches, as train logs")
       ->capture_default_str();
-  cmd->add_option("--batch-size", r->batch_size, "windows per forward (default: the checkpoint's)");
+  cmd->add_option("--batch-size", r->batch_size, "windows per forward (default: the checkpoint's)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--block-size", r->block_size,
-                  "window length T (default: the checkpoint's training context)");
+                  "window length T (default: the checkpoint's training context)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
       ->capture_default_str();
   cmd->add_option("--threads", r->threads, "threads (0: all cores)")->capture_default_str();

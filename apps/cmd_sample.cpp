@@ -25,7 +25,8 @@ void register_sample(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", r->seed, "random seed")->capture_default_str();
   cmd->add_option("--block-size", r->block_size,
-                  "context window (default: the model's; at most the model's)");
+                  "context window (default: the model's; at most the model's)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }
 

@@ -22,7 +22,7 @@ struct TrainFlags {
   double lr = 0, min_lr = 0;
   float dropout = 0, weight_decay = 0, beta1 = 0, beta2 = 0, grad_clip = 0;
   bool decay_lr = true, bias = false, tied = false;
-  uint64_t seed = 0;
+  int64_t seed = 0;
   std::string activation, model, matmul, rng_stream;
 };
 
@@ -75,7 +75,9 @@ void register_train(CLI::App& app) {
       {cmd->add_option("--eval-iters", f->eval_iters, "batches per evaluation"), "eval_iters"},
       {cmd->add_option("--log-interval", f->log_interval, "plain progress line interval"),
        "log_interval"},
-      {cmd->add_option("--seed", f->seed, "random seed (init, batches, dropout)"), "seed"},
+      {cmd->add_option("--seed", f->seed, "random seed (init, batches, dropout)")
+           ->check(CLI::NonNegativeNumber),
+       "seed"},
       {cmd->add_option("--threads", f->threads, "worker threads (0: all cores)"), "threads"},
       {cmd->add_option("--matmul", f->matmul,
                        "matmul backend: auto (default: onednn in a build with oneDNN, else own) | "
@@ -89,6 +91,9 @@ void register_train(CLI::App& app) {
        "rng_stream"},
   };
   cmd->callback([f, keys] {
+    SG_CHECK(!(f->resume && f->overwrite),
+             "--resume and --overwrite contradict each other: --resume continues the run in "
+             "--out-dir, --overwrite replaces it; pass one");
     TrainOptions opt;
     opt.preset = f->preset;
     opt.data_dir = f->data_dir;

@@ -1,7 +1,9 @@
 // scratchgpt.cpp: the command-line front end. Each subcommand lives in its own apps/cmd_*.cpp and
 // registers itself here; errors from anywhere below surface as one line "error: ..." and exit 1.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -41,6 +43,12 @@ int main(int argc, char** argv) {
                    "error: a subcommand is required, one of: %s (see 'scratchgpt --help')\n",
                    names.c_str());
       return 2;
+    }
+    // A full disk or a closed pipe on standard output is a failure, not a silent success.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "error: cannot write to standard output (%s): check where it goes\n",
+                   std::strerror(errno));
+      return 1;
     }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

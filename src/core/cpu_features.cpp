@@ -1,7 +1,10 @@
 // cpu_features.cpp: the process-wide SIMD level (see cpu_features.h).
 #include "core/cpu_features.h"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 
 namespace scratchgpt {
 
@@ -11,6 +14,20 @@ std::atomic<int>& level_slot() {
   return level;
 }
 }  // namespace
+
+uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 6) bytes /= 1024.0, ++u;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
 
 SimdLevel active_simd_level() {
   return static_cast<SimdLevel>(level_slot().load(std::memory_order_relaxed));

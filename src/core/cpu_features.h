@@ -5,6 +5,9 @@
 // Leaves out: cache sizes and core topology (the kernels use fixed block sizes).
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 namespace scratchgpt {
 
 // The instruction sets the cpu:: kernels have code paths for, slowest first.
@@ -37,6 +40,11 @@ inline SimdLevel detected_simd_level() {
   return SimdLevel::kScalar;
 #endif
 }
+
+// Physical memory in bytes (0 if unknown), to refuse a model that cannot fit before allocating it.
+uint64_t physical_memory_bytes();
+// "1.5 GiB", "300.0 MiB": a byte count for messages.
+std::string format_bytes(double bytes);
 
 // The level in use: detected_simd_level() unless lowered. Not thread-safe against concurrent
 // kernel calls: set it first.

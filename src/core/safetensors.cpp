@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -79,9 +80,11 @@ void SafeTensors::add_u8(const std::string& n, const std::vector<int64_t>& s, co
   add_raw(*this, n, "U8", s, d, 1);
 }
 
+std::string SafeTensors::where() const { return source.empty() ? "" : "'" + source + "': "; }
+
 const StTensor& SafeTensors::get(const std::string& name) const {
   auto it = tensors.find(name);
-  SG_CHECK(it != tensors.end(), "tensor '", name, "' is missing from the file");
+  SG_CHECK(it != tensors.end(), where(), "tensor '", name, "' is missing from the file");
   return it->second;
 }
 
@@ -89,21 +92,21 @@ std::vector<float> SafeTensors::f32(const std::string& name) const {
   const StTensor& t = get(name);
   if (t.dtype == "F32") return convert<float, float>(t);
   if (t.dtype == "F64") return convert<float, double>(t);
-  fail("tensor '", name, "' has dtype ", t.dtype, ", expected F32");
+  fail(where(), "tensor '", name, "' has dtype ", t.dtype, ", expected F32");
 }
 
 std::vector<double> SafeTensors::f64(const std::string& name) const {
   const StTensor& t = get(name);
   if (t.dtype == "F64") return convert<double, double>(t);
   if (t.dtype == "F32") return convert<double, float>(t);
-  fail("tensor '", name, "' has dtype ", t.dtype, ", expected F64");
+  fail(where(), "tensor '", name, "' has dtype ", t.dtype, ", expected F64");
 }
 
 std::vector<int64_t> SafeTensors::i64(const std::string& name) const {
   const StTensor& t = get(name);
   if (t.dtype == "I64") return convert<int64_t, int64_t>(t);
   if (t.dtype == "I32") return convert<int64_t, int32_t>(t);
-  fail("tensor '", name, "' has dtype ", t.dtype, ", expected I64 or I32");
+  fail(where(), "tensor '", name, "' has dtype ", t.dtype, ", expected I64 or I32");
 }
 
 std::vector<int32_t> SafeTensors::i32(const std::string& name) const {
@@ -115,24 +118,24 @@ std::vector<int32_t> SafeTensors::i32(const std::string& name) const {
     for (size_t i = 0; i < v.size(); ++i) {
       SG_CHECK(v[i] >= std::numeric_limits<int32_t>::min() &&
                    v[i] <= std::numeric_limits<int32_t>::max(),
-               "tensor '", name, "' value ", v[i], " does not fit in int32");
+               where(), "tensor '", name, "' value ", v[i], " does not fit in int32");
       out[i] = static_cast<int32_t>(v[i]);
     }
     return out;
   }
-  fail("tensor '", name, "' has dtype ", t.dtype, ", expected I32 or I64");
+  fail(where(), "tensor '", name, "' has dtype ", t.dtype, ", expected I32 or I64");
 }
 
 std::vector<uint8_t> SafeTensors::u8(const std::string& name) const {
   const StTensor& t = get(name);
-  SG_CHECK(t.dtype == "U8", "tensor '", name, "' has dtype ", t.dtype, ", expected U8");
+  SG_CHECK(t.dtype == "U8", where(), "tensor '", name, "' has dtype ", t.dtype, ", expected U8");
   return t.bytes;
 }
 
 void SafeTensors::copy_f32(const std::string& name, float* dst, int64_t n) const {
   const StTensor& t = get(name);
-  SG_CHECK(t.dtype == "F32", "tensor '", name, "' has dtype ", t.dtype, ", expected F32");
-  SG_CHECK(t.numel() == n, "tensor '", name, "' has ", t.numel(), " elements, expected ", n);
+  SG_CHECK(t.dtype == "F32", where(), "tensor '", name, "' has dtype ", t.dtype, ", expected F32");
+  SG_CHECK(t.numel() == n, where(), "tensor '", name, "' has ", t.numel(), " elements, expected ", n);
   std::memcpy(dst, t.bytes.data(), static_cast<size_t>(n) * sizeof(float));
 }
 
@@ -152,38 +155,30 @@ uint64_t SafeTensors::checksum() const {
   return h;
 }
 
-SafeTensors load_safetensors(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  SG_CHECK(f.good(), "cannot open '", path, "': ", std::strerror(errno));
-  f.seekg(0, std::ios::end);
-  const uint64_t file_size = static_cast<uint64_t>(f.tellg());
-  f.seekg(0);
-  SG_CHECK(file_size >= 8, "'", path, "' is not a safetensors file (only ", file_size,
+SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::string& path) {
+  SG_CHECK(size >= 8, "'", path, "' is not a safetensors file (only ", size,
            " bytes): it is truncated or corrupted");
-  uint8_t len_bytes[8];
-  f.read(reinterpret_cast<char*>(len_bytes), 8);
   uint64_t header_len = 0;
-  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | len_bytes[i];
-  SG_CHECK(header_len > 0 && header_len <= file_size - 8 && header_len < (100u << 20), "'", path,
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | bytes[i];
+  SG_CHECK(header_len > 0 && header_len <= size - 8 && header_len < (100u << 20), "'", path,
            "' has a bad safetensors header length: it is truncated or corrupted");
-  std::string header(header_len, '\0');
-  f.read(header.data(), static_cast<std::streamsize>(header_len));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(header);
+    j = nlohmann::json::parse(bytes + 8, bytes + 8 + header_len);
   } catch (const std::exception&) {
     fail("'", path, "' has an unreadable safetensors header: it is corrupted");
   }
   SG_CHECK(j.is_object(), "'", path, "' has a safetensors header that is not a JSON object");
-  const uint64_t data_size = file_size - 8 - header_len;
-  std::vector<uint8_t> data(data_size);
-  f.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data_size));
-  SG_CHECK(f.good() || data_size == 0, "cannot read '", path, "'");
+  const uint8_t* data = bytes + 8 + header_len;
+  const uint64_t data_size = size - 8 - header_len;
 
   SafeTensors st;
+  st.source = path;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end) of each tensor's bytes
   try {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (it.key() == "__metadata__") {
+        SG_CHECK(it.value().is_object(), "'", path, "': __metadata__ is not an object");
         for (auto m = it.value().begin(); m != it.value().end(); ++m)
           st.metadata[m.key()] = m.value().get<std::string>();
         continue;
@@ -192,26 +187,53 @@ SafeTensors load_safetensors(const std::string& path) {
       t.dtype = it.value().at("dtype").get<std::string>();
       t.shape = it.value().at("shape").get<std::vector<int64_t>>();
       auto off = it.value().at("data_offsets").get<std::vector<uint64_t>>();
-      int es = dtype_size(t.dtype);
+      const int es = dtype_size(t.dtype);
       SG_CHECK(es > 0, "'", path, "': tensor '", it.key(), "' has unsupported dtype ", t.dtype);
-      for (int64_t s : t.shape) SG_CHECK(s >= 0, "'", path, "': negative dimension");
+      // The element count, checked for overflow: no shape may claim more than the file holds.
+      uint64_t numel = 1;
+      for (int64_t d : t.shape) {
+        SG_CHECK(d >= 0, "'", path, "': tensor '", it.key(), "' has a negative dimension");
+        SG_CHECK(!__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) &&
+                     numel <= data_size,
+                 "'", path, "': tensor '", it.key(), "' has a shape larger than the file");
+      }
       SG_CHECK(off.size() == 2 && off[0] <= off[1] && off[1] <= data_size, "'", path,
                "': tensor '", it.key(), "' lies outside the file: it is truncated or corrupted");
-      SG_CHECK(off[1] - off[0] == static_cast<uint64_t>(t.numel()) * es, "'", path, "': tensor '",
-               it.key(), "' has ", off[1] - off[0], " bytes but its shape needs ", t.numel() * es);
-      t.bytes.assign(data.begin() + static_cast<int64_t>(off[0]),
-                     data.begin() + static_cast<int64_t>(off[1]));
+      SG_CHECK(off[1] - off[0] == numel * static_cast<uint64_t>(es), "'", path, "': tensor '",
+               it.key(), "' has ", off[1] - off[0], " bytes but its shape needs ",
+               numel * static_cast<uint64_t>(es));
+      ranges.emplace_back(off[0], off[1]);
+      t.bytes.assign(data + off[0], data + off[1]);
       st.tensors[it.key()] = std::move(t);
     }
   } catch (const nlohmann::json::exception&) {
     fail("'", path, "' has a malformed safetensors header: it is corrupted");
   }
-  std::string sum = st.meta("checksum");
-  if (!sum.empty()) {
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i)
+    SG_CHECK(ranges[i].first >= ranges[i - 1].second, "'", path,
+             "': two tensors share bytes: it is corrupted");
+  const std::string sum = st.meta("checksum");
+  if (!sum.empty())
     SG_CHECK(sum == std::to_string(st.checksum()), "'", path,
-             "' failed its checksum: the file is corrupted; use another checkpoint");
-  }
+             "' failed its checksum: it is corrupted");
   return st;
+}
+
+SafeTensors load_safetensors(const std::string& path) {
+  std::error_code ec;
+  SG_CHECK(!std::filesystem::is_directory(path, ec), "'", path,
+           "' is a directory, not a safetensors file: give the file's path");
+  std::ifstream f(path, std::ios::binary);
+  SG_CHECK(f.good(), "cannot open '", path, "': ", std::strerror(errno));
+  f.seekg(0, std::ios::end);
+  const std::streamoff end = f.tellg();
+  SG_CHECK(end >= 0, "cannot read '", path, "': not a regular file");
+  f.seekg(0);
+  std::vector<uint8_t> bytes(static_cast<size_t>(end));
+  f.read(reinterpret_cast<char*>(bytes.data()), end);
+  SG_CHECK(f.good() || bytes.empty(), "cannot read '", path, "'");
+  return parse_safetensors(bytes.data(), bytes.size(), path);
 }
 
 void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum) {

@@ -7,6 +7,7 @@
 // Leaves out: memory mapping, dtypes other than F32, F64, I32, I64, U8, U16.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -25,6 +26,7 @@ class SafeTensors {
  public:
   std::map<std::string, StTensor> tensors;
   std::map<std::string, std::string> metadata;
+  std::string source;  // the file it was read from, named in errors ("" when built in memory)
 
   void add_f32(const std::string& name, const std::vector<int64_t>& shape, const float* data);
   void add_i32(const std::string& name, const std::vector<int64_t>& shape, const int32_t* data);
@@ -46,11 +48,16 @@ class SafeTensors {
 
   // Checksum of all tensor names and data, stored as metadata "checksum" by save().
   uint64_t checksum() const;
+
+ private:
+  std::string where() const;  // "'<source>': " or ""
 };
 
 // Loads and validates a file; every defect (missing, truncated, bad header, offsets out of range,
 // checksum mismatch) is an Error that names the path and what is wrong.
 SafeTensors load_safetensors(const std::string& path);
+// The same over bytes in memory; path only names them in errors. The fuzzers' entry point.
+SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::string& path);
 
 // Writes atomically (tmp + fsync + rename). Adds metadata "checksum" unless add_checksum is false.
 void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum = true);

@@ -158,6 +158,11 @@ ThreadPool& ThreadPool::global() {
 
 void ThreadPool::set_global_threads(int num_threads) {
   SG_CHECK(num_threads >= 0, "--threads must be >= 0 (0 means all cores), got ", num_threads);
+  // More threads than cores only slow the kernels down; thousands would exhaust the process.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int most = std::max(8, 4 * cores);
+  SG_CHECK(num_threads <= most, "--threads ", num_threads, " is more than ", most, " (4 x the ",
+           cores, " cores here): pass --threads ", cores, ", or 0 for all cores");
   global_slot() = std::make_unique<ThreadPool>(num_threads);
 }
 

@@ -65,8 +65,9 @@ CharTokenizer CharTokenizer::from_json(const std::string& json_text) {
   }
   SG_CHECK(j.is_object() && j.contains("chars") && j["chars"].is_array(),
            "the vocabulary JSON has no \"chars\" array");
-  SG_CHECK(j.value("type", std::string("char")) == "char", "vocabulary type '",
-           j.value("type", std::string()), "' is not supported (only \"char\")");
+  if (j.contains("type"))
+    SG_CHECK(j["type"].is_string() && j["type"].get<std::string>() == "char", "vocabulary type ",
+             j["type"].dump(), " is not supported (only \"char\")");
   std::vector<std::string> chars;
   for (const auto& c : j["chars"]) {
     SG_CHECK(c.is_string(), "vocabulary entries must be strings");
@@ -74,8 +75,10 @@ CharTokenizer CharTokenizer::from_json(const std::string& json_text) {
   }
   CharTokenizer tok = from_chars(chars);
   if (j.contains("vocab_size"))
-    SG_CHECK(j["vocab_size"].get<int>() == tok.vocab_size(), "vocabulary says vocab_size ",
-             j["vocab_size"].get<int>(), " but lists ", tok.vocab_size(), " characters");
+    SG_CHECK(j["vocab_size"].is_number_integer() &&
+                 j["vocab_size"].get<int64_t>() == tok.vocab_size(),
+             "vocabulary says vocab_size ", j["vocab_size"].dump(), " but lists ",
+             tok.vocab_size(), " characters");
   return tok;
 }
 

@@ -13,13 +13,20 @@ namespace fs = std::filesystem;
 
 Dataset Dataset::load(const std::string& dir) {
   std::error_code ec;
+  SG_CHECK(!fs::exists(dir, ec) || fs::is_directory(dir, ec), "data directory '", dir,
+           "' is a file, not a directory: give the directory 'scratchgpt prepare --out-dir' wrote");
   SG_CHECK(fs::is_directory(dir, ec), "data directory '", dir,
            "' does not exist: run 'scratchgpt prepare --out-dir ", dir, "' first");
   for (const char* f : {"train.bin", "val.bin", "vocab.json"})
     SG_CHECK(fs::exists(fs::path(dir) / f, ec), "data directory '", dir, "' has no ", f,
              ": run 'scratchgpt prepare --out-dir ", dir, "' first");
   Dataset d;
-  d.tokenizer = CharTokenizer::from_json(read_file((fs::path(dir) / "vocab.json").string()));
+  const std::string vocab_path = (fs::path(dir) / "vocab.json").string();
+  try {
+    d.tokenizer = CharTokenizer::from_json(read_file(vocab_path));
+  } catch (const Error& e) {
+    fail(vocab_path, ": ", e.what(), ": run 'scratchgpt prepare --out-dir ", dir, "' again");
+  }
   TokenFile tr = read_token_file((fs::path(dir) / "train.bin").string());
   TokenFile va = read_token_file((fs::path(dir) / "val.bin").string());
   SG_CHECK(tr.vocab_size == d.tokenizer.vocab_size() && va.vocab_size == d.tokenizer.vocab_size(),

@@ -21,6 +21,8 @@ std::string read_file(const std::string& path) {
   std::error_code ec;
   SG_CHECK(fs::exists(path, ec), "file not found: ", path, ": check the path");
   SG_CHECK(!fs::is_directory(path, ec), path, " is a directory, not a file: give a file path");
+  SG_CHECK(fs::is_regular_file(path, ec), path,
+           " is not a regular file (a device, pipe or socket, read without end): give a file");
   std::ifstream f(path, std::ios::binary);
   SG_CHECK(f.good(), "cannot open ", path, ": ", std::strerror(errno));
   std::ostringstream ss;

@@ -1,6 +1,8 @@
 // checkpoint.cpp: see checkpoint.h.
 #include "train/checkpoint.h"
 
+#include <cmath>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -17,6 +19,15 @@ std::vector<int64_t> shape_of(const Tensor& t) {
   std::vector<int64_t> s;
   for (int i = 0; i < t.rank; ++i) s.push_back(t.shape[i]);
   return s;
+}
+
+// Loaded numbers must be finite: NaN or infinity would otherwise surface steps later as a loss
+// blamed on --lr.
+void require_finite(const Checkpoint& ck, const std::string& name, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    SG_CHECK(std::isfinite(x[i]), "checkpoint ", ck.path, ": tensor '", name, "' holds ", x[i],
+             " at element ", i, ": the run had diverged or the file is damaged; use an earlier "
+             "checkpoint");
 }
 
 int64_t parse_int(const Checkpoint& ck, const std::string& key) {
@@ -65,15 +76,22 @@ Checkpoint load_checkpoint(const std::string& path) {
   std::error_code ec;
   SG_CHECK(std::filesystem::exists(path, ec), "checkpoint not found: ", path,
            ": train one with 'scratchgpt train' or check the path");
+  SG_CHECK(!std::filesystem::is_directory(path, ec), "checkpoint ", path,
+           " is a directory: give a checkpoint file in it, e.g. ",
+           (std::filesystem::path(path) / "best.safetensors").string());
   Checkpoint ck;
   ck.path = path;
   try {
     ck.st = load_safetensors(path);
   } catch (const Error& e) {
     fail("cannot load checkpoint: ", e.what(),
-         " (the file is damaged; use another checkpoint, e.g. "
-         "best.safetensors or last.safetensors)");
+         " (use another checkpoint, e.g. best.safetensors or last.safetensors)");
   }
+  // Our checkpoints always carry their checksum: one without it is damaged or not ours, and is
+  // not read unchecked.
+  SG_CHECK(!ck.st.meta("checksum").empty(), "checkpoint ", path,
+           " has no checksum: it is damaged or was not written by 'scratchgpt train'; use "
+           "another checkpoint");
   SG_CHECK(ck.st.meta("format") == kFormat, "checkpoint ", path,
            " is not a scratchgpt training checkpoint (no format metadata)");
   SG_CHECK(ck.st.meta("format_version") == kFormatVersion, "checkpoint ", path,
@@ -81,15 +99,21 @@ Checkpoint load_checkpoint(const std::string& path) {
            kFormatVersion);
   try {
     ck.cfg.apply_json(nlohmann::json::parse(ck.st.meta("config")));
+    if (ck.cfg.model == "gpt") ck.cfg.gpt.validate();
     ck.tokenizer = CharTokenizer::from_json(ck.st.meta("vocab"));
   } catch (const std::exception& e) {
-    fail("checkpoint ", path, " has a damaged config or vocabulary (", e.what(), ")");
+    fail("checkpoint ", path, " holds a damaged config or vocabulary (", e.what(),
+         "): use another checkpoint");
   }
   SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), "checkpoint ", path,
            ": config vocab_size ", ck.cfg.gpt.vocab_size, " differs from its vocabulary (",
            ck.tokenizer.vocab_size(), ")");
   ck.state.iter = parse_int(ck, "iter");
   ck.state.last_eval_iter = parse_int(ck, "last_eval_iter");
+  SG_CHECK(ck.state.iter >= 0 && ck.state.last_eval_iter >= -1 &&
+               ck.state.last_eval_iter <= ck.state.iter,
+           "checkpoint ", path, " has impossible counters (iter ", ck.state.iter,
+           ", last_eval_iter ", ck.state.last_eval_iter, "): it is damaged; use another checkpoint");
   ck.state.batch_rng = ck.st.u8("rng.batch");
   ck.state.dropout_rng = ck.st.u8("rng.dropout");
   const std::vector<float> best = ck.st.f32("state.best_val_loss");
@@ -106,9 +130,12 @@ void restore_params(const Checkpoint& ck, LanguageModel& model, bool with_optimi
     SG_CHECK(ck.st.shape(p.name) == shape_of(p.value), "checkpoint ", ck.path, ": tensor '", p.name,
              "' has a different shape than the model's ", p.value.shape_str());
     ck.st.copy_f32(p.name, p.value.data, p.value.numel());
+    require_finite(ck, p.name, p.value.data, p.value.numel());
     if (with_optimizer) {
       ck.st.copy_f32("optim.m." + p.name, p.m.data, p.m.numel());
       ck.st.copy_f32("optim.v." + p.name, p.v.data, p.v.numel());
+      require_finite(ck, "optim.m." + p.name, p.m.data, p.m.numel());
+      require_finite(ck, "optim.v." + p.name, p.v.data, p.v.numel());
     }
   }
 }

@@ -2,12 +2,42 @@
 #include "train/model_factory.h"
 
 #include "core/check.h"
+#include "core/cpu_features.h"
 #include "nn/bigram.h"
 #include "nn/gpt.h"
 
 namespace scratchgpt {
 
+namespace {
+double params(const TrainConfig& cfg) {
+  const double V = cfg.gpt.vocab_size, C = cfg.gpt.n_embd, L = cfg.gpt.n_layer;
+  const double T = cfg.gpt.block_size;
+  if (cfg.model == "bigram") return V * V;
+  // wte, wpe, per block attention (4 C^2) and MLP (8 C^2), the untied head.
+  return V * C + T * C + L * 12.0 * C * C + (cfg.gpt.tied ? 0.0 : V * C);
+}
+}  // namespace
+
+double weight_bytes(const TrainConfig& cfg) { return 4.0 * params(cfg); }
+
+double training_bytes_lower_bound(const TrainConfig& cfg) {
+  const double B = cfg.batch_size, T = cfg.gpt.block_size, V = cfg.gpt.vocab_size;
+  const double acts = cfg.model == "bigram"
+                          ? B * T * V
+                          : cfg.gpt.n_layer * 8.0 * B * T * cfg.gpt.n_embd + B * T * V;
+  return 4.0 * (4.0 * params(cfg) + acts);
+}
+
+void check_fits_in_memory(double bytes, const char* what, const char* fix) {
+  const double ram = static_cast<double>(physical_memory_bytes());
+  if (ram > 0 && bytes > ram)
+    fail(what, " needs at least ", format_bytes(bytes), " but this machine has ",
+         format_bytes(ram), " of memory: ", fix);
+}
+
 BuiltModel build_model(const TrainConfig& cfg) {
+  check_fits_in_memory(weight_bytes(cfg), "the model's weights",
+                       "lower --n-embd or --n-layer (or the vocabulary)");
   BuiltModel b;
   if (cfg.model == "bigram") {
     auto m = std::make_unique<Bigram>(cfg.gpt.vocab_size);

@@ -22,7 +22,18 @@ struct BuiltModel {
   std::function<int()> cache_len;                    // tokens in the cache
 };
 
-// cfg.gpt.vocab_size must be set (from the data or the checkpoint).
+// cfg.gpt.vocab_size must be set (from the data or the checkpoint). Refuses, before allocating, a
+// model whose weights alone would not fit in this machine's memory.
 BuiltModel build_model(const TrainConfig& cfg);
+
+// Lower bounds, in bytes and in double (no overflow whatever the config), of what a model needs:
+// its weights alone, and training at the config's B and T (weights, gradients, both AdamW moments,
+// and the activations backward keeps: at least 8 (B, T, C) tensors a block and the (B, T, V)
+// logits). The true figures are higher; these only have to catch configs that cannot fit.
+double weight_bytes(const TrainConfig& cfg);
+double training_bytes_lower_bound(const TrainConfig& cfg);
+
+// An Error naming the need, the machine's memory and the flags to lower when bytes exceed it.
+void check_fits_in_memory(double bytes, const char* what, const char* fix);
 
 }  // namespace scratchgpt

@@ -1,6 +1,10 @@
 // train_config.cpp: see train_config.h.
 #include "train/train_config.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "core/check.h"
 #include "kernels/cpu/matmul_backend.h"
 
@@ -99,13 +103,46 @@ json TrainConfig::to_json() const {
 }
 
 namespace {
+// A config value of exactly the key's type: a whole number in the field's range for integers (no
+// 1.7, no 1e12 into an int), a finite number for reals, true/false, a string.
+// "n_layer" -> "'n_layer' (--n-layer)": the key and the flag that sets it.
+std::string key_and_flag(const char* key) {
+  std::string flag = key;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return std::string("'") + key + "' (--" + flag + ")";
+}
+
 template <typename T>
 void take(const json& j, const char* key, T& dst) {
   if (!j.contains(key)) return;
-  try {
-    dst = j.at(key).get<T>();
-  } catch (const std::exception&) {
-    fail("config key '", key, "' has the wrong type (", j.at(key).dump(), ")");
+  const json& v = j.at(key);
+  const std::string name = "config key " + key_and_flag(key);
+  if constexpr (std::is_same_v<T, bool>) {
+    SG_CHECK(v.is_boolean(), name, " has the wrong type: it must be true or false, got ",
+             v.dump());
+    dst = v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    SG_CHECK(v.is_number_integer(), name, " has the wrong type: it must be a whole number, got ",
+             v.dump());
+    using Lim = std::numeric_limits<T>;
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<uint64_t>() <= static_cast<uint64_t>(Lim::max())
+                          : v.get<int64_t>() >= static_cast<int64_t>(Lim::min()) &&
+                                (Lim::is_signed || v.get<int64_t>() >= 0) &&
+                                static_cast<uint64_t>(v.get<int64_t>()) <=
+                                    static_cast<uint64_t>(Lim::max());
+    SG_CHECK(fits, name, " is out of range: ", v.dump(), " (from ", +Lim::min(), " to ",
+             +Lim::max(), ")");
+    dst = v.get<T>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    SG_CHECK(v.is_number(), name, " has the wrong type: it must be a number, got ", v.dump());
+    SG_CHECK(std::isfinite(v.get<double>()), name, " must be a finite number, got ",
+             v.get<double>());
+    dst = v.get<T>();
+  } else {
+    SG_CHECK(v.is_string(), name, " has the wrong type: it must be a string, got ", v.dump());
+    dst = v.get<T>();
   }
 }
 }  // namespace
@@ -161,6 +198,11 @@ void TrainConfig::validate() const {
            ": pass --batch-size 1 or more");
   SG_CHECK(grad_accum > 0, "grad_accum must be positive, got ", grad_accum);
   SG_CHECK(max_iters >= 0, "max_iters must be >= 0, got ", max_iters);
+  for (const auto& [name, v] :
+       {std::pair<const char*, double>{"lr", lr}, {"min_lr", min_lr}, {"dropout", gpt.dropout},
+        {"weight_decay", weight_decay}, {"beta1", beta1}, {"beta2", beta2}, {"eps", eps},
+        {"grad_clip", grad_clip}})
+    SG_CHECK(std::isfinite(v), name, " must be a finite number, got ", v);
   SG_CHECK(lr > 0, "lr must be positive, got ", lr);
   SG_CHECK(rng_stream == "split" || rng_stream == "nanogpt", "rng_stream must be 'split' or "
            "'nanogpt', got '", rng_stream, "'");

@@ -41,6 +41,12 @@ uint64_t eval_seed(uint64_t seed, int64_t iter) {
 
 // On resume, forget the lines a run logged after the checkpoint it is resumed from (it went on and
 // then died), so metrics.jsonl reads as one uninterrupted run.
+// "n_layer" -> "n-layer", the flag's spelling.
+std::string dashed(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
 void drop_metrics_after(const std::string& path, const TrainState& state) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return;
@@ -94,6 +100,9 @@ TrainSummary run_training(const TrainOptions& opt) {
       std::fprintf(log, "%s is missing (the run stopped while writing it): resuming from %s\n",
                    last_path.c_str(), best_path.c_str());
     cfg = ck.cfg;
+    SG_CHECK(opt.preset.empty() || opt.preset == ck.cfg.preset, "--preset ", opt.preset,
+             " differs from the run's preset (", ck.cfg.preset.empty() ? "none" : ck.cfg.preset,
+             "): a resumed run keeps its checkpoint's config; drop --preset");
   } else {
     SG_CHECK(!opt.preset.empty(),
              "no preset given: pass --preset NAME (bigram, shakespeare-char, "
@@ -101,6 +110,11 @@ TrainSummary run_training(const TrainOptions& opt) {
     cfg = preset_config(opt.preset);
   }
   cfg.apply_json(opt.overrides);
+  if (cfg.model == "bigram")
+    for (const char* key : {"n_layer", "n_head", "n_embd", "dropout", "bias", "tied", "activation"})
+      SG_CHECK(!opt.overrides.contains(key), "--", dashed(key),
+               " does not apply to the bigram model (its only parameter is a V x V table): drop "
+               "it, or train a GPT (--preset shakespeare-char-small)");
 
   // 2. The data: its vocabulary fixes V.
   Dataset data = Dataset::load(opt.data_dir);
@@ -128,7 +142,9 @@ TrainSummary run_training(const TrainOptions& opt) {
   cpu::set_matmul_backend(cpu::parse_matmul_backend(cfg.matmul));
   cfg.matmul = cpu::matmul_backend_name(cpu::matmul_backend());  // "auto" resolved, for resume
 
-  // 4. Model, optimizer state and generators.
+  // 4. Model, optimizer state and generators: first whether they can fit at all.
+  check_fits_in_memory(training_bytes_lower_bound(cfg), "training this config",
+                       "lower --n-embd, --n-layer, --batch-size or --block-size");
   BuiltModel built = build_model(cfg);
   LanguageModel& model = *built.model;
   if (model.block_size() < T)
@@ -174,6 +190,12 @@ TrainSummary run_training(const TrainOptions& opt) {
   std::vector<Param>& params = model.params();
   const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
   if (opt.resume) drop_metrics_after(metrics_path, state);
+  if (opt.overwrite) {
+    // The earlier run goes as a whole: its checkpoints with its metrics, so that the out dir
+    // never pairs the new metrics with the old checkpoints.
+    fs::remove(last_path, ec);
+    fs::remove(best_path, ec);
+  }
   MetricsLog metrics(metrics_path, opt.resume);
 
   auto save = [&](const std::string& path) {
