@@ -30,6 +30,7 @@
 #include "sample/generate.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
+#include "core/simd_target.h"
 
 namespace scratchgpt::cli {
 
@@ -67,8 +68,7 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 // 12 independent accumulator chains of 8-wide FMAs: 192 flops per iteration.
 float fma_loop_avx2(int64_t iters) {
   __m256 a[12];
@@ -82,10 +82,9 @@ float fma_loop_avx2(int64_t iters) {
   for (int i = 0; i < 12; ++i) s += _mm256_cvtss_f32(a[i]);
   return s;
 }
-#pragma GCC pop_options
+SG_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
+SG_TARGET_BEGIN("avx512f")
 // The same with 16-wide FMAs: 384 flops per iteration.
 float fma_loop_avx512(int64_t iters) {
   __m512 a[12];
@@ -99,7 +98,7 @@ float fma_loop_avx512(int64_t iters) {
   for (int i = 0; i < 12; ++i) s += _mm512_cvtss_f32(a[i]);
   return s;
 }
-#pragma GCC pop_options
+SG_TARGET_END
 
 // GFLOP/s of the FMA loop run on every thread of the pool at once (best of 3 short runs).
 double measure_peak(bool avx512) {

@@ -8,9 +8,9 @@
 #include <cstdint>
 
 #include "core/rng_kernels.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 namespace scratchgpt::rng_detail {
 
@@ -112,4 +112,4 @@ void uniform24_avx2(float* out, const uint32_t* words, int64_t n, float from, fl
 
 }  // namespace scratchgpt::rng_detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -56,8 +56,9 @@ void write_token_file(const std::string& path, const std::vector<uint16_t>& toke
   write_file_atomic(path, bytes);
 }
 
-TokenFile read_token_file(const std::string& path) {
-  const std::string bytes = read_file(path);
+TokenFile read_token_file(const std::string& path) { return parse_token_file(read_file(path), path); }
+
+TokenFile parse_token_file(const std::string& bytes, const std::string& path) {
   const std::string fix = ": run 'scratchgpt prepare' again to rebuild it";
   SG_CHECK(bytes.size() >= kTokenFileHeaderBytes, "token file ", path, " is truncated (",
            bytes.size(), " bytes, shorter than its header)", fix);

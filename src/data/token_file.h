@@ -28,5 +28,7 @@ struct TokenFile {
   int vocab_size = 0;
 };
 TokenFile read_token_file(const std::string& path);
+// The same over bytes in memory; path only names them in errors. The fuzzers' entry point.
+TokenFile parse_token_file(const std::string& bytes, const std::string& path);
 
 }  // namespace scratchgpt

@@ -79,14 +79,20 @@ Checkpoint load_checkpoint(const std::string& path) {
   SG_CHECK(!std::filesystem::is_directory(path, ec), "checkpoint ", path,
            " is a directory: give a checkpoint file in it, e.g. ",
            (std::filesystem::path(path) / "best.safetensors").string());
-  Checkpoint ck;
-  ck.path = path;
+  SafeTensors st;
   try {
-    ck.st = load_safetensors(path);
+    st = load_safetensors(path);
   } catch (const Error& e) {
     fail("cannot load checkpoint: ", e.what(),
          " (use another checkpoint, e.g. best.safetensors or last.safetensors)");
   }
+  return checkpoint_from(std::move(st), path);
+}
+
+Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
+  Checkpoint ck;
+  ck.path = path;
+  ck.st = std::move(st);
   // Our checkpoints always carry their checksum: one without it is damaged or not ours, and is
   // not read unchecked.
   SG_CHECK(!ck.st.meta("checksum").empty(), "checkpoint ", path,

@@ -44,6 +44,8 @@ struct Checkpoint {
 
 // Missing, truncated, corrupted or foreign files are an Error naming the path and the fix.
 Checkpoint load_checkpoint(const std::string& path);
+// The checks of load_checkpoint over a SafeTensors already read (path names it in errors).
+Checkpoint checkpoint_from(SafeTensors st, const std::string& path);
 
 // Copies the weights (and the AdamW moments if with_optimizer) into the model; a missing tensor
 // or a shape mismatch is an Error.

@@ -10,6 +10,7 @@
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/ref/adamw.h"
+#include "core/simd_target.h"
 
 namespace scratchgpt::cpu {
 
@@ -17,8 +18,7 @@ namespace {
 
 using AdamWScalars = ref::AdamWScalars<float>;
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+SG_TARGET_BEGIN("avx2")
 
 // Elements [0, n - n % 8); returns how many it did. The tail goes through the reference.
 int64_t adamw_avx2(float* param, const float* grad, float* m, float* v, int64_t n, float beta1,
@@ -47,7 +47,7 @@ int64_t adamw_avx2(float* param, const float* grad, float* m, float* v, int64_t 
   return i;
 }
 
-#pragma GCC pop_options
+SG_TARGET_END
 
 }  // namespace
 

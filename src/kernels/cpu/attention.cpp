@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/simd.h"
+#include "core/simd_target.h"
 
 namespace scratchgpt::cpu {
 
@@ -51,8 +52,7 @@ void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T
   for (int j = t + 1; j < T; ++j) dpre[j] = g[j] = 0.0f;
 }
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 #include "kernels/cpu/vec_math_avx2.h"
 
@@ -115,7 +115,7 @@ void softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T, 
   for (j = n; j < T; ++j) dpre[j] = g[j] = 0.0f;
 }
 
-#pragma GCC pop_options
+SG_TARGET_END
 
 // (T, T) a = att * drop for one (b, h), zero above the diagonal (att already is).
 void apply_mask(float* a, const float* w, const float* drop, int T) {

@@ -11,9 +11,9 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/flash_attention.h"
 #include "kernels/cpu/gemm.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -36,4 +36,4 @@ void flash_backward_avx2(float* dqkv, const float* dout, const float* out, const
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -15,9 +15,9 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/flash_attention.h"
 #include "kernels/cpu/gemm.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
+SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -40,4 +40,4 @@ void flash_backward_avx512(float* dqkv, const float* dout, const float* out, con
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

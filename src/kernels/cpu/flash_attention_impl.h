@@ -1,6 +1,6 @@
 // flash_attention_impl.h: the tiled forward and backward of flash_attention.h, written once over a
 // vector type V and included by each per-ISA file (flash_attention_avx512.cpp, ...) inside an
-// anonymous namespace after its `#pragma GCC target`, as gemm_impl.h is.
+// anonymous namespace after its `SG_TARGET_BEGIN`, as gemm_impl.h is.
 // V provides: T, kW (lanes), zero(), set1(x), load(p), store(p, x), bcast(p), fma(a, b, c) =
 // a*b + c, add, sub, mul, max, exp (0 for -inf), hsum, hmax.
 // Per tile pair the products are small register-blocked loops (MR rows x NV vectors of

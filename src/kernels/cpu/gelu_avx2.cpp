@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/gelu.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -37,4 +37,4 @@ void gelu_exact_backward_avx2(float* dinp, const float* inp, const float* dout, 
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

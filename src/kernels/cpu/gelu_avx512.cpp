@@ -9,9 +9,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/gelu.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
+SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -40,4 +40,4 @@ void gelu_exact_backward_avx512(float* dinp, const float* inp, const float* dout
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -1,6 +1,6 @@
 // gelu_impl.h: the GELU kernels of gelu.h (tanh approximation and exact), written once over a vector type V (vec_avx2.h,
 // vec_avx512.h) and included by gelu_avx2.cpp and gelu_avx512.cpp inside an anonymous namespace
-// after their `#pragma GCC target`, so each copy is compiled for its instruction set.
+// after their `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set.
 // The tail of a range runs the same vector code on a zero-padded copy, so every element gets the
 // same arithmetic wherever the chunk edges fall. Readable twin: kernels/ref/gelu.h.
 
@@ -83,7 +83,7 @@ inline typename V::T gelu_exact_grad_v(typename V::T x) {
 }
 
 // out[i] = f(inp[i]) for i < n, f a function of one vector. f is a function template instance,
-// not a lambda: a lambda's operator() is not covered by the unit's `#pragma GCC target`, so on a
+// not a lambda: a lambda's operator() is not covered by the unit's `SG_TARGET_BEGIN`, so on a
 // CPU without AVX-512 GCC would compile a 512-bit return without the target (-Wpsabi).
 template <class V, typename V::T (*f)(typename V::T)>
 void map_forward_v(float* out, const float* inp, int64_t n) {

@@ -7,9 +7,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/gemm.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -26,4 +26,4 @@ void gemm_avx2(const GemmArgs& g, ThreadPool& pool) {
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

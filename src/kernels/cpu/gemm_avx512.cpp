@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/gemm.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
+SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -34,4 +34,4 @@ void gemm_avx512(const GemmArgs& g, ThreadPool& pool) {
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -1,6 +1,6 @@
 // gemm_impl.h: the blocked GEMM driver and micro-kernel, written once over a vector type V and
 // included by each per-ISA file (gemm_avx2.cpp, ...) inside an anonymous namespace after its
-// `#pragma GCC target`, so each copy is compiled for its instruction set and stays private to it.
+// `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set and stays private to it.
 // V provides: T, kW (lanes), zero(), load(p), store(p, x), bcast(p), fma(a, b, c) = a*b + c, add.
 // Loop structure, many rows (for each NC-column block, for each KC-deep slice):
 //   1. pack B's slice into NR-wide panels [k][NR] (zero-padded), shared, in parallel over panels;

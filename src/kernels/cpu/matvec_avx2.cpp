@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/matvec.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -26,4 +26,4 @@ void matvec_rows_avx2(float* out, const float* inp, const float* weight, int64_t
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -12,9 +12,9 @@
 #include <cstdint>
 
 #include "kernels/cpu/matvec.h"
+#include "core/simd_target.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx2,fma")
+SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -32,4 +32,4 @@ void matvec_rows_avx512(float* out, const float* inp, const float* weight, int64
 
 }  // namespace scratchgpt::cpu::detail
 
-#pragma GCC pop_options
+SG_TARGET_END

@@ -1,6 +1,6 @@
 // matvec_impl.h: the matvec row kernel of matvec.h, written once over a vector type V and included
 // by each per-ISA file (matvec_avx2.cpp, matvec_avx512.cpp) inside an anonymous namespace after its
-// `#pragma GCC target`, so each copy is compiled for its instruction set and stays private to it.
+// `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set and stays private to it.
 // V provides: T, kW (lanes), kRegs (vector registers; a row group uses up to half as accumulators),
 // zero(), load(p),
 // load_tail(p, rem) (rem < kW floats, the rest zero), fma(a, b, c) = a*b + c, add(a, b), hsum(a).

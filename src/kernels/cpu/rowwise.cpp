@@ -15,13 +15,13 @@
 #include "kernels/ref/crossentropy.h"
 #include "kernels/ref/layernorm.h"
 #include "kernels/ref/softmax.h"
+#include "core/simd_target.h"
 
 namespace scratchgpt::cpu {
 
 namespace {
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+SG_TARGET_BEGIN("avx2,fma")
 
 #include "kernels/cpu/vec_math_avx2.h"
 
@@ -152,7 +152,7 @@ void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, i
   d[target] -= k;
 }
 
-#pragma GCC pop_options
+SG_TARGET_END
 
 bool use_simd() { return simd_level() >= SimdLevel::kAvx2; }
 

@@ -1,6 +1,6 @@
 // transpose8x8_impl.h: an 8 x 8 float transpose in AVX registers, for packing a transposed operand
 // (the GEMM's B = W^T in the forward). Included by gemm_avx2.cpp and gemm_avx512.cpp inside their
-// `#pragma GCC target` regions (like gemm_impl.h), so each copy is compiled for its instruction set.
+// `SG_TARGET_BEGIN` regions (like gemm_impl.h), so each copy is compiled for its instruction set.
 // Needs <immintrin.h> and <cstdint>. Readable twin: the scalar loop in pack_b_panel.
 #pragma once
 

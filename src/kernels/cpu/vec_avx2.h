@@ -2,7 +2,7 @@
 // (gemm_impl.h, matvec_impl.h, flash_attention_impl.h, gelu_impl.h) are written against. Each kernel uses the
 // operations it needs; VecAvx512 (vec_avx512.h) has the same names, and each kernel's scalar file
 // its own plain-float twin.
-// Not standalone: include after <immintrin.h> and <cstdint>, inside `#pragma GCC target("avx2,fma")`
+// Not standalone: include after <immintrin.h> and <cstdint>, inside `SG_TARGET_BEGIN("avx2,fma")`
 // and an anonymous namespace, so these bodies are compiled for AVX2 and stay private to that file.
 #pragma once
 

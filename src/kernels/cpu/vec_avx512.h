@@ -1,7 +1,7 @@
 // vec_avx512.h: VecAvx512, sixteen floats in a zmm register, with the same operations as
 // VecAvx2 (vec_avx2.h) for the templated kernels.
 // Not standalone: include after <immintrin.h> and <cstdint>, inside
-// `#pragma GCC target("avx512f,avx512vl,avx2,fma")` and an anonymous namespace. GCC 12 flags the
+// `SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")` and an anonymous namespace. GCC 12 flags the
 // _mm512_undefined_ps() inside max, min, roundscale, cvtps_epi32 and the reductions as "maybe
 // uninitialized", a false positive of the intrinsics header: files that include this one turn
 // -Wmaybe-uninitialized (and -Wuninitialized) off before any include.

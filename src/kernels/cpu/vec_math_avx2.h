@@ -1,7 +1,7 @@
 // vec_math_avx2.h: exp, tanh and horizontal sums on 8 floats (AVX2+FMA), for the cpu:: kernels.
 // exp is the Cephes-style range reduction x = n ln2 + r with a degree-6 polynomial for e^r
 // (about 1 ulp); inputs below -87 give exactly 0 (so -inf masks become exact zeros).
-// Not standalone: include after <immintrin.h>, inside `#pragma GCC target("avx2,fma")` and an
+// Not standalone: include after <immintrin.h>, inside `SG_TARGET_BEGIN("avx2,fma")` and an
 // anonymous namespace, so these bodies stay private to that file.
 #pragma once
 
