@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bootstrap.sh: installs the Debian packages scratchgpt needs, only those that are missing.
 # Idempotent and fast when everything is present. Set SCRATCHGPT_WITH_TORCH=1 to also install
-# python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks).
+# python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks), and
+# SCRATCHGPT_WITH_FUZZ=1 to install clang and its libFuzzer runtime (scripts/fuzz.sh; CI sets it).
 set -euo pipefail
 packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libdnnl-dev)
 if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
+if [[ "${SCRATCHGPT_WITH_FUZZ:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
