@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void expect_error(const CliResult& r, const std::string& needle) {
-  EXPECT_NE(r.rc, 0);
-  EXPECT_TRUE(one_error_line(r)) << "stderr was: [" << r.err << "]";
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was: [" << r.err << "]";
-}
-
 std::string data_dir() {
   static const std::string d = prepared(scratch_dir("bad_input_data"), shakespeare(20000));
   return d;

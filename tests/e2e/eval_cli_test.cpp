@@ -35,12 +35,6 @@ Reported parse(const CliResult& r) {
   return out;
 }
 
-void expect_error(const CliResult& r, const std::string& needle) {
-  EXPECT_NE(r.rc, 0);
-  EXPECT_TRUE(one_error_line(r)) << "stderr was: [" << r.err << "]";
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was: [" << r.err << "]";
-}
-
 struct TrainedRun {
   std::string data, checkpoint;
 };

@@ -25,12 +25,6 @@ std::string checkpoint() {
   return ck;
 }
 
-void expect_error(const CliResult& r, const std::string& needle) {
-  EXPECT_NE(r.rc, 0);
-  EXPECT_TRUE(one_error_line(r)) << "stderr was: [" << r.err << "]";
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was: [" << r.err << "]";
-}
-
 }  // namespace
 
 TEST(SampleCli, SeededSamplesAreReproducible) {

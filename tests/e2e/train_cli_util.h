@@ -61,6 +61,13 @@ inline bool one_error_line(const CliResult& r) {
   return r.err.rfind("error: ", 0) == 0 && r.err.find('\n') == r.err.size() - 1;
 }
 
+// A failed command: non-zero exit, one "error:" line, and that line names `needle`.
+inline void expect_error(const CliResult& r, const std::string& needle) {
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(one_error_line(r)) << "stderr was: [" << r.err << "]";
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr was: [" << r.err << "]";
+}
+
 // The first n characters (bytes; the file is ASCII) of the bundled Tiny Shakespeare.
 inline std::string shakespeare(size_t n) {
   const std::string all =
