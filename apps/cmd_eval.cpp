@@ -28,6 +28,7 @@ void register_eval(CLI::App& app) {
                   "window length T (default: the checkpoint's training context)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--threads", r->threads, "threads (0: all cores)")->capture_default_str();
   cmd->add_option("--matmul", r->matmul, "matrix-product backend: auto, own or onednn")

@@ -23,7 +23,9 @@ void register_sample(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--top-p", r->sampling.top_p, "keep the smallest set with this mass (1: all)")
       ->capture_default_str();
-  cmd->add_option("--seed", r->seed, "random seed")->capture_default_str();
+  cmd->add_option("--seed", r->seed, "random seed")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--block-size", r->block_size,
                   "context window (default: the model's; at most the model's)")
       ->check(CLI::PositiveNumber);

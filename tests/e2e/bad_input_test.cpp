@@ -72,6 +72,10 @@ TEST(BadInput, NumbersOutOfRangeOrNotWhole) {
   expect_error(run_cli(base + "--config '" + out + "/neg.json'"), "out of range");
   EXPECT_FALSE(fs::exists(out + "/metrics.jsonl"));
   expect_error(run_cli(sample_of(good_checkpoint()) + " --block-size 0"), "--block-size");
+  expect_error(run_cli(sample_of(good_checkpoint()) + " --seed -1"), "--seed");
+  expect_error(run_cli("eval --checkpoint '" + good_checkpoint() + "' --data-dir '" + data_dir() +
+                       "' --batches 1 --seed -1"),
+               "--seed");
   expect_error(run_cli("eval --checkpoint '" + good_checkpoint() + "' --data-dir '" + data_dir() +
                        "' --batch-size 0"),
                "--batch-size");
