@@ -1,6 +1,9 @@
 // metrics.cpp: see metrics.h.
 #include "train/metrics.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -10,9 +13,15 @@
 namespace scratchgpt {
 
 MetricsLog::MetricsLog(const std::string& path, bool append) {
-  f_ = std::fopen(path.c_str(), append ? "a" : "w");
-  SG_CHECK(f_ != nullptr, "cannot write ", path, ": ", std::strerror(errno),
-           ": choose a writable --out-dir");
+  // O_NOFOLLOW: a symlink planted as metrics.jsonl is refused, never written through.
+  const int fd = ::open(path.c_str(),
+                        O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+                        0644);
+  SG_CHECK(fd >= 0, "cannot write ", path, ": ", std::strerror(errno),
+           errno == ELOOP ? ": it is a symlink; remove it" : ": choose a writable --out-dir");
+  f_ = ::fdopen(fd, append ? "a" : "w");
+  if (f_ == nullptr) ::close(fd);
+  SG_CHECK(f_ != nullptr, "cannot write ", path, ": ", std::strerror(errno));
 }
 
 MetricsLog::~MetricsLog() {

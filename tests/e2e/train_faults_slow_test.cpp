@@ -237,6 +237,15 @@ TEST(TrainFaults, APlantedSymlinkIsNeverFollowed) {
   EXPECT_EQ(slurp(victim + "/precious"), "do not touch");
   EXPECT_FALSE(fs::is_symlink(out + "/last.safetensors"));
   EXPECT_FALSE(fs::is_symlink(out + "/best.safetensors"));
+  // A symlink planted as metrics.jsonl itself is refused, not written through.
+  const std::string out2 = scratch_dir("fault_symlink_metrics");
+  fs::create_symlink(victim + "/precious", out2 + "/metrics.jsonl");
+  args = train_args({"own", 1}, out2, false);
+  args[6] = "3";
+  const int st2 = wait_status(spawn(args, out2 + ".log"));
+  EXPECT_TRUE(WIFEXITED(st2) && WEXITSTATUS(st2) != 0) << describe(st2);
+  EXPECT_NE(slurp(out2 + ".log").find("symlink"), std::string::npos) << slurp(out2 + ".log");
+  EXPECT_EQ(slurp(victim + "/precious"), "do not touch");
 }
 
 // A kill between the step-0 writes of best and last leaves only best: --resume continues from it.
