@@ -12,7 +12,7 @@ Writes, under tests/fixtures/lessons/:
   <lesson>.txt          the full PyTorch output, for people.
   print_cases.*         tensors of many formats and their str(), for tests/core/print_test.cpp.
   modules/*.safetensors weights, input, upstream gradient, output and every gradient of each
-                        stepping-stone module, for tests/nn/stones_pytorch_test.cpp.
+                        stepping-stone module, for tests/stones/stones_pytorch_test.cpp.
 
 Run with Debian's PyTorch (python3-torch 1.13), from the repository root:
   /usr/bin/python3 tools/make_lesson_fixtures.py

@@ -19,8 +19,8 @@
 #include "core/rng.h"
 #include "kernels/ref/layernorm.h"
 #include "lessons/lesson.h"
-#include "nn/feed_forward.h"
-#include "nn/multi_head_attention.h"
+#include "stones/feed_forward.h"
+#include "stones/multi_head_attention.h"
 
 namespace scratchgpt::lessons {
 

@@ -7,7 +7,7 @@
 
 #include "lessons/lesson.h"
 
-#include "core/print.h"
+#include "stones/print.h"
 
 namespace scratchgpt::lessons {
 

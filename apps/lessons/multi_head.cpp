@@ -1,7 +1,7 @@
 // multi_head.cpp: `scratchgpt lesson multi-head`, Raschka ch. 3.6: several causal heads stacked
 // (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention that splits one projection.
 // PyTorch twin: lesson_multi_head in tools/make_lesson_fixtures.py.
-// Modules: src/nn/multi_head_attention.h.
+// Modules: src/stones/multi_head_attention.h.
 // PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
 // FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -12,7 +12,7 @@
 
 #include "core/rng.h"
 #include "lessons/lesson.h"
-#include "nn/multi_head_attention.h"
+#include "stones/multi_head_attention.h"
 
 namespace scratchgpt::lessons {
 

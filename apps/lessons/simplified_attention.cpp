@@ -1,7 +1,7 @@
 // simplified_attention.cpp: `scratchgpt lesson simplified-attention`, Raschka ch. 3.3: attention
 // with no trainable weights over "Your journey starts with one step".
 // PyTorch twin: lesson_simplified_attention in tools/make_lesson_fixtures.py.
-// Module: stones::SimplifiedAttention (src/nn/self_attention.h).
+// Module: stones::SimplifiedAttention (src/stones/self_attention.h).
 // PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
 // FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -13,7 +13,7 @@
 
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
-#include "nn/self_attention.h"
+#include "stones/self_attention.h"
 
 namespace scratchgpt::lessons {
 

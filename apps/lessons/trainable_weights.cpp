@@ -1,7 +1,7 @@
 // trainable_weights.cpp: `scratchgpt lesson trainable-weights`, Raschka ch. 3.4: query, key and
 // value projections with trainable weights, scaled dot-product attention, SelfAttention_v1/_v2.
 // PyTorch twin: lesson_trainable_weights in tools/make_lesson_fixtures.py.
-// Modules: stones::SelfAttentionV1 / SelfAttentionV2 (src/nn/self_attention.h).
+// Modules: stones::SelfAttentionV1 / SelfAttentionV2 (src/stones/self_attention.h).
 // PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
 // FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -14,7 +14,7 @@
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
-#include "nn/self_attention.h"
+#include "stones/self_attention.h"
 
 namespace scratchgpt::lessons {
 

@@ -1,7 +1,7 @@
 // causal_self_attention.h: CausalSelfAttention as nanoGPT's: one fused Linear C -> 3C makes q, k, v
 // for all NH heads, the causal attention kernel (dropout on the weights), then c_proj C -> C and
-// residual dropout. Leaves out: owning memory. Simpler twins: src/nn/head.h and
-// multi_head_attention.h (the lecture's one-module-per-head form).
+// residual dropout. Leaves out: owning memory. Simpler twins: src/stones/head.h and
+// stones/multi_head_attention.h (the lecture's one-module-per-head form).
 #pragma once
 
 #include <cstdint>

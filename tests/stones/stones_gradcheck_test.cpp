@@ -3,7 +3,7 @@
 // multi-head forms, FeedForward) against 5-point central differences in double; rel err <= 1e-6.
 #include <gtest/gtest.h>
 
-#include "nn/bow_average.h"
+#include "stones/bow_average.h"
 #include "stones_test_util.h"
 
 namespace scratchgpt::stones {

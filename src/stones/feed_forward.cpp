@@ -5,10 +5,10 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/feed_forward.h"
+#include "stones/feed_forward.h"
 
 #include "kernels/ref/relu.h"
-#include "nn/causal_attention.h"
+#include "stones/causal_attention.h"
 
 namespace scratchgpt::stones {
 

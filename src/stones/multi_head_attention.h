@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "nn/causal_attention.h"
-#include "nn/head.h"
-#include "nn/self_attention.h"
+#include "stones/causal_attention.h"
+#include "stones/head.h"
+#include "stones/self_attention.h"
 
 namespace scratchgpt::stones {
 

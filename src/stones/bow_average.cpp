@@ -5,7 +5,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/bow_average.h"
+#include "stones/bow_average.h"
 
 #include <limits>
 #include <vector>

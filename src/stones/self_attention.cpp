@@ -6,7 +6,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/self_attention.h"
+#include "stones/self_attention.h"
 
 #include "nn/init.h"
 

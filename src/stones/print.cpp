@@ -6,7 +6,7 @@
 //     if max/min > 1000, max > 1e8 or (non-integer) min < 1e-4 print "1.2346e-05" (scientific);
 //     otherwise "0.1234". Every entry is right-aligned to the widest formatted nonzero value.
 //  3. A 1-D row wraps after floor((80 - indent) / (width + 2)) entries.
-#include "core/print.h"
+#include "stones/print.h"
 
 #include <cmath>
 #include <cstdio>

@@ -5,9 +5,9 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/head.h"
+#include "stones/head.h"
 
-#include "nn/causal_attention.h"
+#include "stones/causal_attention.h"
 
 namespace scratchgpt::stones {
 

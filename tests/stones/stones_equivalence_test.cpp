@@ -12,7 +12,7 @@
 #include <deque>
 
 #include "core/arena.h"
-#include "nn/bow_average.h"
+#include "stones/bow_average.h"
 #include "nn/causal_self_attention.h"
 #include "stones_test_util.h"
 

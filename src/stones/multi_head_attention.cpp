@@ -5,7 +5,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/multi_head_attention.h"
+#include "stones/multi_head_attention.h"
 
 namespace scratchgpt::stones {
 

@@ -1,4 +1,4 @@
-// tensor_print_test.cpp: format_tensor against PyTorch's own str(tensor) for tensors of every
+// print_test.cpp: format_tensor against PyTorch's own str(tensor) for tensors of every
 // format rule (fixed, integer, scientific, inf/nan, wrapping, summaries, int64, 1-4 dims).
 // Oracle: tests/fixtures/lessons/print_cases.{safetensors,json} from tools/make_lesson_fixtures.py.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/print.h"
+#include "stones/print.h"
 #include "test_util.h"
 
 namespace scratchgpt {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/feed_forward.h"
-#include "nn/multi_head_attention.h"
+#include "stones/feed_forward.h"
+#include "stones/multi_head_attention.h"
 #include "test_util.h"
 
 namespace scratchgpt::stones::test {

@@ -5,7 +5,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include "nn/causal_attention.h"
+#include "stones/causal_attention.h"
 
 namespace scratchgpt::stones {
 

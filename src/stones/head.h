@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "nn/self_attention.h"
+#include "stones/self_attention.h"
 
 namespace scratchgpt::stones {
 
