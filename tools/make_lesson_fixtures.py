@@ -10,7 +10,7 @@ Writes, under tests/fixtures/lessons/:
                         "tensor" items are str(tensor) (or str(torch.Size)), "text" items are
                         whole lines the lesson must print.
   <lesson>.txt          the full PyTorch output, for people.
-  print_cases.*         tensors of many formats and their str(), for tests/core/print_test.cpp.
+  print_cases.*         tensors of many formats and their str(), for tests/stones/print_test.cpp.
   modules/*.safetensors weights, input, upstream gradient, output and every gradient of each
                         stepping-stone module, for tests/stones/stones_pytorch_test.cpp.
 

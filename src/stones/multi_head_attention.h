@@ -6,7 +6,7 @@
 //   MultiHeadAttention          Raschka 3.6.2, the efficient form: one W_query/W_key/W_value
 //                               Linear(d_in, d_out) split into NH heads of HS = d_out/NH by
 //                               view/transpose, then out_proj = nn.Linear(d_out, d_out).
-// The stacked forms equal the split form given the same weights (tests/nn/stones_equivalence_test).
+// The stacked forms equal the split form given the same weights (tests/stones/stones_equivalence_test).
 // Leaves out: speed. The engine's twin (one fused qkv Linear): nn/causal_self_attention.h.
 #pragma once
 
