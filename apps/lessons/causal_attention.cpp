@@ -9,6 +9,7 @@
 #endif
 
 #include "stones/causal_attention.h"
+#include "stones/self_attention.h"
 
 #include <limits>
 #include <vector>

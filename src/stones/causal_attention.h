@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "stones/self_attention.h"
+#include "stones/attend.h"
 
 namespace scratchgpt::stones {
 

@@ -15,7 +15,7 @@
 #include "core/rng.h"
 #include "stones/causal_attention.h"
 #include "stones/head.h"
-#include "stones/self_attention.h"
+#include "stones/attend.h"
 
 namespace scratchgpt::stones {
 

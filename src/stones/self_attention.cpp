@@ -1,4 +1,4 @@
-// self_attention.cpp: SimplifiedAttention's friends SelfAttentionV1/V2 and Linear<F>::init,
+// self_attention.cpp: SimplifiedAttention's friends SelfAttentionV1/V2,
 // instantiated for float (the lessons) and double (the gradient checks).
 // PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
 // FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
@@ -11,14 +11,6 @@
 #include "nn/init.h"
 
 namespace scratchgpt::stones {
-
-template <typename F>
-void Linear<F>::init(Rng& rng) {
-  std::vector<float> w(weight.size()), b(bias.size());
-  init_linear(rng, w.data(), has_bias ? b.data() : nullptr, OC, C);
-  assign_from_float(weight, w);
-  assign_from_float(bias, b);
-}
 
 // ---------------------------------------------------------------- SelfAttentionV1
 
@@ -128,8 +120,6 @@ void SelfAttentionV2<F>::zero_grad() {
   W_value.zero_grad();
 }
 
-template struct Linear<float>;
-template struct Linear<double>;
 template struct SelfAttentionV1<float>;
 template struct SelfAttentionV1<double>;
 template struct SelfAttentionV2<float>;

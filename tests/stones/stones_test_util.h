@@ -12,6 +12,7 @@
 
 #include "stones/feed_forward.h"
 #include "stones/multi_head_attention.h"
+#include "stones/self_attention.h"
 #include "test_util.h"
 
 namespace scratchgpt::stones::test {
