@@ -1,11 +1,6 @@
 // averaging.cpp: `scratchgpt lesson averaging`, the lecture's "mathematical trick in
 // self-attention": xbow[b, t] = mean of x[b, 0..t], by loops, by a tril matrix, by softmax.
 // PyTorch twin: lesson_averaging in tools/make_lesson_fixtures.py. Module: src/stones/bow_average.h.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <cmath>
 #include <vector>

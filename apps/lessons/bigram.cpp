@@ -4,11 +4,6 @@
 // 100-character sample drawn with torch.multinomial.
 // PyTorch twin: lesson_bigram in tools/make_lesson_fixtures.py. Modules: src/data/char_tokenizer.h,
 // src/nn/bigram.h.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "nn/bigram.h"
 

@@ -3,11 +3,6 @@
 // Built from the lecture's modules (stones::LectureMultiHeadAttention, stones::FeedForward) so
 // the seeded weights are drawn in the lecture's order. PyTorch twin: lesson_block in
 // tools/make_lesson_fixtures.py. Engine twin: src/nn/block.h.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "nn/block.h"
 

@@ -2,11 +2,6 @@
 // tokens (zero-and-renormalise, then the -inf mask), dropout on attention weights, and the
 // CausalAttention class on a batch. PyTorch twin: lesson_causal_attention in
 // tools/make_lesson_fixtures.py. Module: stones::CausalAttention (src/stones/causal_attention.h).
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "stones/causal_attention.h"
 #include "stones/self_attention.h"

@@ -2,11 +2,6 @@
 // key, query and value Linear layers, the tril mask, softmax, and why scores are scaled by
 // head_size**-0.5. PyTorch twin: lesson_head in tools/make_lesson_fixtures.py.
 // Module: stones::Head (src/stones/head.h).
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "stones/head.h"
 

@@ -2,11 +2,6 @@
 // (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention that splits one projection.
 // PyTorch twin: lesson_multi_head in tools/make_lesson_fixtures.py.
 // Modules: src/stones/multi_head_attention.h.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <vector>
 

@@ -1,11 +1,6 @@
 // positional.cpp: `scratchgpt lesson positional`, the lecture's v2 model input: token embeddings
 // plus position embeddings, x = token_embedding_table(idx) + position_embedding_table(arange(T)).
 // PyTorch twin: lesson_positional in tools/make_lesson_fixtures.py. Kernel: ref::encoder_forward.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <vector>
 

@@ -2,11 +2,6 @@
 // with no trainable weights over "Your journey starts with one step".
 // PyTorch twin: lesson_simplified_attention in tools/make_lesson_fixtures.py.
 // Module: stones::SimplifiedAttention (src/stones/self_attention.h).
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <cmath>
 #include <vector>

@@ -2,11 +2,6 @@
 // value projections with trainable weights, scaled dot-product attention, SelfAttention_v1/_v2.
 // PyTorch twin: lesson_trainable_weights in tools/make_lesson_fixtures.py.
 // Modules: stones::SelfAttentionV1 / SelfAttentionV2 (src/stones/self_attention.h).
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <cmath>
 #include <vector>

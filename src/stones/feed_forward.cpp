@@ -1,9 +1,4 @@
 // feed_forward.cpp: FeedForward<F> for float and double.
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "stones/feed_forward.h"
 

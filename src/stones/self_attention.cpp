@@ -1,10 +1,5 @@
 // self_attention.cpp: SimplifiedAttention's friends SelfAttentionV1/V2,
 // instantiated for float (the lessons) and double (the gradient checks).
-// PyTorch rounds every product before adding it; keep the compiler from fusing a*b+c into one
-// FMA (GCC contracts by default in C++), so the lessons print the digits PyTorch prints.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include "stones/self_attention.h"
 
