@@ -1,9 +1,6 @@
 // safetensors.cpp: see safetensors.h.
 #include "core/safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>

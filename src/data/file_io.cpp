@@ -38,13 +38,13 @@ void ensure_writable_dir(const std::string& dir, const std::string& what) {
   SG_CHECK(!ec, "cannot create ", what, " '", dir, "': ", ec.message(),
            ": choose a writable directory");
   SG_CHECK(fs::is_directory(dir, ec), what, " '", dir, "' is not a directory");
-  const std::string probe =
-      (fs::path(dir) / (".write_probe." + std::to_string(::getpid()))).string();
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  SG_CHECK(fd >= 0, "cannot write to ", what, " '", dir, "': ", std::strerror(errno),
-           ": choose a writable directory");
-  ::close(fd);
-  ::unlink(probe.c_str());
+  // The probe is an AtomicFile never committed: an unpredictable O_EXCL | O_NOFOLLOW temporary,
+  // removed again, so a symlink planted in the directory is never written through.
+  try {
+    AtomicFile probe((fs::path(dir) / ".write_probe").string());
+  } catch (const Error& e) {
+    fail(what, " '", dir, "' is not writable (", e.what(), ")");
+  }
 }
 
 DirLock::DirLock(const std::string& dir, const std::string& what) {
