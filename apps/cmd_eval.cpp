@@ -1,9 +1,9 @@
-// cmd_eval.cpp: 'scratchgpt eval': options -> EvalRequest; src/train/evaluate does the work.
+// cmd_eval.cpp: 'scratchgpt eval': options -> EvalRequest; src/run/eval.h does the work.
 #include <cstdio>
 #include <memory>
 
 #include "commands.h"
-#include "train/evaluate.h"
+#include "run/eval.h"
 
 namespace scratchgpt::cli {
 

@@ -1,9 +1,9 @@
-// cmd_sample.cpp: 'scratchgpt sample': options -> SampleRequest; src/sample does the work.
+// cmd_sample.cpp: 'scratchgpt sample': options -> SampleRequest; src/run/sample.h does the work.
 #include <cstdio>
 #include <memory>
 
 #include "commands.h"
-#include "sample/sample_checkpoint.h"
+#include "run/sample.h"
 
 namespace scratchgpt::cli {
 

@@ -1,4 +1,4 @@
-// cmd_train.cpp: 'scratchgpt train': options -> TrainOptions; src/train/trainer.h does the work.
+// cmd_train.cpp: 'scratchgpt train': options -> TrainOptions; src/run/train.h does the work.
 // Precedence: preset (or the checkpoint's config with --resume) < --config FILE < flags.
 #include <cstdio>
 #include <memory>
@@ -7,7 +7,7 @@
 #include "core/check.h"
 #include "data/file_io.h"
 #include "train/train_config.h"
-#include "train/trainer.h"
+#include "run/train.h"
 
 namespace scratchgpt::cli {
 

@@ -4,12 +4,13 @@
 // restoring the weights into the model the config describes (when that model is small).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/check.h"
 #include "core/safetensors.h"
 #include "train/checkpoint.h"
-#include "train/model_factory.h"
+#include "run/model_factory.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace scratchgpt;
@@ -19,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Checkpoint ck = checkpoint_from(std::move(st), "fuzz");
     if (weight_bytes(ck.cfg) > 64.0 * 1024 * 1024) return 0;  // stay within the fuzzer's memory
     if (ck.cfg.model == "gpt" && ck.cfg.gpt.block_size > 4096) return 0;
-    BuiltModel built = build_model(ck.cfg);
-    restore_params(ck, *built.model, /*with_optimizer=*/true);
+    const std::unique_ptr<LanguageModel> model = build_model(ck.cfg);
+    restore_params(ck, *model, /*with_optimizer=*/true);
   } catch (const Error&) {
   }
   return 0;

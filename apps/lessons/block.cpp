@@ -6,8 +6,6 @@
 
 #include "nn/block.h"
 
-#include <deque>
-#include <map>
 #include <vector>
 
 #include "core/arena.h"
@@ -20,21 +18,6 @@
 namespace scratchgpt::lessons {
 
 namespace {
-// Gives the engine Block's parameters their own storage (a GPT would use its slab).
-struct OwningParams : ParamVisitor {
-  std::deque<std::vector<float>> store;
-  std::map<std::string, float*> value;
-  void visit(const std::string& name, Tensor& v, Tensor& g, const std::vector<int64_t>& shape,
-             bool) override {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    store.emplace_back(n, 0.0f);
-    v = tensor_view(store.back().data(), shape);
-    store.emplace_back(n, 0.0f);
-    g = tensor_view(store.back().data(), shape);
-    value[name] = v.data;
-  }
-};
 
 template <typename Vec>
 void put(float* dst, const Vec& src) {
@@ -98,29 +81,29 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
   config.bias = true;
   config.activation = "relu";
   Block engine(config);
-  OwningParams params;
-  engine.visit_params("block", params);
+  ParamStore params;  // the engine Block's parameters in storage of their own (a GPT: its slab)
+  params.build([&](ParamVisitor& v) { engine.visit_params("block", v); });
   SlabPlanner count_acts, count_scratch;
   engine.plan(count_acts, count_scratch, B, T);
   Arena acts(count_acts.used()), scratch(count_scratch.used());
   SlabPlanner plan_acts(acts.base(), 0), plan_scratch(scratch.base(), 0);
   engine.plan(plan_acts, plan_scratch, B, T);
   for (const char* ln : {"block.ln_1", "block.ln_2"}) {
-    put(params.value.at(std::string(ln) + ".weight"), ln_w);
-    put(params.value.at(std::string(ln) + ".bias"), ln_b);
+    put(params.get(std::string(ln) + ".weight").value.data, ln_w);
+    put(params.get(std::string(ln) + ".bias").value.data, ln_b);
   }
-  float* c_attn = params.value.at("block.attn.c_attn.weight");  // (3C, C): q rows, k rows, v rows
+  float* c_attn = params.get("block.attn.c_attn.weight").value.data;  // (3C, C): q rows, k rows, v rows
   for (int hd = 0; hd < n_head; ++hd) {
     put(c_attn + (0 * C + hd * head_size) * C, sa.heads[hd].query.weight);
     put(c_attn + (1 * C + hd * head_size) * C, sa.heads[hd].key.weight);
     put(c_attn + (2 * C + hd * head_size) * C, sa.heads[hd].value.weight);
   }  // the lecture's heads have no bias: c_attn.bias stays 0
-  put(params.value.at("block.attn.c_proj.weight"), sa.proj.weight);
-  put(params.value.at("block.attn.c_proj.bias"), sa.proj.bias);
-  put(params.value.at("block.mlp.c_fc.weight"), ffwd.fc1.weight);
-  put(params.value.at("block.mlp.c_fc.bias"), ffwd.fc1.bias);
-  put(params.value.at("block.mlp.c_proj.weight"), ffwd.fc2.weight);
-  put(params.value.at("block.mlp.c_proj.bias"), ffwd.fc2.bias);
+  put(params.get("block.attn.c_proj.weight").value.data, sa.proj.weight);
+  put(params.get("block.attn.c_proj.bias").value.data, sa.proj.bias);
+  put(params.get("block.mlp.c_fc.weight").value.data, ffwd.fc1.weight);
+  put(params.get("block.mlp.c_fc.bias").value.data, ffwd.fc1.bias);
+  put(params.get("block.mlp.c_proj.weight").value.data, ffwd.fc2.weight);
+  put(params.get("block.mlp.c_proj.bias").value.data, ffwd.fc2.bias);
   const float* y = engine.forward(x.data(), B, T, nullptr);  // (B, T, C)
   show(os, "engine Block(x)[0]:", y, {T, C});
 }

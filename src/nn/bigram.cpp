@@ -11,21 +11,13 @@ namespace scratchgpt {
 
 Bigram::Bigram(int V) : V_(V) {
   SG_CHECK(V > 0, "Bigram: vocab_size must be positive, got ", V);
-  const size_t n = static_cast<size_t>(V) * V;
-  param_arena_.reserve(4 * Arena::round_up(n));
-  Param p;
-  p.name = "token_embedding_table.weight";
-  p.value = param_arena_.tensor({V, V});
-  p.grad = param_arena_.tensor({V, V});
-  p.m = param_arena_.tensor({V, V});
-  p.v = param_arena_.tensor({V, V});
-  p.decay = true;  // 2-D, as nanoGPT's rule
-  params_.push_back(p);
+  store_.build([this](ParamVisitor& v) {
+    v.visit("token_embedding_table.weight", table_, dtable_, {V_, V_}, /*decay=*/true);
+  });
 }
 
 void Bigram::init(Rng& rng) {
-  Tensor w = params_[0].value;          // (V, V)
-  init_embedding(rng, w.data, V_, V_);  // nn.Embedding(V, V): normal_(0, 1)
+  init_embedding(rng, table_.data, V_, V_);  // nn.Embedding(V, V): normal_(0, 1)
 }
 
 float Bigram::forward(const int32_t* idx, const int32_t* targets, int B, int T,
@@ -35,7 +27,7 @@ float Bigram::forward(const int32_t* idx, const int32_t* targets, int B, int T,
   B_ = B, T_ = T;
   logits_buf_.resize(N * V_);
   idx_.assign(idx, idx + N);
-  const float* table = params_[0].value.data;  // (V, V)
+  const float* table = table_.data;  // (V, V)
   for (int64_t n = 0; n < N; ++n) {
     SG_CHECK(idx[n] >= 0 && idx[n] < V_, "token id ", idx[n], " outside [0, ", V_, ")");
     // logits = self.token_embedding_table(idx)   (B, T, V)
@@ -67,7 +59,7 @@ void Bigram::backward() {
   std::vector<float> dlosses(N, 1.0f / static_cast<float>(N));
   cpu::crossentropy_backward(dlogits.data(), probs_.data(), targets_.data(), dlosses.data(),
                              static_cast<int>(N), V_);
-  float* dtable = params_[0].grad.data;  // (V, V)
+  float* dtable = dtable_.data;  // (V, V)
   for (int64_t n = 0; n < N; ++n) {
     float* row = dtable + static_cast<int64_t>(idx_[n]) * V_;
     const float* d = dlogits.data() + n * V_;
@@ -78,7 +70,7 @@ void Bigram::backward() {
 const float* Bigram::decode_step(int32_t token) {
   SG_CHECK(token >= 0 && token < V_, "token id ", token, " outside [0, ", V_, ")");
   ++cache_len_;
-  return params_[0].value.data + static_cast<int64_t>(token) * V_;
+  return table_.data + static_cast<int64_t>(token) * V_;
 }
 
 }  // namespace scratchgpt

@@ -17,27 +17,27 @@ class Bigram : public LanguageModel {
  public:
   explicit Bigram(int V);
   // nn.Embedding(V, V) init: every entry ~ normal(0, 1), drawn as torch draws it (init.h).
-  void init(Rng& rng);
+  void init(Rng& rng) override;
 
   float forward(const int32_t* idx, const int32_t* targets, int B, int T,
                 Rng* dropout_rng) override;
   void backward() override;
   Tensor logits() override { return logits_; }
-  std::vector<Param>& params() override { return params_; }
+  std::vector<Param>& params() override { return store_.params(); }
   int vocab_size() const override { return V_; }
   int block_size() const override { return INT_MAX; }  // any context: only the last token counts
 
   // Inference one token at a time, the same calls as GPT's KV-cache path (nothing to cache here).
-  void reset_cache() { cache_len_ = 0; }
-  const float* decode_step(int32_t token);  // logits (V) for the token after `token`
-  int cache_len() const { return cache_len_; }
+  void reset_cache() override { cache_len_ = 0; }
+  const float* decode_step(int32_t token) override;  // logits (V) for the token after `token`
+  int cache_len() const override { return cache_len_; }
 
-  Tensor table() { return params_[0].value; }  // (V, V)
+  Tensor table() { return table_; }  // (V, V)
 
  private:
   int V_;
-  Arena param_arena_;  // table, its grad, AdamW m and v: 4 * V * V floats
-  std::vector<Param> params_;
+  Tensor table_, dtable_;  // (V, V) token_embedding_table.weight and its gradient
+  ParamStore store_;       // their slabs, with the AdamW moments
   // Activations of the last forward, resized when B*T grows.
   int B_ = 0, T_ = 0;
   bool have_targets_ = false;

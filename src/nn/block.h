@@ -11,6 +11,7 @@
 #include "nn/gpt_config.h"
 #include "nn/layernorm.h"
 #include "nn/mlp.h"
+#include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {

@@ -11,6 +11,7 @@
 #include "kernels/cpu/attention_decode.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
+#include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {

@@ -10,44 +10,6 @@
 
 namespace scratchgpt {
 
-namespace {
-
-// First pass over the parameters: names, shapes and decay flags, no memory yet.
-struct CollectParams : ParamVisitor {
-  std::vector<Param>* out;
-  explicit CollectParams(std::vector<Param>* p) : out(p) {}
-  void visit(const std::string& name, Tensor&, Tensor&, const std::vector<int64_t>& shape,
-             bool decay) override {
-    Param p;
-    p.name = name;
-    p.value = tensor_view(nullptr, shape);
-    p.decay = decay;
-    out->push_back(p);
-  }
-};
-
-// Second pass, in the same order: points each module's views at its Param's slab memory.
-struct BindParams : ParamVisitor {
-  std::vector<Param>* params;
-  size_t next = 0;
-  explicit BindParams(std::vector<Param>* p) : params(p) {}
-  void visit(const std::string& name, Tensor& value, Tensor& grad, const std::vector<int64_t>&,
-             bool) override {
-    Param& p = (*params)[next++];
-    SG_CHECK(p.name == name, "parameter walk changed order: ", p.name, " vs ", name);
-    value = p.value;
-    grad = p.grad;
-  }
-};
-
-int64_t numel_of(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  return n;
-}
-
-}  // namespace
-
 GPT::GPT(const GPTConfig& config)
     : config_(config),
       V(config.vocab_size),
@@ -60,25 +22,7 @@ GPT::GPT(const GPTConfig& config)
   blocks.reserve(static_cast<size_t>(L));
   for (int l = 0; l < L; ++l) blocks.emplace_back(config_);
 
-  // Walk the parameters once to size the four slabs, then carve them in the same order.
-  CollectParams collect(&params_);
-  visit_params(collect);
-  size_t total = 0;
-  for (const Param& p : params_) total += Arena::round_up(static_cast<size_t>(p.value.numel()));
-  values_.reserve(total);
-  grads_.reserve(total);
-  moments_m_.reserve(total);
-  moments_v_.reserve(total);
-  for (Param& p : params_) {
-    std::vector<int64_t> shape(p.value.shape.begin(), p.value.shape.begin() + p.value.rank);
-    const size_t n = static_cast<size_t>(numel_of(shape));
-    p.value = tensor_view(values_.alloc(n), shape);
-    p.grad = tensor_view(grads_.alloc(n), shape);
-    p.m = tensor_view(moments_m_.alloc(n), shape);
-    p.v = tensor_view(moments_v_.alloc(n), shape);
-  }
-  BindParams bind(&params_);
-  visit_params(bind);
+  store_.build([this](ParamVisitor& v) { visit_params(v); });
   if (config_.tied) {  // lm_head.weight is wte (GPT-2's weight tying): one Param, both uses
     lm_head.weight = wte;
     lm_head.dweight = dwte;
@@ -93,11 +37,7 @@ void GPT::visit_params(ParamVisitor& v) {
   if (!config_.tied) lm_head.visit_params("lm_head", v);
 }
 
-Param& GPT::param(const std::string& name) {
-  for (Param& p : params_)
-    if (p.name == name) return p;
-  fail("GPT has no parameter named '", name, "'");
-}
+Param& GPT::param(const std::string& name) { return store_.get(name); }
 
 void GPT::init(Rng& rng) {
   auto fill = [](const Tensor& t, float value) { std::fill(t.begin(), t.end(), value); };

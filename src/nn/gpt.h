@@ -31,14 +31,14 @@ class GPT : public LanguageModel {
   // nanoGPT's init: Linear weights and embeddings ~ N(0, 0.02), biases 0, LayerNorm weight 1 and
   // bias 0, every c_proj.weight ~ N(0, 0.02/sqrt(2L)). Draws what constructing nanoGPT's modules
   // and then initialising them draws, in the same order, so a torch-exact Rng gives its weights.
-  void init(Rng& rng);
+  void init(Rng& rng) override;
   const GPTConfig& config() const { return config_; }
 
   float forward(const int32_t* idx, const int32_t* targets, int B, int T,
                 Rng* dropout_rng) override;
   void backward() override;
   Tensor logits() override;  // (B, T, V) of the last forward
-  std::vector<Param>& params() override { return params_; }
+  std::vector<Param>& params() override { return store_.params(); }
   int vocab_size() const override { return config_.vocab_size; }
   int block_size() const override { return config_.block_size; }
 
@@ -46,16 +46,13 @@ class GPT : public LanguageModel {
   Param& param(const std::string& name);
 
   // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
-  void reset_cache();
-  // Appends token at position cache_len() and returns the logits (V) for the next token (valid
-  // until the next call). Error when the cache already holds block_size tokens.
-  const float* decode_step(int32_t token);
-  // Appends n tokens at once (a prompt, or the context kept after a crop): the same as n
-  // decode_step calls up to rounding, but each weight matrix is read once per kPrefillRows tokens
-  // (GEMMs instead of matrix-vector products). Returns the logits (V) after the last token.
-  const float* prefill(const int32_t* tokens, int n);
+  void reset_cache() override;
+  const float* decode_step(int32_t token) override;
+  // A prompt, or the context kept after a crop: each weight matrix is read once per kPrefillRows
+  // tokens (GEMMs instead of matrix-vector products).
+  const float* prefill(const int32_t* tokens, int n) override;
   static constexpr int kPrefillRows = 64;  // tokens per pass through the blocks
-  int cache_len() const { return cache_len_; }
+  int cache_len() const override { return cache_len_; }
 
  private:
   GPTConfig config_;
@@ -69,8 +66,7 @@ class GPT : public LanguageModel {
   LayerNorm ln_f;
   Linear lm_head;  // C -> V, no bias; its weight is wte when tied
 
-  std::vector<Param> params_;
-  Arena values_, grads_, moments_m_, moments_v_;  // one slab each
+  ParamStore store_;  // the Params: values, grads and both AdamW moments, one slab each
 
   // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
   Arena acts_;

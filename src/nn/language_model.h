@@ -1,7 +1,9 @@
-// language_model.h: what the trainer, the sampler, checkpoints and `scratchgpt bench` need of a
-// model (the bigram table and the GPT both implement it). Parameters are exposed as one list of
-// named Params (value, grad and the AdamW moments side by side): the single visitor that sizes the
-// slabs, zeroes grads, clips, steps AdamW, saves and loads checkpoints and (later) all-reduces.
+// language_model.h: LanguageModel, the one way the trainer, the evaluator, the sampler,
+// checkpoints and `scratchgpt bench` talk to a model (the bigram table and the GPT implement it):
+// init, training (forward with targets, backward into the Params), and generation one token at a
+// time through the model's cache (reset, prefill, decode_step). Parameters are one list of named
+// Params (nn/param.h): the single visitor that zeroes grads, clips, steps AdamW, saves and loads
+// checkpoints and (later) all-reduces. Leaves out: batched generation, dtypes other than float32.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +12,16 @@
 
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "nn/param.h"
 
 namespace scratchgpt {
-
-struct Param {
-  std::string name;  // e.g. "blocks.0.attn.qkv_w", the key in checkpoints
-  Tensor value;      // the weights, shape as in PyTorch (Linear weight (OC, C))
-  Tensor grad;       // same shape, accumulated by backward()
-  Tensor m, v;       // AdamW first and second moments, same shape
-  bool decay;        // weight decay applies (2-D weights only, as nanoGPT)
-};
 
 class LanguageModel {
  public:
   virtual ~LanguageModel() = default;
+
+  // Fresh weights, drawn from rng in the order the PyTorch twin draws them.
+  virtual void init(Rng& rng) = 0;
 
   // idx, targets (B, T) token ids; targets may be null (then no loss). dropout_rng non-null means
   // training mode (dropout active, masks drawn from it); null means eval mode. Returns the mean
@@ -33,6 +31,20 @@ class LanguageModel {
   // Backward of the last forward with targets: accumulates (+=) into every Param::grad.
   virtual void backward() = 0;
   virtual Tensor logits() = 0;  // (B, T, V) of the last forward
+
+  // Generation, batch 1: the context lives in the model's cache (the GPT's keys and values).
+  virtual void reset_cache() = 0;  // forget the context
+  // Appends token at position cache_len(); returns the logits (V) for the next token, valid until
+  // the next call. An Error when the cache already holds block_size() tokens.
+  virtual const float* decode_step(int32_t token) = 0;
+  // Appends n >= 1 tokens at once: the same as n decode_step calls up to rounding (a model may do
+  // it faster, as the GPT's GEMMs do). Returns the logits (V) after the last one.
+  virtual const float* prefill(const int32_t* tokens, int n) {
+    const float* logits = nullptr;
+    for (int i = 0; i < n; ++i) logits = decode_step(tokens[i]);
+    return logits;
+  }
+  virtual int cache_len() const = 0;  // tokens in the cache
 
   virtual std::vector<Param>& params() = 0;
   virtual int vocab_size() const = 0;

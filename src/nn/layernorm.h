@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {

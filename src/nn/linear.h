@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/tensor.h"
+#include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {

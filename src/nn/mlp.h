@@ -9,6 +9,7 @@
 #include "core/rng.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
+#include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {

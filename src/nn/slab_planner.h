@@ -6,8 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "core/arena.h"
 #include "core/tensor.h"
@@ -32,24 +30,5 @@ class SlabPlanner {
   float* base_ = nullptr;
   size_t used_ = 0;
 };
-
-// Visits one parameter of a module: its checkpoint name, the module's value and grad views (set by
-// the model once the slabs exist), its PyTorch shape, and whether weight decay applies.
-struct ParamVisitor {
-  virtual ~ParamVisitor() = default;
-  virtual void visit(const std::string& name, Tensor& value, Tensor& grad,
-                     const std::vector<int64_t>& shape, bool decay) = 0;
-};
-
-// A Tensor view of data with a runtime shape (Tensor's constructor takes an initializer list).
-inline Tensor tensor_view(float* data, const std::vector<int64_t>& shape) {
-  Tensor t;
-  SG_CHECK(shape.size() <= static_cast<size_t>(Tensor::kMaxRank), "rank ", shape.size(),
-           " exceeds ", Tensor::kMaxRank);
-  t.data = data;
-  t.shape.fill(1);
-  for (int64_t s : shape) t.shape[t.rank++] = s;
-  return t;
-}
 
 }  // namespace scratchgpt

@@ -1,8 +1,8 @@
-// generate.h: autoregressive generation one token at a time through a Decoder, normally the
-// model's KV cache. When the context fills the window, it keeps the last window/2 tokens and
-// re-prefills them (one crop per window/2 new tokens instead of a full recompute per token); the
-// prompt and the kept tokens go in through the decoder's prefill when it has one (all at once).
-// RecomputeDecoder runs the whole window through forward() for every token: the slow, obviously
+// generate.h: autoregressive generation one token at a time through the model's cache
+// (LanguageModel::decode_step; the GPT's KV cache). When the context fills the window, it keeps
+// the last window/2 tokens and re-prefills them (one crop per window/2 new tokens instead of a
+// full recompute per token); the prompt and the kept tokens go in through prefill (all at once).
+// RecomputeModel runs the whole window through forward() for every token: the slow, obviously
 // right twin the KV-cache path is tested against. Leaves out: batching several prompts.
 #pragma once
 
@@ -16,31 +16,39 @@
 
 namespace scratchgpt {
 
-struct Decoder {
-  std::function<void()> reset;                // empty the context
-  std::function<const float*(int32_t)> step;  // append a token; logits (V) for the next one
-  // Optional: append n tokens at once (the same as n steps up to rounding); logits (V) after them.
-  std::function<const float*(const int32_t*, int)> prefill;
-  int window = 0;  // longest context the decoder may hold
-  int vocab_size = 0;
-};
-
-// The slow twin: keeps the window's tokens and runs model.forward(1, len) for every step.
-class RecomputeDecoder {
+// The slow twin of a model's cache: a LanguageModel that keeps the context's tokens and runs the
+// whole of it through the wrapped model's forward(1, len) for every new token. Training calls go
+// straight to the wrapped model.
+class RecomputeModel final : public LanguageModel {
  public:
-  RecomputeDecoder(LanguageModel& model, int window);
-  Decoder decoder();
+  explicit RecomputeModel(LanguageModel& model) : model_(model) {}
+  const std::vector<int32_t>& context() const { return tokens_; }  // what the cache holds
+
+  void reset_cache() override { tokens_.clear(); }
+  const float* decode_step(int32_t token) override;
+  int cache_len() const override { return static_cast<int>(tokens_.size()); }
+
+  void init(Rng& rng) override { model_.init(rng); }
+  float forward(const int32_t* idx, const int32_t* targets, int B, int T,
+                Rng* dropout_rng) override {
+    return model_.forward(idx, targets, B, T, dropout_rng);
+  }
+  void backward() override { model_.backward(); }
+  Tensor logits() override { return model_.logits(); }
+  std::vector<Param>& params() override { return model_.params(); }
+  int vocab_size() const override { return model_.vocab_size(); }
+  int block_size() const override { return model_.block_size(); }
 
  private:
   LanguageModel& model_;
-  int window_;
   std::vector<int32_t> tokens_;
 };
 
-// Feeds the prompt (its last `window` tokens), then samples num_tokens tokens, calling
-// on_token(id, logits) for each right after it is drawn (logits: the distribution it was drawn
-// from, before filtering). Returns the new tokens.
-std::vector<int32_t> generate(Decoder& dec, const std::vector<int32_t>& prompt, int num_tokens,
+// Feeds the prompt (its last `window` tokens, window <= model.block_size()) through the model's
+// cache, then samples num_tokens tokens, calling on_token(id, logits) for each right after it is
+// drawn (logits: the distribution it was drawn from, before filtering). Returns the new tokens.
+std::vector<int32_t> generate(LanguageModel& model, int window, const std::vector<int32_t>& prompt,
+                              int num_tokens,
                               const SamplingOptions& opt, Rng& rng,
                               const std::function<void(int32_t, const float*)>& on_token);
 

@@ -1,5 +1,5 @@
-// evaluate.h: the loss of a language model on a split of token ids, two ways, and
-// 'scratchgpt eval', which applies them to a checkpoint.
+// evaluate.h: the loss of a language model on a split of token ids, two ways ('scratchgpt eval',
+// src/run/eval.h, applies them to a checkpoint).
 //   estimate_loss  nanoGPT's estimate_loss: the mean over eval_iters random (B, T) batches. What
 //                  'train' logs every eval_interval steps: cheap, but noisy (on Tiny Shakespeare,
 //                  20 batches of 12 x 64 scatter by about +-0.012 around the full loss).
@@ -10,8 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -32,26 +30,5 @@ struct FullLoss {
 // Windows go through the model B at a time (the last batch may be smaller). An Error if the data
 // holds fewer than T + 1 tokens.
 FullLoss full_loss(LanguageModel& model, const uint16_t* data, int64_t n, int B, int T);
-
-struct EvalRequest {
-  std::string checkpoint;
-  std::string data_dir;      // a prepared dataset with the checkpoint's vocabulary
-  std::string split = "val";  // "val" or "train"
-  int batches = 0;            // 0: full_loss; > 0: estimate_loss over this many random batches
-  int batch_size = 0;         // 0: the checkpoint's
-  int block_size = 0;         // T; 0: the checkpoint's training context
-  uint64_t seed = 1337;       // batch offsets when batches > 0
-  int threads = 0;            // 0: all cores
-  std::string matmul = "auto";
-};
-
-struct EvalResult {
-  double loss = 0;
-  int64_t tokens = 0;  // predicted tokens the loss averages over
-  double seconds = 0;
-};
-
-// Loads, checks (every check before any work) and evaluates; writes one summary line to out.
-EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out);
 
 }  // namespace scratchgpt

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "nn/bigram.h"
 #include "nn/gpt.h"
 #include "sample/generate.h"
 #include "sample/sampler.h"
@@ -90,34 +91,19 @@ TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
     std::copy(fast.params()[i].value.begin(), fast.params()[i].value.end(),
               slow.params()[i].value.begin());
 
-  Decoder kv;
-  kv.window = c.block_size;
-  kv.vocab_size = c.vocab_size;
-  kv.reset = [&] { fast.reset_cache(); };
-  kv.step = [&](int32_t t) { return fast.decode_step(t); };
-  RecomputeDecoder rec(slow, c.block_size);
-  Decoder re = rec.decoder();
-  // Record what the slow decoder holds, to check the crop below.
-  std::vector<int32_t> held;
-  Decoder inner = re;
-  re.reset = [&] {
-    held.clear();
-    inner.reset();
-  };
-  re.step = [&](int32_t t) {
-    held.push_back(t);
-    return inner.step(t);
-  };
+  RecomputeModel re(slow);
+  // What the slow model holds, to check the crop below.
+  const std::vector<int32_t>& held = re.context();
 
   const std::vector<int32_t> prompt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};  // longer than 8
   SamplingOptions o;
   o.temperature = 1.3f;
   std::vector<std::vector<float>> la, lb;
   Rng ra(99), rb(99);
-  const auto ta = generate(kv, prompt, 40, o, ra,
+  const auto ta = generate(fast, c.block_size, prompt, 40, o, ra,
                            [&](int32_t, const float* l) { la.emplace_back(l, l + c.vocab_size); });
   std::vector<int32_t> seq = prompt;  // everything before the token being drawn
-  const auto tb = generate(re, prompt, 40, o, rb, [&](int32_t t, const float* l) {
+  const auto tb = generate(re, c.block_size, prompt, 40, o, rb, [&](int32_t t, const float* l) {
     lb.emplace_back(l, l + c.vocab_size);
     // The logits came from the most recent tokens: a suffix of the text, within the window,
     // and after a crop at least window/2 + 1 of them.
@@ -138,9 +124,7 @@ TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
 }
 
 TEST(Generate, EmptyPromptIsAnError) {
-  Decoder d;
-  d.window = 4;
-  d.vocab_size = 3;
+  Bigram m(3);
   Rng rng(1);
-  EXPECT_THROW(generate(d, {}, 3, SamplingOptions(), rng, nullptr), Error);
+  EXPECT_THROW(generate(m, 4, {}, 3, SamplingOptions(), rng, nullptr), Error);
 }

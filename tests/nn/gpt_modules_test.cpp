@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <deque>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -21,22 +19,6 @@
 namespace scratchgpt {
 namespace {
 
-// Gives a module's parameters their own zeroed storage, by name.
-struct OwnedParams : ParamVisitor {
-  std::deque<std::vector<float>> store;
-  std::map<std::string, Tensor> value, grad;
-  void visit(const std::string& name, Tensor& v, Tensor& g, const std::vector<int64_t>& shape,
-             bool) override {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    store.emplace_back(static_cast<size_t>(n), 0.0f);
-    v = tensor_view(store.back().data(), shape);
-    store.emplace_back(static_cast<size_t>(n), 0.0f);
-    g = tensor_view(store.back().data(), shape);
-    value[name] = v;
-    grad[name] = g;
-  }
-};
 
 void fill(const Tensor& t, uint32_t seed, double lo = -1.0, double hi = 1.0) {
   const std::vector<float> r = test::random_vector<float>(t.numel(), seed, lo, hi);
@@ -85,21 +67,21 @@ TEST(GptModules, BiasFreeLinearAndLayerNormEqualZeroBias) {
   const int N = 7, C = 24, OC = 10;
   for (bool layernorm : {false, true}) {
     SCOPED_TRACE(layernorm ? "LayerNorm" : "Linear");
-    OwnedParams pw, pwo;
+    ParamStore pw, pwo;
     Linear lin_b(C, OC, true), lin_n(C, OC, false);
     LayerNorm ln_b(C, true), ln_n(C, false);
     if (layernorm) {
-      ln_b.visit_params("m", pw);
-      ln_n.visit_params("m", pwo);
+      pw.build([&](ParamVisitor& v) { ln_b.visit_params("m", v); });
+      pwo.build([&](ParamVisitor& v) { ln_n.visit_params("m", v); });
     } else {
-      lin_b.visit_params("m", pw);
-      lin_n.visit_params("m", pwo);
+      pw.build([&](ParamVisitor& v) { lin_b.visit_params("m", v); });
+      pwo.build([&](ParamVisitor& v) { lin_n.visit_params("m", v); });
     }
-    EXPECT_EQ(pw.value.count("m.bias"), 1u);
-    EXPECT_EQ(pwo.value.count("m.bias"), 0u);
-    fill(pw.value.at("m.weight"), 3, 0.5, 1.5);
-    std::copy(pw.value.at("m.weight").begin(), pw.value.at("m.weight").end(),
-              pwo.value.at("m.weight").data);
+    EXPECT_NE(pw.find("m.bias"), nullptr);
+    EXPECT_EQ(pwo.find("m.bias"), nullptr);
+    fill(pw.get("m.weight").value, 3, 0.5, 1.5);
+    std::copy(pw.get("m.weight").value.begin(), pw.get("m.weight").value.end(),
+              pwo.get("m.weight").value.data);
     const int out_c = layernorm ? C : OC;
     Arena arena(4 * Arena::round_up(static_cast<size_t>(N) * (C + OC)));
     SlabPlanner plan(arena.base(), 0);
@@ -124,7 +106,7 @@ TEST(GptModules, BiasFreeLinearAndLayerNormEqualZeroBias) {
       lin_n.backward(dxn.data(), dout.data());
     }
     test::expect_close(dxn, dxb, 0, 0, "dx");
-    const Tensor gw = pw.grad.at("m.weight"), gwo = pwo.grad.at("m.weight");
+    const Tensor gw = pw.get("m.weight").grad, gwo = pwo.get("m.weight").grad;
     test::expect_close(gwo.data, gw.data, gw.numel(), 0, 0, "dweight");
   }
 }
@@ -139,11 +121,11 @@ TEST(GptModules, BlockWithZeroOutputProjectionsIsTheIdentity) {
   cfg.activation = "gelu";
   const int B = 2, T = 6, C = cfg.n_embd;
   Block block(cfg);
-  OwnedParams params;
-  block.visit_params("b", params);
+  ParamStore params;
+  params.build([&](ParamVisitor& v) { block.visit_params("b", v); });
   uint32_t seed = 10;
-  for (auto& [name, t] : params.value)
-    if (name.find("c_proj") == std::string::npos) fill(t, seed++);  // c_proj stays 0
+  for (Param& p : params.params())
+    if (p.name.find("c_proj") == std::string::npos) fill(p.value, seed++);  // c_proj stays 0
   SlabPlanner count_acts, count_scratch;
   block.plan(count_acts, count_scratch, B, T);
   Arena acts(count_acts.used()), scratch(count_scratch.used());
@@ -159,7 +141,7 @@ TEST(GptModules, BlockWithZeroOutputProjectionsIsTheIdentity) {
   test::expect_close(dx, dout, 0, 0, "dx");
   // while the zero projections still get a gradient (their input is not zero)
   double g = 0;
-  for (float v : params.grad.at("b.attn.c_proj.weight")) g += std::fabs(v);
+  for (float v : params.get("b.attn.c_proj.weight").grad) g += std::fabs(v);
   EXPECT_GT(g, 0.0);
 }
 

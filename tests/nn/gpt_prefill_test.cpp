@@ -97,34 +97,33 @@ TEST(GPTPrefill, RejectsOverflowAndBadTokens) {
 TEST(GPTPrefill, GenerateWithPrefillMatchesRecomputeAcrossCrops) {
   GPTConfig c = small_config(false, "gelu");
   c.block_size = 40;  // 100 tokens cross the crop several times
-  GPT fast(c), slow(c);
+  // A GPT that counts its prefills.
+  struct CountingGPT : GPT {
+    using GPT::GPT;
+    int prefills = 0;
+    const float* prefill(const int32_t* t, int n) override {
+      ++prefills;
+      return GPT::prefill(t, n);
+    }
+  };
+  CountingGPT fast(c);
+  GPT slow(c);
   init_big(fast, 9);
   init_big(slow, 9);
-  Decoder kv;
-  kv.window = c.block_size;
-  kv.vocab_size = c.vocab_size;
-  kv.reset = [&] { fast.reset_cache(); };
-  kv.step = [&](int32_t t) { return fast.decode_step(t); };
-  int prefills = 0;
-  kv.prefill = [&](const int32_t* t, int n) {
-    ++prefills;
-    return fast.prefill(t, n);
-  };
-  RecomputeDecoder rec(slow, c.block_size);
-  Decoder re = rec.decoder();
+  RecomputeModel re(slow);
   const std::vector<int32_t> prompt = tokens(50, c.vocab_size);  // longer than the window
   SamplingOptions o;
   std::vector<std::vector<float>> la, lb;
   Rng ra(17), rb(17);
-  const auto ta = generate(kv, prompt, 100, o, ra,
+  const auto ta = generate(fast, c.block_size, prompt, 100, o, ra,
                            [&](int32_t, const float* l) { la.emplace_back(l, l + c.vocab_size); });
-  const auto tb = generate(re, prompt, 100, o, rb,
+  const auto tb = generate(re, c.block_size, prompt, 100, o, rb,
                            [&](int32_t, const float* l) { lb.emplace_back(l, l + c.vocab_size); });
   EXPECT_EQ(ta, tb);
   ASSERT_EQ(la.size(), lb.size());
   for (size_t s = 0; s < la.size(); ++s)
     expect_near(la[s].data(), lb[s].data(), c.vocab_size, "step", static_cast<int>(s));
-  EXPECT_GE(prefills, 1 + 3);  // the prompt, then a crop every window/2 tokens
+  EXPECT_GE(fast.prefills, 1 + 3);  // the prompt, then a crop every window/2 tokens
   EXPECT_LE(fast.cache_len(), c.block_size);
 }
 

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <deque>
 
 #include "core/arena.h"
 #include "stones/bow_average.h"
@@ -118,21 +117,6 @@ TEST(StonesEquivalence, LectureHeadsPlusProjEqualSplitMultiHeadAttention) {
   expect_close(y2, y1, 1e-6, 0, "split MultiHeadAttention vs the lecture's heads + proj");
 }
 
-// Gives an engine module's parameters their own storage (the model would use its slab).
-struct OwningVisitor : ParamVisitor {
-  std::deque<std::vector<float>> store;
-  std::map<std::string, Tensor> values;
-  void visit(const std::string& name, Tensor& value, Tensor& grad,
-             const std::vector<int64_t>& shape, bool) override {
-    int64_t n = 1;
-    for (int64_t s : shape) n *= s;
-    store.emplace_back(n, 0.0f);
-    value = tensor_view(store.back().data(), shape);
-    store.emplace_back(n, 0.0f);
-    grad = tensor_view(store.back().data(), shape);
-    values[name] = value;
-  }
-};
 
 TEST(StonesEquivalence, SplitMultiHeadAttentionEqualsEngineCausalSelfAttention) {
   const int B = 2, T = 6, C = 8, NH = 2;
@@ -141,16 +125,16 @@ TEST(StonesEquivalence, SplitMultiHeadAttentionEqualsEngineCausalSelfAttention) 
   mha.init(rng);
 
   CausalSelfAttention engine(C, NH, /*bias=*/true, 0.0f);
-  OwningVisitor params;
-  engine.visit_params("attn", params);
+  ParamStore params;  // the engine module's parameters in storage of their own
+  params.build([&](ParamVisitor& v) { engine.visit_params("attn", v); });
   SlabPlanner count_acts, count_scratch;
   engine.plan(count_acts, count_scratch, B, T);
   Arena acts(count_acts.used()), scratch(count_scratch.used());
   SlabPlanner plan_acts(acts.base(), 0), plan_scratch(scratch.base(), 0);
   engine.plan(plan_acts, plan_scratch, B, T);
   // c_attn (3C, C) = [W_query; W_key; W_value] stacked by rows; c_proj = out_proj.
-  float* w = params.values.at("attn.c_attn.weight").data;
-  float* b = params.values.at("attn.c_attn.bias").data;
+  float* w = params.get("attn.c_attn.weight").value.data;
+  float* b = params.get("attn.c_attn.bias").value.data;
   int part = 0;
   for (const Linear<float>* l : {&mha.W_query, &mha.W_key, &mha.W_value}) {
     std::copy(l->weight.begin(), l->weight.end(), w + int64_t{part} * C * C);
@@ -158,9 +142,9 @@ TEST(StonesEquivalence, SplitMultiHeadAttentionEqualsEngineCausalSelfAttention) 
     ++part;
   }
   std::copy(mha.out_proj.weight.begin(), mha.out_proj.weight.end(),
-            params.values.at("attn.c_proj.weight").data);
+            params.get("attn.c_proj.weight").value.data);
   std::copy(mha.out_proj.bias.begin(), mha.out_proj.bias.end(),
-            params.values.at("attn.c_proj.bias").data);
+            params.get("attn.c_proj.bias").value.data);
 
   std::vector<float> x = random_vector<float>(B * T * C, 6);
   std::vector<float> y1(B * T * C);

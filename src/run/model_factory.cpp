@@ -1,5 +1,5 @@
 // model_factory.cpp: see model_factory.h.
-#include "train/model_factory.h"
+#include "run/model_factory.h"
 
 #include "core/check.h"
 #include "core/cpu_features.h"
@@ -35,29 +35,12 @@ void check_fits_in_memory(double bytes, const char* what, const char* fix) {
          format_bytes(ram), " of memory: ", fix);
 }
 
-BuiltModel build_model(const TrainConfig& cfg) {
+std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg) {
   check_fits_in_memory(weight_bytes(cfg), "the model's weights",
                        "lower --n-embd or --n-layer (or the vocabulary)");
-  BuiltModel b;
-  if (cfg.model == "bigram") {
-    auto m = std::make_unique<Bigram>(cfg.gpt.vocab_size);
-    Bigram* p = m.get();
-    b.init = [p](Rng& rng) { p->init(rng); };
-    b.reset_cache = [p] { p->reset_cache(); };
-    b.decode_step = [p](int32_t tok) { return p->decode_step(tok); };
-    b.cache_len = [p] { return p->cache_len(); };
-    b.model = std::move(m);
-    return b;
-  }
+  if (cfg.model == "bigram") return std::make_unique<Bigram>(cfg.gpt.vocab_size);
   SG_CHECK(cfg.model == "gpt", "unknown model '", cfg.model, "': use 'gpt' or 'bigram'");
-  auto m = std::make_unique<GPT>(cfg.gpt);
-  GPT* p = m.get();
-  b.init = [p](Rng& rng) { p->init(rng); };
-  b.reset_cache = [p] { p->reset_cache(); };
-  b.decode_step = [p](int32_t tok) { return p->decode_step(tok); };
-  b.cache_len = [p] { return p->cache_len(); };
-  b.model = std::move(m);
-  return b;
+  return std::make_unique<GPT>(cfg.gpt);
 }
 
 }  // namespace scratchgpt

@@ -1,4 +1,4 @@
-// sample_checkpoint.h: what 'scratchgpt sample' does: load a checkpoint, rebuild its model and
+// sample.h: what 'scratchgpt sample' does: load a checkpoint, rebuild its model and
 // vocabulary, encode the prompt and stream generated characters (flushed per token) through the
 // model's KV cache. Leaves out: batched sampling of several prompts at once.
 #pragma once

@@ -1,14 +1,13 @@
-// sample_checkpoint.cpp: see sample_checkpoint.h.
-#include "sample/sample_checkpoint.h"
+// sample.cpp: see sample.h.
+#include "run/sample.h"
 
 #include <algorithm>
 #include <climits>
 
 #include "core/check.h"
-#include "nn/gpt.h"
+#include "run/model_factory.h"
 #include "sample/generate.h"
 #include "train/checkpoint.h"
-#include "train/model_factory.h"
 
 namespace scratchgpt {
 
@@ -21,10 +20,10 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
   Checkpoint ck = load_checkpoint(req.checkpoint);
   const std::vector<int32_t> prompt = ck.tokenizer.encode(req.prompt);  // names unknown chars
 
-  BuiltModel built = build_model(ck.cfg);
-  restore_params(ck, *built.model, /*with_optimizer=*/false);
+  std::unique_ptr<LanguageModel> model = build_model(ck.cfg);
+  restore_params(ck, *model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
-  const int model_ctx = built.model->block_size();
+  const int model_ctx = model->block_size();
   // A bigram has no context limit; its window only bounds the (trivial) cache.
   const int trained_ctx = std::min(model_ctx, ck.cfg.gpt.block_size);
   int window = model_ctx == INT_MAX ? std::max(trained_ctx, 2) : model_ctx;
@@ -34,20 +33,13 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
              model_ctx, " or less");
     window = req.block_size;
   }
-  Decoder dec;
-  dec.window = window;
-  dec.vocab_size = built.model->vocab_size();
-  dec.reset = built.reset_cache;
-  dec.step = built.decode_step;
-  if (auto* gpt = dynamic_cast<GPT*>(built.model.get()))
-    dec.prefill = [gpt](const int32_t* t, int n) { return gpt->prefill(t, n); };
 
   Rng rng(req.seed);
   for (int s = 0; s < req.num_samples; ++s) {
     if (s > 0) std::fputs("\n---------------\n", out);
     std::fputs(req.prompt.c_str(), out);
     std::fflush(out);
-    generate(dec, prompt, req.num_tokens, req.sampling, rng, [&](int32_t tok, const float*) {
+    generate(*model, window, prompt, req.num_tokens, req.sampling, rng, [&](int32_t tok, const float*) {
       const std::string& c = ck.tokenizer.decode_one(tok);
       std::fwrite(c.data(), 1, c.size(), out);
       std::fflush(out);

@@ -1,7 +1,7 @@
-// trainer.h: the training loop, nanoGPT's train.py on one process: random batches, AdamW with
-// warmup + cosine lr, gradient accumulation and global-norm clipping, periodic evaluation on
-// train and val, checkpoints (last and best) and exact resume, metrics and a progress line.
-// Leaves out: data parallelism (later, through src/dist), mixed precision.
+// train.h: what 'scratchgpt train' does, nanoGPT's train.py on one process: set up (config, data,
+// out dir, model, or all of it from a checkpoint on --resume), then the loop: evaluate and save
+// every eval_interval steps, one optimizer step (train/train_step.h) at a time, a progress line,
+// a clean stop on Ctrl-C. Leaves out: data parallelism (later, through src/dist), mixed precision.
 #pragma once
 
 #include <cmath>

@@ -1,0 +1,86 @@
+// perf_probes.cpp: see perf_probes.h.
+#include "core/perf_probes.h"
+
+#include <immintrin.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+
+#include "core/simd_target.h"
+
+namespace scratchgpt {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+SG_TARGET_BEGIN("avx2,fma")
+// 12 independent accumulator chains of 8-wide FMAs: 192 flops per iteration.
+float fma_loop_avx2(int64_t iters) {
+  __m256 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(0.001f * i);
+  const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.001f);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], x, y);
+  }
+  float s = 0;
+  for (int i = 0; i < 12; ++i) s += _mm256_cvtss_f32(a[i]);
+  return s;
+}
+SG_TARGET_END
+
+SG_TARGET_BEGIN("avx512f")
+// The same with 16-wide FMAs: 384 flops per iteration.
+float fma_loop_avx512(int64_t iters) {
+  __m512 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps(0.001f * i);
+  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.001f);
+  for (int64_t it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) a[i] = _mm512_fmadd_ps(a[i], x, y);
+  }
+  float s = 0;
+  for (int i = 0; i < 12; ++i) s += _mm512_cvtss_f32(a[i]);
+  return s;
+}
+SG_TARGET_END
+
+}  // namespace
+
+double fma_peak_gflops(ThreadPool& pool, bool avx512) {
+  const int64_t iters = 20'000'000;
+  const double flops = (avx512 ? 384.0 : 192.0) * iters * pool.num_threads();
+  double best = 0;
+  std::atomic<float> sink{0};
+  for (int rep = 0; rep < 3; ++rep) {
+    const double t0 = now_s();
+    pool.parallel_for(pool.num_threads(), [&](int64_t, int64_t, int) {
+      sink = sink + (avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters));
+    });
+    best = std::max(best, flops / (now_s() - t0) * 1e-9);
+  }
+  return best;
+}
+
+double peak_rss_mb() {
+  if (std::FILE* fp = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof line, fp))
+      if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    std::fclose(fp);
+    if (kb >= 0) return kb / 1024.0;
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;  // KiB on Linux
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,19 @@
+// perf_probes.h: what benchmarks measure about the machine and the process: the FMA peak in
+// GFLOP/s (a loop of independent fused multiply-adds on every thread of a pool, the ceiling that
+// "fraction of peak" figures are taken against) and the process's peak resident memory.
+// Leaves out: memory bandwidth and cache sizes.
+#pragma once
+
+#include "core/thread_pool.h"
+
+namespace scratchgpt {
+
+// GFLOP/s of 12 independent chains of 8-wide (AVX2) or 16-wide (AVX-512) FMAs on every thread of
+// pool at once, best of 3 short runs. The caller checks that the CPU has the instruction set.
+double fma_peak_gflops(ThreadPool& pool, bool avx512);
+
+// Peak resident set of this process in MB: VmHWM (reset by exec) when /proc is there, else
+// getrusage's ru_maxrss (which a child inherits from a big parent across fork + exec).
+double peak_rss_mb();
+
+}  // namespace scratchgpt

@@ -1,0 +1,90 @@
+// param.cpp: see param.h.
+#include "nn/param.h"
+
+#include "core/check.h"
+
+namespace scratchgpt {
+
+namespace {
+
+int64_t numel_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+// First pass over the parameters: names, shapes and decay flags, no memory yet.
+struct CollectParams : ParamVisitor {
+  std::vector<Param>* out;
+  explicit CollectParams(std::vector<Param>* p) : out(p) {}
+  void visit(const std::string& name, Tensor&, Tensor&, const std::vector<int64_t>& shape,
+             bool decay) override {
+    Param p;
+    p.name = name;
+    p.value = tensor_view(nullptr, shape);
+    p.decay = decay;
+    out->push_back(p);
+  }
+};
+
+// Second pass, in the same order: points each module's views at its Param's slab memory.
+struct BindParams : ParamVisitor {
+  std::vector<Param>* params;
+  size_t next = 0;
+  explicit BindParams(std::vector<Param>* p) : params(p) {}
+  void visit(const std::string& name, Tensor& value, Tensor& grad, const std::vector<int64_t>&,
+             bool) override {
+    Param& p = (*params)[next++];
+    SG_CHECK(p.name == name, "parameter walk changed order: ", p.name, " vs ", name);
+    value = p.value;
+    grad = p.grad;
+  }
+};
+
+}  // namespace
+
+Tensor tensor_view(float* data, const std::vector<int64_t>& shape) {
+  Tensor t;
+  SG_CHECK(shape.size() <= static_cast<size_t>(Tensor::kMaxRank), "rank ", shape.size(),
+           " exceeds ", Tensor::kMaxRank);
+  t.data = data;
+  t.shape.fill(1);
+  for (int64_t s : shape) t.shape[t.rank++] = s;
+  return t;
+}
+
+void ParamStore::build(const Walk& walk) {
+  SG_CHECK(params_.empty(), "ParamStore::build called twice");
+  CollectParams collect(&params_);
+  walk(collect);
+  size_t total = 0;
+  for (const Param& p : params_) total += Arena::round_up(static_cast<size_t>(p.value.numel()));
+  values_.reserve(total);
+  grads_.reserve(total);
+  moments_m_.reserve(total);
+  moments_v_.reserve(total);
+  for (Param& p : params_) {
+    const std::vector<int64_t> shape(p.value.shape.begin(), p.value.shape.begin() + p.value.rank);
+    const size_t n = static_cast<size_t>(numel_of(shape));
+    p.value = tensor_view(values_.alloc(n), shape);
+    p.grad = tensor_view(grads_.alloc(n), shape);
+    p.m = tensor_view(moments_m_.alloc(n), shape);
+    p.v = tensor_view(moments_v_.alloc(n), shape);
+  }
+  BindParams bind(&params_);
+  walk(bind);
+}
+
+Param* ParamStore::find(const std::string& name) {
+  for (Param& p : params_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+Param& ParamStore::get(const std::string& name) {
+  Param* p = find(name);
+  if (p == nullptr) fail("no parameter named '", name, "'");
+  return *p;
+}
+
+}  // namespace scratchgpt

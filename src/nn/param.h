@@ -1,0 +1,58 @@
+// param.h: the parameter concept in one place. A Param is a named weight with its gradient and
+// AdamW moments side by side; modules describe theirs by walking a ParamVisitor
+// (visit_params(prefix, v)); a ParamStore walks a module, owns one slab each for values,
+// gradients and both moments, and points the module's views into them. A GPT keeps its
+// parameters in one ParamStore; a lesson or a test can give a lone Block its own the same way.
+// Leaves out: dtypes other than float32, parameters that change shape after construction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/arena.h"
+#include "core/tensor.h"
+
+namespace scratchgpt {
+
+struct Param {
+  std::string name;  // e.g. "blocks.0.attn.c_attn.weight", the key in checkpoints
+  Tensor value;      // the weights, shape as in PyTorch (Linear weight (OC, C))
+  Tensor grad;       // same shape, accumulated by backward()
+  Tensor m, v;       // AdamW first and second moments, same shape
+  bool decay;        // weight decay applies (2-D weights only, as nanoGPT)
+};
+
+// Visits one parameter of a module: its checkpoint name, the module's value and grad views (set by
+// the owner once the slabs exist), its PyTorch shape, and whether weight decay applies.
+struct ParamVisitor {
+  virtual ~ParamVisitor() = default;
+  virtual void visit(const std::string& name, Tensor& value, Tensor& grad,
+                     const std::vector<int64_t>& shape, bool decay) = 0;
+};
+
+// A Tensor view of data with a runtime shape (Tensor's constructor takes an initializer list).
+Tensor tensor_view(float* data, const std::vector<int64_t>& shape);
+
+class ParamStore {
+ public:
+  using Walk = std::function<void(ParamVisitor&)>;
+  ParamStore() = default;
+  ParamStore(const ParamStore&) = delete;
+  ParamStore& operator=(const ParamStore&) = delete;
+
+  // Walks the module twice: first to collect names, shapes and decay flags and size the four
+  // slabs (zero-filled), then, in the same order, to point its value and grad views at them.
+  void build(const Walk& walk);
+  std::vector<Param>& params() { return params_; }
+  // The Param with this checkpoint name: null (find) or an Error naming it (get) if there is none.
+  Param* find(const std::string& name);
+  Param& get(const std::string& name);
+
+ private:
+  std::vector<Param> params_;
+  Arena values_, grads_, moments_m_, moments_v_;
+};
+
+}  // namespace scratchgpt

@@ -1,0 +1,245 @@
+// bench.cpp: see bench.h.
+#include "run/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/check.h"
+#include "core/cpu_features.h"
+#include "core/perf_probes.h"
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "kernels/cpu/matmul_backend.h"
+#include "kernels/cpu/simd.h"
+#include "nn/gpt.h"
+#include "sample/generate.h"
+#include "train/optimizer.h"
+#include "train/train_config.h"
+
+namespace scratchgpt {
+
+namespace {
+
+// A GPT that counts how often its cache is emptied: generate() empties it for the prompt and at
+// every context crop.
+struct CountingResets : GPT {
+  using GPT::GPT;
+  int resets = 0;
+  void reset_cache() override {
+    ++resets;
+    GPT::reset_cache();
+  }
+};
+
+// GPT-2 small (124M) for benchmarking only: no dataset of ours has its vocabulary.
+TrainConfig bench_config(const std::string& preset) {
+  if (preset != "gpt2") return preset_config(preset);
+  TrainConfig c;
+  c.preset = "gpt2";
+  c.gpt.vocab_size = 50257, c.gpt.block_size = 1024;
+  c.gpt.n_layer = 12, c.gpt.n_head = 12, c.gpt.n_embd = 768;
+  c.gpt.dropout = 0.0f, c.gpt.bias = true, c.gpt.tied = true, c.gpt.activation = "gelu";
+  c.batch_size = 4;
+  return c;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The model of the flags: the preset's shape with the overrides applied.
+TrainConfig flags_config(const BenchRequest& f) {
+  TrainConfig cfg = bench_config(f.preset);
+  GPTConfig& g = cfg.gpt;
+  if (f.n_layer) g.n_layer = f.n_layer;
+  if (f.n_head) g.n_head = f.n_head;
+  if (f.n_embd) g.n_embd = f.n_embd;
+  if (f.block_size) g.block_size = f.block_size;
+  if (f.vocab_size) g.vocab_size = f.vocab_size;
+  if (f.dropout >= 0) g.dropout = f.dropout;
+  if (f.batch_size) cfg.batch_size = f.batch_size;
+  g.validate();
+  return cfg;
+}
+
+// --sample N: a randomly initialised model, batch 1, a one-token prompt (id 0), N new tokens
+// through the KV cache with generate() (temperature 1, no top-k/top-p, seeded), after one short
+// untimed warm-up run. When the context fills, generate() keeps the last block_size/2 tokens and
+// re-prefills them through the cache; that time is included.
+void run_sample_bench(const BenchRequest& f) {
+  SG_CHECK(f.sample > 0, "--sample must be positive, got ", f.sample);
+  TrainConfig cfg = flags_config(f);
+  GPTConfig& g = cfg.gpt;
+  g.dropout = 0.0f;  // inference
+  CountingResets model(g);
+  Rng init_rng(cfg.seed);
+  model.init(init_rng);
+  const std::vector<int32_t> prompt = {0};
+  const SamplingOptions opt;  // temperature 1, all tokens
+  Rng warm_rng(cfg.seed + 1);
+  generate(model, g.block_size, prompt, std::min(f.sample, 16), opt, warm_rng, nullptr);
+  Rng rng(cfg.seed);
+  model.resets = 0;
+  const double t0 = now_s();
+  const std::vector<int32_t> out = generate(model, g.block_size, prompt, f.sample, opt, rng, nullptr);
+  const double secs = now_s() - t0;
+  SG_CHECK(static_cast<int>(out.size()) == f.sample, "generate returned ", out.size(),
+           " tokens instead of ", f.sample);
+  // Context crops: each one re-prefills the last block_size/2 tokens (the first reset is the
+  // prompt's).
+  const int crops = model.resets - 1;
+  const double tokens_per_s = f.sample / secs;
+  const SimdLevel level = cpu::simd_level();
+  const double rss_mb = peak_rss_mb();
+
+  nlohmann::json j;
+  j["impl"] = "scratchgpt";
+  j["mode"] = "sample";
+  j["preset"] = f.preset;
+  j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
+  j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
+  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
+  j["batch_size"] = 1, j["prompt_tokens"] = static_cast<int>(prompt.size());
+  j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
+  j["threads"] = ThreadPool::global().num_threads();
+  j["simd"] = simd_level_name(level);
+  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
+  j["params"] = model.num_params();
+  j["context_crops"] = crops;
+  j["seconds"] = secs;
+  j["tokens_per_s"] = tokens_per_s;
+  j["ms_per_token"] = secs * 1e3 / f.sample;
+  j["peak_rss_mb"] = rss_mb;
+  if (f.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf(
+      "scratchgpt bench --sample: preset %s  L=%d NH=%d C=%d V=%d block_size=%d  batch 1, "
+      "%d threads, %s\n",
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size,
+      ThreadPool::global().num_threads(), simd_level_name(level));
+  std::printf("  params          %.2fM\n", model.num_params() / 1e6);
+  std::printf(
+      "  generated       %d tokens from a 1-token prompt in %.3f s (KV cache, "
+      "temperature 1; %d context crops)\n",
+      f.sample, secs, crops);
+  std::printf("  tokens/s        %.1f\n", tokens_per_s);
+  std::printf("  ms/token        %.3f\n", secs * 1e3 / f.sample);
+  std::printf("  peak RSS        %.1f MB\n", rss_mb);
+}
+
+}  // namespace
+
+void run_bench(const BenchRequest& f) {
+  ThreadPool::set_global_threads(f.threads);
+  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
+  if (f.sample != 0) return run_sample_bench(f);
+  SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
+  SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
+  TrainConfig cfg = flags_config(f);
+  const GPTConfig& g = cfg.gpt;
+  const int B = cfg.batch_size;
+  const int T = f.seq_len ? f.seq_len : (f.preset == "gpt2" ? 64 : g.block_size);
+  SG_CHECK(T > 0 && T <= g.block_size, "--seq-len must be in [1, block_size = ", g.block_size,
+           "], got ", T);
+  SG_CHECK(B > 0, "--batch-size must be positive, got ", B);
+
+  GPT model(g);
+  Rng init_rng(cfg.seed);
+  model.init(init_rng);
+  Rng dropout_rng(cfg.seed + 1);
+  std::mt19937 gen(static_cast<uint32_t>(cfg.seed));
+  std::uniform_int_distribution<int32_t> tok(0, g.vocab_size - 1);
+  std::vector<int32_t> idx(static_cast<size_t>(B) * T), targets(idx.size());  // (B, T)
+
+  std::vector<double> fwd, bwd, opt;
+  float loss = 0;
+  for (int step = 0; step < f.warmup + f.steps; ++step) {
+    for (auto& t : idx) t = tok(gen);
+    for (auto& t : targets) t = tok(gen);
+    const double t0 = now_s();
+    loss = model.forward(idx.data(), targets.data(), B, T, g.dropout > 0 ? &dropout_rng : nullptr);
+    const double t1 = now_s();
+    model.zero_grad();
+    model.backward();
+    const double t2 = now_s();
+    optimizer_step(model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
+    const double t3 = now_s();
+    if (step >= f.warmup) {
+      fwd.push_back(t1 - t0);
+      bwd.push_back(t2 - t1);
+      opt.push_back(t3 - t2);
+    }
+  }
+  std::vector<double> total(fwd.size());
+  for (size_t i = 0; i < fwd.size(); ++i) total[i] = fwd[i] + bwd[i] + opt[i];
+  const double step_s = median(total);
+  const double tokens_per_s = B * T / step_s;
+  const double flops_per_token = gpt_flops_per_token(g, T);
+  const double gflops = flops_per_token * tokens_per_s * 1e-9;
+  const SimdLevel level = cpu::simd_level();
+  const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ThreadPool::global(), false) : 0.0;
+  const double peak_avx512 = level >= SimdLevel::kAvx512 ? fma_peak_gflops(ThreadPool::global(), true) : 0.0;
+  const double rss_mb = peak_rss_mb();
+
+  nlohmann::json j;
+  j["impl"] = "scratchgpt";
+  j["preset"] = f.preset;
+  j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
+  j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
+  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
+  j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
+  j["simd"] = simd_level_name(level);
+  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
+  j["params"] = model.num_params();
+  j["steps"] = f.steps;
+  j["loss"] = loss;
+  j["ms_forward"] = median(fwd) * 1e3;
+  j["ms_backward"] = median(bwd) * 1e3;
+  j["ms_optimizer"] = median(opt) * 1e3;
+  j["ms_per_step"] = step_s * 1e3;
+  j["tokens_per_s"] = tokens_per_s;
+  j["flops_per_token"] = flops_per_token;
+  j["gflops"] = gflops;
+  j["peak_gflops_avx2"] = peak_avx2;
+  j["peak_gflops_avx512"] = peak_avx512;
+  j["peak_rss_mb"] = rss_mb;
+  if (f.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf(
+      "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
+      ThreadPool::global().num_threads(), simd_level_name(level),
+      cpu::matmul_backend_name(cpu::matmul_backend()));
+  std::printf("  params          %.2fM\n", model.num_params() / 1e6);
+  std::printf(
+      "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",
+      step_s * 1e3, f.steps, median(fwd) * 1e3, median(bwd) * 1e3, median(opt) * 1e3);
+  std::printf("  tokens/s        %.0f\n", tokens_per_s);
+  std::printf("  achieved        %.1f GFLOP/s (%.3g GFLOP per token, 6N + 12 L NH HS T)\n", gflops,
+              flops_per_token * 1e-9);
+  if (peak_avx2 > 0)
+    std::printf("  peak (AVX2 FMA loop, all threads)    %.1f GFLOP/s -> %.1f%% of it\n", peak_avx2,
+                100 * gflops / peak_avx2);
+  if (peak_avx512 > 0)
+    std::printf("  peak (AVX-512 FMA loop, all threads) %.1f GFLOP/s -> %.1f%% of it\n",
+                peak_avx512, 100 * gflops / peak_avx512);
+  std::printf("  peak RSS        %.1f MB\n", rss_mb);
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,27 @@
+// bench.h: what 'scratchgpt bench' does: time GPT training steps (forward, backward, optimizer) on
+// random tokens for a preset or an explicit shape, and report ms/step, tokens/s, achieved GFLOP/s
+// (nanoGPT's 6N + 12 L NH HS T per token), the fraction of a peak measured here with an FMA loop
+// on every thread (core/perf_probes.h), and peak RSS. With sample > 0 it instead times generating
+// that many tokens at batch 1 through the KV cache (generate() and the sampler, as 'scratchgpt
+// sample' runs them). json prints one JSON object (bench/compare_pytorch.py reads it).
+// Leaves out: data loading and evaluation (see 'train'), tokenizers (sampling works on token ids).
+#pragma once
+
+#include <string>
+
+namespace scratchgpt {
+
+struct BenchRequest {
+  std::string preset = "shakespeare-char-small";
+  int n_layer = 0, n_head = 0, n_embd = 0, block_size = 0, vocab_size = 0;
+  int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
+  float dropout = -1.0f;
+  int sample = 0;  // > 0: time generating this many tokens instead of training
+  std::string matmul = "auto";
+  bool json = false;
+};
+
+// Prints the report to stdout.
+void run_bench(const BenchRequest& request);
+
+}  // namespace scratchgpt

@@ -1,0 +1,76 @@
+// eval.cpp: see eval.h.
+#include "run/eval.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "core/check.h"
+#include "core/thread_pool.h"
+#include "data/dataset.h"
+#include "kernels/cpu/matmul_backend.h"
+#include "run/model_factory.h"
+#include "train/checkpoint.h"
+#include "train/evaluate.h"
+
+namespace scratchgpt {
+
+EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
+  using Clock = std::chrono::steady_clock;
+  SG_CHECK(req.split == "val" || req.split == "train", "unknown --split '", req.split,
+           "': choose val or train");
+  SG_CHECK(req.batches >= 0, "--batches must be >= 0 (0: the whole split), got ", req.batches);
+  SG_CHECK(req.batch_size >= 0, "--batch-size must be positive, got ", req.batch_size);
+  SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
+  SG_CHECK(req.threads >= 0, "--threads must be >= 0 (0: all cores), got ", req.threads);
+  SG_CHECK(!req.data_dir.empty(), "--data-dir is required: the prepared dataset to evaluate on");
+  const auto backend = cpu::parse_matmul_backend(req.matmul);
+
+  Checkpoint ck = load_checkpoint(req.checkpoint);
+  Dataset data = Dataset::load(req.data_dir);
+  SG_CHECK(data.tokenizer.chars() == ck.tokenizer.chars(), "the vocabulary of ", req.data_dir,
+           " differs from the checkpoint's: evaluate on data prepared with the same characters");
+  std::unique_ptr<LanguageModel> built = build_model(ck.cfg);
+  LanguageModel& model = *built;
+  const int model_ctx = model.block_size();
+  // A bigram has no context limit; its trained T is the natural window.
+  const int T = req.block_size > 0 ? req.block_size : std::min(model_ctx, ck.cfg.gpt.block_size);
+  SG_CHECK(T <= model_ctx, "--block-size ", T, " is longer than the checkpoint's model context (",
+           model_ctx, "): use --block-size ", model_ctx, " or less");
+  const int B = req.batch_size > 0 ? req.batch_size : ck.cfg.batch_size;
+  const std::vector<uint16_t>& split = req.split == "val" ? data.val : data.train;
+  SG_CHECK(static_cast<int64_t>(split.size()) >= int64_t{T} + 1, "the ", req.split, " split of ",
+           req.data_dir, " has ", split.size(), " tokens, fewer than block_size + 1 = ", T + 1,
+           ": use a smaller --block-size");
+
+  restore_params(ck, model, /*with_optimizer=*/false);
+  ck.st = SafeTensors();
+  if (req.threads > 0) ThreadPool::set_global_threads(req.threads);
+  cpu::set_matmul_backend(backend);
+
+  const auto t0 = Clock::now();
+  EvalResult r;
+  std::string how;
+  if (req.batches == 0) {
+    const FullLoss f = full_loss(model, split.data(), static_cast<int64_t>(split.size()), B, T);
+    r.loss = f.loss;
+    r.tokens = f.tokens;
+    how = std::to_string(f.windows) + " windows of " + std::to_string(T) + ", all of the split";
+  } else {
+    Rng rng(req.seed);
+    std::vector<int32_t> x(static_cast<size_t>(B) * T), y(x.size());
+    r.loss = estimate_loss(model, split, B, T, req.batches, rng, x, y);
+    r.tokens = int64_t{req.batches} * B * T;
+    how = std::to_string(req.batches) + " random batches of " + std::to_string(B) + " x " +
+          std::to_string(T) + ", seed " + std::to_string(req.seed);
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::fprintf(out, "%s loss %.4f (perplexity %.2f) over %lld tokens: %s, %.1f s\n",
+               req.split.c_str(), r.loss, std::exp(r.loss), static_cast<long long>(r.tokens),
+               how.c_str(), r.seconds);
+  std::fflush(out);
+  return r;
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,33 @@
+// eval.h: what 'scratchgpt eval' does: load a checkpoint and a prepared dataset, check that they
+// belong together, and measure the loss on a split, over all of it (train/evaluate.h's full_loss)
+// or over random batches as train logs it (estimate_loss). Leaves out: strided evaluation.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace scratchgpt {
+
+struct EvalRequest {
+  std::string checkpoint;
+  std::string data_dir;      // a prepared dataset with the checkpoint's vocabulary
+  std::string split = "val";  // "val" or "train"
+  int batches = 0;            // 0: full_loss; > 0: estimate_loss over this many random batches
+  int batch_size = 0;         // 0: the checkpoint's
+  int block_size = 0;         // T; 0: the checkpoint's training context
+  uint64_t seed = 1337;       // batch offsets when batches > 0
+  int threads = 0;            // 0: all cores
+  std::string matmul = "auto";
+};
+
+struct EvalResult {
+  double loss = 0;
+  int64_t tokens = 0;  // predicted tokens the loss averages over
+  double seconds = 0;
+};
+
+// Loads, checks (every check before any work) and evaluates; writes one summary line to out.
+EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out);
+
+}  // namespace scratchgpt
