@@ -79,7 +79,7 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
   config.block_size = block_size;
   config.dropout = 0.0f;
   config.bias = true;
-  config.activation = "relu";
+  config.activation = Activation::kRelu;
   Block engine(config);
   ParamStore params;  // the engine Block's parameters in storage of their own (a GPT: its slab)
   params.build([&](ParamVisitor& v) { engine.visit_params("block", v); });

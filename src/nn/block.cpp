@@ -11,7 +11,7 @@ Block::Block(const GPTConfig& config)
     : ln_1(config.n_embd, config.bias),
       attn(config.n_embd, config.n_head, config.bias, config.dropout),
       ln_2(config.n_embd, config.bias),
-      mlp(config.n_embd, parse_activation(config.activation), config.bias, config.dropout),
+      mlp(config.n_embd, config.activation, config.bias, config.dropout),
       C(config.n_embd) {}
 
 void Block::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) {

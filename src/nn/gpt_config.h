@@ -3,10 +3,22 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 
 namespace scratchgpt {
+
+// The MLP's nonlinearity: the lecture's ReLU, GPT-2's tanh approximation of GELU, or the exact
+// (erf) GELU of nanoGPT's nn.GELU().
+enum class Activation { kRelu, kGelu, kGeluExact };
+inline constexpr std::pair<Activation, const char*> kActivationNames[] = {
+    {Activation::kRelu, "relu"}, {Activation::kGelu, "gelu"}, {Activation::kGeluExact, "gelu-exact"}};
+// "gelu" -> Activation::kGelu; an Error listing the choices otherwise.
+inline Activation parse_activation(const std::string& name) {
+  return enum_from_name<Activation>(kActivationNames, name, "activation");
+}
 
 struct GPTConfig {
   int vocab_size = 65;    // V
@@ -17,9 +29,7 @@ struct GPTConfig {
   float dropout = 0.0f;   // on embeddings, attention weights, residual branches (train only)
   bool bias = true;       // biases in Linear and LayerNorm layers
   bool tied = false;      // output head shares the token embedding wte (GPT-2)
-  // "relu" (lecture), "gelu" (GPT-2's tanh approximation) or "gelu-exact" (erf, nanoGPT's
-  // nn.GELU()).
-  std::string activation = "relu";
+  Activation activation = Activation::kRelu;
 
   // Every impossible combination is a one-line error that names the fix.
   void validate() const {
@@ -31,9 +41,6 @@ struct GPTConfig {
     SG_CHECK(n_embd % n_head == 0, "n_embd (", n_embd, ") must be divisible by n_head (", n_head,
              "): change one of them");
     SG_CHECK(dropout >= 0.0f && dropout < 1.0f, "dropout must be in [0, 1), got ", dropout);
-    SG_CHECK(activation == "relu" || activation == "gelu" || activation == "gelu-exact",
-             "activation must be 'relu', 'gelu' (tanh approximation, GPT-2) or 'gelu-exact' (erf, "
-             "nanoGPT), got '", activation, "'");
   }
 };
 

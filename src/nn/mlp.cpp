@@ -9,14 +9,6 @@
 
 namespace scratchgpt {
 
-Activation parse_activation(const std::string& name) {
-  if (name == "relu") return Activation::kRelu;
-  if (name == "gelu") return Activation::kGelu;
-  if (name == "gelu-exact") return Activation::kGeluExact;
-  fail("activation must be 'relu', 'gelu' (tanh approximation, GPT-2) or 'gelu-exact' (erf, "
-       "nanoGPT), got '", name, "'");
-}
-
 namespace {
 
 void activation_forward(Activation a, float* out, const float* inp, int64_t n) {

@@ -8,15 +8,12 @@
 
 #include "core/rng.h"
 #include "nn/dropout.h"
+#include "nn/gpt_config.h"
 #include "nn/linear.h"
 #include "nn/param.h"
 #include "nn/slab_planner.h"
 
 namespace scratchgpt {
-
-// GPTConfig::activation: "relu", "gelu" (tanh approximation), "gelu-exact" (erf).
-enum class Activation { kRelu, kGelu, kGeluExact };
-Activation parse_activation(const std::string& name);  // an Error names the choices
 
 struct MLP {
   int C = 0;

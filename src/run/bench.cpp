@@ -44,7 +44,7 @@ TrainConfig bench_config(const std::string& preset) {
   c.preset = "gpt2";
   c.gpt.vocab_size = 50257, c.gpt.block_size = 1024;
   c.gpt.n_layer = 12, c.gpt.n_head = 12, c.gpt.n_embd = 768;
-  c.gpt.dropout = 0.0f, c.gpt.bias = true, c.gpt.tied = true, c.gpt.activation = "gelu";
+  c.gpt.dropout = 0.0f, c.gpt.bias = true, c.gpt.tied = true, c.gpt.activation = Activation::kGelu;
   c.batch_size = 4;
   return c;
 }
@@ -110,7 +110,7 @@ void run_sample_bench(const BenchRequest& f) {
   j["preset"] = f.preset;
   j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
   j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
-  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
+  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = 1, j["prompt_tokens"] = static_cast<int>(prompt.size());
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
   j["threads"] = ThreadPool::global().num_threads();
@@ -200,7 +200,7 @@ void run_bench(const BenchRequest& f) {
   j["preset"] = f.preset;
   j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
   j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
-  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = g.activation;
+  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
   j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());

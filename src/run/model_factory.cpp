@@ -12,7 +12,7 @@ namespace {
 double params(const TrainConfig& cfg) {
   const double V = cfg.gpt.vocab_size, C = cfg.gpt.n_embd, L = cfg.gpt.n_layer;
   const double T = cfg.gpt.block_size;
-  if (cfg.model == "bigram") return V * V;
+  if (cfg.model == ModelKind::kBigram) return V * V;
   // wte, wpe, per block attention (4 C^2) and MLP (8 C^2), the untied head.
   return V * C + T * C + L * 12.0 * C * C + (cfg.gpt.tied ? 0.0 : V * C);
 }
@@ -22,7 +22,7 @@ double weight_bytes(const TrainConfig& cfg) { return 4.0 * params(cfg); }
 
 double training_bytes_lower_bound(const TrainConfig& cfg) {
   const double B = cfg.batch_size, T = cfg.gpt.block_size, V = cfg.gpt.vocab_size;
-  const double acts = cfg.model == "bigram"
+  const double acts = cfg.model == ModelKind::kBigram
                           ? B * T * V
                           : cfg.gpt.n_layer * 8.0 * B * T * cfg.gpt.n_embd + B * T * V;
   return 4.0 * (4.0 * params(cfg) + acts);
@@ -38,8 +38,12 @@ void check_fits_in_memory(double bytes, const char* what, const char* fix) {
 std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg) {
   check_fits_in_memory(weight_bytes(cfg), "the model's weights",
                        "lower --n-embd or --n-layer (or the vocabulary)");
-  if (cfg.model == "bigram") return std::make_unique<Bigram>(cfg.gpt.vocab_size);
-  SG_CHECK(cfg.model == "gpt", "unknown model '", cfg.model, "': use 'gpt' or 'bigram'");
+  switch (cfg.model) {
+    case ModelKind::kBigram:
+      return std::make_unique<Bigram>(cfg.gpt.vocab_size);
+    case ModelKind::kGpt:
+      break;
+  }
   return std::make_unique<GPT>(cfg.gpt);
 }
 

@@ -109,14 +109,15 @@ TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
     cfg = preset_config(opt.preset);
   }
   cfg.apply_json(opt.overrides);
-  if (cfg.model == "bigram")
+  if (cfg.model == ModelKind::kBigram)
     for (const char* key : {"n_layer", "n_head", "n_embd", "dropout", "bias", "tied", "activation"})
       SG_CHECK(!opt.overrides.contains(key), "--", dashed(key),
                " does not apply to the bigram model (its only parameter is a V x V table): drop "
                "it, or train a GPT (--preset shakespeare-char-small)");
   if (opt.resume)
-    SG_CHECK(cfg.rng_stream == ck.cfg.rng_stream, "--rng-stream ", cfg.rng_stream,
-             " differs from the run's (", ck.cfg.rng_stream,
+    SG_CHECK(cfg.rng_stream == ck.cfg.rng_stream, "--rng-stream ",
+             enum_name<RngStream>(kRngStreamNames, cfg.rng_stream), " differs from the run's (",
+             enum_name<RngStream>(kRngStreamNames, ck.cfg.rng_stream),
              "): a resumed run keeps its random stream; drop the flag");
   return cfg;
 }
@@ -168,7 +169,7 @@ Run setup(const TrainOptions& opt) {
     fail("block_size ", T, " exceeds the model's context ", run.model->block_size());
   run.batches = std::make_unique<BatchStream>(
       run.data.train.data(), static_cast<int64_t>(run.data.train.size()), B, T, cfg.seed,
-                                              cfg.rng_stream == "nanogpt");
+                                              cfg.rng_stream == RngStream::kNanoGpt);
   if (opt.resume) {
     restore_params(ck, *run.model, /*with_optimizer=*/true);
     run.state = ck.state;
@@ -287,7 +288,7 @@ TrainSummary run_training(const TrainOptions& opt) {
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
   std::fprintf(
       opt.log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s, matmul %s\n",
-      cfg.preset.empty() ? "custom" : cfg.preset.c_str(), cfg.model.c_str(),
+      cfg.preset.empty() ? "custom" : cfg.preset.c_str(), enum_name<ModelKind>(kModelKindNames, cfg.model),
       static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
       static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
       cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",

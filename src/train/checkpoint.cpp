@@ -105,7 +105,7 @@ Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
            kFormatVersion);
   try {
     ck.cfg.apply_json(nlohmann::json::parse(ck.st.meta("config")));
-    if (ck.cfg.model == "gpt") ck.cfg.gpt.validate();
+    if (ck.cfg.model == ModelKind::kGpt) ck.cfg.gpt.validate();
     ck.tokenizer = CharTokenizer::from_json(ck.st.meta("vocab"));
   } catch (const std::exception& e) {
     fail("checkpoint ", path, " holds a damaged config or vocabulary (", e.what(),

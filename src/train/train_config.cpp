@@ -1,6 +1,7 @@
 // train_config.cpp: see train_config.h.
 #include "train/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -21,7 +22,7 @@ TrainConfig preset_config(const std::string& name) {
   c.preset = name;
   if (name == "bigram") {
     // The lecture's bigram.py: AdamW with torch's defaults, constant lr 1e-2.
-    c.model = "bigram";
+    c.model = ModelKind::kBigram;
     c.gpt.block_size = 8;
     c.batch_size = 32;
     c.max_iters = 3000;
@@ -40,24 +41,24 @@ TrainConfig preset_config(const std::string& name) {
     // nanoGPT config/train_shakespeare_char.py.
     c.gpt.n_layer = 6, c.gpt.n_head = 6, c.gpt.n_embd = 384, c.gpt.block_size = 256;
     c.gpt.dropout = 0.2f;
-    c.gpt.bias = false, c.gpt.tied = true, c.gpt.activation = "gelu";
+    c.gpt.bias = false, c.gpt.tied = true, c.gpt.activation = Activation::kGelu;
     c.batch_size = 64;
     c.max_iters = 5000, c.lr_decay_iters = 5000, c.warmup_iters = 100;
     c.lr = 1e-3, c.min_lr = 1e-4;
     c.beta2 = 0.99f;
     c.eval_interval = 250, c.eval_iters = 200;
-    c.rng_stream = "nanogpt";
+    c.rng_stream = RngStream::kNanoGpt;
   } else if (name == "shakespeare-char-small") {
     // nanoGPT's CPU recipe for the same data (README "I only have a macbook").
     c.gpt.n_layer = 4, c.gpt.n_head = 4, c.gpt.n_embd = 128, c.gpt.block_size = 64;
     c.gpt.dropout = 0.0f;
-    c.gpt.bias = false, c.gpt.tied = true, c.gpt.activation = "gelu";
+    c.gpt.bias = false, c.gpt.tied = true, c.gpt.activation = Activation::kGelu;
     c.batch_size = 12;
     c.max_iters = 2000, c.lr_decay_iters = 2000, c.warmup_iters = 100;
     c.lr = 1e-3, c.min_lr = 1e-4;
     c.beta2 = 0.99f;
     c.eval_interval = 250, c.eval_iters = 20;
-    c.rng_stream = "nanogpt";  // seed 1337 then draws nanoGPT's init, batches and eval batches
+    c.rng_stream = RngStream::kNanoGpt;  // seed 1337 then draws nanoGPT's init, batches and eval batches
   } else {
     std::string names;
     for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
@@ -66,45 +67,7 @@ TrainConfig preset_config(const std::string& name) {
   return c;
 }
 
-json TrainConfig::to_json() const {
-  json j;
-  j["preset"] = preset;
-  j["model"] = model;
-  j["vocab_size"] = gpt.vocab_size;
-  j["n_layer"] = gpt.n_layer;
-  j["n_head"] = gpt.n_head;
-  j["n_embd"] = gpt.n_embd;
-  j["block_size"] = gpt.block_size;
-  j["dropout"] = gpt.dropout;
-  j["bias"] = gpt.bias;
-  j["tied"] = gpt.tied;
-  j["activation"] = gpt.activation;
-  j["batch_size"] = batch_size;
-  j["grad_accum"] = grad_accum;
-  j["max_iters"] = max_iters;
-  j["lr"] = lr;
-  j["min_lr"] = min_lr;
-  j["decay_lr"] = decay_lr;
-  j["warmup_iters"] = warmup_iters;
-  j["lr_decay_iters"] = lr_decay_iters;
-  j["weight_decay"] = weight_decay;
-  j["beta1"] = beta1;
-  j["beta2"] = beta2;
-  j["eps"] = eps;
-  j["grad_clip"] = grad_clip;
-  j["eval_interval"] = eval_interval;
-  j["eval_iters"] = eval_iters;
-  j["log_interval"] = log_interval;
-  j["seed"] = seed;
-  j["threads"] = threads;
-  j["matmul"] = matmul;
-  j["rng_stream"] = rng_stream;
-  return j;
-}
-
 namespace {
-// A config value of exactly the key's type: a whole number in the field's range for integers (no
-// 1.7, no 1e12 into an int), a finite number for reals, true/false, a string.
 // "n_layer" -> "'n_layer' (--n-layer)": the key and the flag that sets it.
 std::string key_and_flag(const char* key) {
   std::string flag = key;
@@ -113,10 +76,11 @@ std::string key_and_flag(const char* key) {
   return std::string("'") + key + "' (--" + flag + ")";
 }
 
+// A config value of exactly the key's type: a whole number in the field's range for integers (no
+// 1.7, no 1e12 into an int), a finite number for reals, true/false, a string, or one of an enum's
+// names.
 template <typename T>
-void take(const json& j, const char* key, T& dst) {
-  if (!j.contains(key)) return;
-  const json& v = j.at(key);
+void take(const json& v, const char* key, T& dst) {
   const std::string name = "config key " + key_and_flag(key);
   if constexpr (std::is_same_v<T, bool>) {
     SG_CHECK(v.is_boolean(), name, " has the wrong type: it must be true or false, got ",
@@ -145,51 +109,132 @@ void take(const json& j, const char* key, T& dst) {
     dst = v.get<T>();
   }
 }
+
+using Kind = ConfigField::Kind;
+
+// A row for a plain field: `at` returns the field of a config.
+template <typename At>
+ConfigField field(const char* key, std::string help, At at) {
+  using T = std::remove_reference_t<decltype(at(std::declval<TrainConfig&>()))>;
+  const Kind kind = std::is_same_v<T, bool>       ? Kind::kBool
+                    : std::is_integral_v<T>       ? Kind::kInt
+                    : std::is_floating_point_v<T> ? Kind::kReal
+                                                  : Kind::kText;
+  return {key, std::move(help), kind,
+          [at](const TrainConfig& c) { return json(at(const_cast<TrainConfig&>(c))); },
+          [at, key](TrainConfig& c, const json& v) { take(v, key, at(c)); }};
+}
+
+// A row for an enum field, written by name; its choices are appended to the help.
+template <typename E, size_t N, typename At>
+ConfigField enum_field(const char* key, std::string help,
+                       const std::pair<E, const char*> (&names)[N], At at) {
+  const EnumNames<E> table(names);
+  return {key, help + " (" + enum_choices(table) + ")", Kind::kText,
+          [at, table](const TrainConfig& c) {
+            return json(enum_name(table, at(const_cast<TrainConfig&>(c))));
+          },
+          [at, key, table](TrainConfig& c, const json& v) {
+            std::string name;
+            take(v, key, name);
+            at(c) = enum_from_name(table, name, key_and_flag(key));
+          }};
+}
 }  // namespace
+
+const std::vector<ConfigField>& config_fields() {
+  // clang-format off
+  static const std::vector<ConfigField> fields = {
+      field("preset", "the preset the run started from (informational)",
+            [](TrainConfig& c) -> auto& { return c.preset; }),
+      enum_field("model", "the model", kModelKindNames,
+                 [](TrainConfig& c) -> auto& { return c.model; }),
+      field("vocab_size", "vocabulary size V (set from the data)",
+            [](TrainConfig& c) -> auto& { return c.gpt.vocab_size; }),
+      field("n_layer", "transformer blocks L", [](TrainConfig& c) -> auto& { return c.gpt.n_layer; }),
+      field("n_head", "attention heads NH", [](TrainConfig& c) -> auto& { return c.gpt.n_head; }),
+      field("n_embd", "embedding width C", [](TrainConfig& c) -> auto& { return c.gpt.n_embd; }),
+      field("block_size", "context length T", [](TrainConfig& c) -> auto& { return c.gpt.block_size; }),
+      field("dropout", "dropout probability", [](TrainConfig& c) -> auto& { return c.gpt.dropout; }),
+      field("bias", "biases in Linear and LayerNorm (true/false)",
+            [](TrainConfig& c) -> auto& { return c.gpt.bias; }),
+      field("tied", "tie the output head to wte (true/false)",
+            [](TrainConfig& c) -> auto& { return c.gpt.tied; }),
+      enum_field("activation",
+                 "the MLP's nonlinearity: the lecture's relu, GPT-2's tanh gelu or nanoGPT's erf "
+                 "gelu-exact", kActivationNames,
+                 [](TrainConfig& c) -> auto& { return c.gpt.activation; }),
+      field("batch_size", "batch size B per micro-step", [](TrainConfig& c) -> auto& { return c.batch_size; }),
+      field("grad_accum", "micro-steps per optimizer step", [](TrainConfig& c) -> auto& { return c.grad_accum; }),
+      field("max_iters", "optimizer steps in total", [](TrainConfig& c) -> auto& { return c.max_iters; }),
+      field("lr", "peak learning rate", [](TrainConfig& c) -> auto& { return c.lr; }),
+      field("min_lr", "final learning rate of the cosine", [](TrainConfig& c) -> auto& { return c.min_lr; }),
+      field("decay_lr", "warmup + cosine schedule (true/false)", [](TrainConfig& c) -> auto& { return c.decay_lr; }),
+      field("warmup_iters", "linear warmup steps", [](TrainConfig& c) -> auto& { return c.warmup_iters; }),
+      field("lr_decay_iters", "step where the cosine ends", [](TrainConfig& c) -> auto& { return c.lr_decay_iters; }),
+      field("weight_decay", "AdamW weight decay (2-D weights)", [](TrainConfig& c) -> auto& { return c.weight_decay; }),
+      field("beta1", "AdamW beta1", [](TrainConfig& c) -> auto& { return c.beta1; }),
+      field("beta2", "AdamW beta2", [](TrainConfig& c) -> auto& { return c.beta2; }),
+      field("eps", "AdamW epsilon", [](TrainConfig& c) -> auto& { return c.eps; }),
+      field("grad_clip", "global gradient norm clip (0: off)", [](TrainConfig& c) -> auto& { return c.grad_clip; }),
+      field("eval_interval", "evaluate every this many steps", [](TrainConfig& c) -> auto& { return c.eval_interval; }),
+      field("eval_iters", "batches per evaluation", [](TrainConfig& c) -> auto& { return c.eval_iters; }),
+      field("log_interval", "plain progress line interval", [](TrainConfig& c) -> auto& { return c.log_interval; }),
+      field("seed", "random seed (init, batches, dropout)", [](TrainConfig& c) -> auto& { return c.seed; }),
+      field("threads", "worker threads (0: all cores)", [](TrainConfig& c) -> auto& { return c.threads; }),
+      field("matmul",
+            "matmul backend: auto (default: onednn in a build with oneDNN, else own) | own (our "
+            "GEMM) | onednn",
+            [](TrainConfig& c) -> auto& { return c.matmul; }),
+      enum_field("rng_stream",
+                 "split: a generator per purpose, evaluations never move the training batches; "
+                 "nanogpt: one generator in nanoGPT's train.py order, its init, batches and "
+                 "evaluation batches for the same seed. Default: nanogpt for the "
+                 "shakespeare-char presets, split for bigram",
+                 kRngStreamNames, [](TrainConfig& c) -> auto& { return c.rng_stream; }),
+  };
+  // clang-format on
+  return fields;
+}
+
+json config_value_from_text(const ConfigField& f, const std::string& text) {
+  const std::string flag = key_and_flag(f.key);
+  if (f.kind == Kind::kText) return text;
+  if (f.kind == Kind::kBool) {
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    fail("flag ", flag, " takes true or false, got '", text, "'");
+  }
+  const char* wanted = f.kind == Kind::kInt ? "a whole number" : "a finite number";
+  json v;
+  try {
+    v = json::parse(text);  // JSON numbers: no inf, nan or hex
+  } catch (const json::exception&) {
+    fail("flag ", flag, " takes ", wanted, ", got '", text, "'");
+  }
+  SG_CHECK(v.is_number(), "flag ", flag, " takes ", wanted, ", got '", text, "'");
+  return v;
+}
+
+json TrainConfig::to_json() const {
+  json j = json::object();
+  for (const ConfigField& f : config_fields()) j[f.key] = f.get(*this);
+  return j;
+}
 
 void TrainConfig::apply_json(const json& j) {
   SG_CHECK(j.is_object(), "a training config must be a JSON object");
-  const json known = to_json();
+  const auto& fields = config_fields();
   for (auto it = j.begin(); it != j.end(); ++it)
-    SG_CHECK(known.contains(it.key()), "unknown config key '", it.key(),
-             "': see 'scratchgpt train --help' for the names");
-  take(j, "preset", preset);
-  take(j, "model", model);
-  take(j, "vocab_size", gpt.vocab_size);
-  take(j, "n_layer", gpt.n_layer);
-  take(j, "n_head", gpt.n_head);
-  take(j, "n_embd", gpt.n_embd);
-  take(j, "block_size", gpt.block_size);
-  take(j, "dropout", gpt.dropout);
-  take(j, "bias", gpt.bias);
-  take(j, "tied", gpt.tied);
-  take(j, "activation", gpt.activation);
-  take(j, "batch_size", batch_size);
-  take(j, "grad_accum", grad_accum);
-  take(j, "max_iters", max_iters);
-  take(j, "lr", lr);
-  take(j, "min_lr", min_lr);
-  take(j, "decay_lr", decay_lr);
-  take(j, "warmup_iters", warmup_iters);
-  take(j, "lr_decay_iters", lr_decay_iters);
-  take(j, "weight_decay", weight_decay);
-  take(j, "beta1", beta1);
-  take(j, "beta2", beta2);
-  take(j, "eps", eps);
-  take(j, "grad_clip", grad_clip);
-  take(j, "eval_interval", eval_interval);
-  take(j, "eval_iters", eval_iters);
-  take(j, "log_interval", log_interval);
-  take(j, "seed", seed);
-  take(j, "threads", threads);
-  take(j, "matmul", matmul);
-  take(j, "rng_stream", rng_stream);
+    SG_CHECK(std::any_of(fields.begin(), fields.end(),
+                         [&](const ConfigField& f) { return it.key() == f.key; }),
+             "unknown config key '", it.key(), "': see 'scratchgpt train --help' for the names");
+  for (const ConfigField& f : fields)
+    if (j.contains(f.key)) f.set(*this, j.at(f.key));
 }
 
 void TrainConfig::validate() const {
-  SG_CHECK(model == "gpt" || model == "bigram", "model must be 'gpt' or 'bigram', got '", model,
-           "'");
-  if (model == "gpt") {
+  if (model == ModelKind::kGpt) {
     gpt.validate();
   } else {
     SG_CHECK(gpt.block_size > 0, "block_size must be positive, got ", gpt.block_size);
@@ -204,8 +249,6 @@ void TrainConfig::validate() const {
         {"grad_clip", grad_clip}})
     SG_CHECK(std::isfinite(v), name, " must be a finite number, got ", v);
   SG_CHECK(lr > 0, "lr must be positive, got ", lr);
-  SG_CHECK(rng_stream == "split" || rng_stream == "nanogpt", "rng_stream must be 'split' or "
-           "'nanogpt', got '", rng_stream, "'");
   SG_CHECK(min_lr >= 0 && min_lr <= lr, "min_lr must be in [0, lr], got ", min_lr);
   SG_CHECK(warmup_iters >= 0, "warmup_iters must be >= 0, got ", warmup_iters);
   SG_CHECK(!decay_lr || lr_decay_iters > warmup_iters, "lr_decay_iters (", lr_decay_iters,

@@ -1,21 +1,43 @@
 // train_config.h: TrainConfig, every hyperparameter of a training run (model shape included), the
-// named presets, and their JSON form (config files, checkpoints). Later sources win:
+// named presets, and config_fields(): one table row per hyperparameter (its JSON key, help and
+// type) that drives the JSON form (config files, checkpoints) and train's command-line flags, so
+// adding a hyperparameter touches the struct and the table only. Later sources win:
 //   preset (or the checkpoint's config on --resume)  <  --config FILE  <  command-line flags.
 // Leaves out: learning-rate schedules other than nanoGPT's warmup + cosine (or constant).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "nn/gpt_config.h"
 
 namespace scratchgpt {
 
+enum class ModelKind { kGpt, kBigram };
+inline constexpr std::pair<ModelKind, const char*> kModelKindNames[] = {
+    {ModelKind::kGpt, "gpt"}, {ModelKind::kBigram, "bigram"}};
+
+// Where the random numbers come from (train/batch_stream.h has the details):
+//   split    one generator per purpose: init from seed, training batches from seed + 1, dropout
+//            from seed + 2, each evaluation from (seed, iter) alone; changing eval_interval or
+//            eval_iters leaves the training run as it was.
+//   nanogpt  nanoGPT's train.py: one generator, torch.manual_seed(seed), drawn in its order (the
+//            model's init; the first batch; then per step: the evaluation's batches when it is
+//            due, the forward's dropout masks, the next batch, prefetched before the backward).
+//            Our Rng is torch's, so init, batches and evaluation batches are nanoGPT's own for the
+//            same seed.
+enum class RngStream { kSplit, kNanoGpt };
+inline constexpr std::pair<RngStream, const char*> kRngStreamNames[] = {
+    {RngStream::kSplit, "split"}, {RngStream::kNanoGpt, "nanogpt"}};
+
 struct TrainConfig {
-  std::string preset;         // name it started from ("" for none)
-  std::string model = "gpt";  // "gpt" or "bigram"
+  std::string preset;                  // name it started from ("" for none)
+  ModelKind model = ModelKind::kGpt;
   GPTConfig gpt;              // model shape; gpt.block_size is also the bigram's T
   int batch_size = 12;        // B per micro-step
   int grad_accum = 1;         // micro-steps per optimizer step
@@ -36,24 +58,32 @@ struct TrainConfig {
   // matmul backend (cpu/matmul_backend.h): "auto", "own" or "onednn". A run records the one it
   // used, so --resume continues on the same backend (their results differ in the last bits).
   std::string matmul = "auto";
-  // Where the random numbers come from:
-  //   "split"    one generator per purpose: init from seed, training batches from seed + 1,
-  //              dropout from seed + 2, each evaluation from (seed, iter) alone; changing
-  //              eval_interval or eval_iters leaves the training run as it was.
-  //   "nanogpt"  nanoGPT's train.py: one generator, torch.manual_seed(seed), drawn in its order
-  //              (the model's init; the first batch; then per step: the evaluation's batches when
-  //              it is due, the forward's dropout masks, the next batch, prefetched before the
-  //              backward). Our Rng is torch's, so init, batches and evaluation batches are
-  //              nanoGPT's own for the same seed.
-  std::string rng_stream = "split";
+  RngStream rng_stream = RngStream::kSplit;
 
   nlohmann::json to_json() const;
-  // Applies the keys present in j (names as in to_json); an unknown key or a wrong type is an
-  // Error naming it.
+  // Applies the keys present in j (names as in to_json); an unknown key, a wrong type or an
+  // unknown enum name is an Error naming the key and its flag.
   void apply_json(const nlohmann::json& j);
   // Every combination that cannot work is a one-line Error naming the fix.
   void validate() const;
 };
+
+// One hyperparameter: its JSON key (the flag is the key with dashes: n_layer -> --n-layer), what
+// it means (the flag's help), the kind of value, and how to read it from and write it into a
+// TrainConfig (set checks the JSON value's type and range, and names the key when it is wrong).
+struct ConfigField {
+  enum class Kind { kInt, kReal, kBool, kText };
+  const char* key;
+  std::string help;
+  Kind kind;
+  std::function<nlohmann::json(const TrainConfig&)> get;
+  std::function<void(TrainConfig&, const nlohmann::json&)> set;
+};
+// Every hyperparameter, in the order of --help and of the JSON form.
+const std::vector<ConfigField>& config_fields();
+// A flag's text as the JSON value of its field ("4" -> 4, "true" -> true, "gelu" -> "gelu"); an
+// Error naming the flag when the text is not of the field's kind.
+nlohmann::json config_value_from_text(const ConfigField& field, const std::string& text);
 
 // "bigram", "shakespeare-char", "shakespeare-char-small"; an unknown name is an Error listing them.
 TrainConfig preset_config(const std::string& name);

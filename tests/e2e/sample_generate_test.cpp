@@ -79,7 +79,7 @@ TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
 TEST(Generate, KvCacheWithCropsEqualsFullRecompute) {
   GPTConfig c;
   c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.n_embd = 16;
-  c.activation = "gelu", c.bias = false, c.tied = true;
+  c.activation = Activation::kGelu, c.bias = false, c.tied = true;
   GPT fast(c), slow(c);
   Rng init(3);
   fast.init(init);

@@ -28,7 +28,7 @@ GPTConfig tiny_config(float dropout) {
   c.n_head = 2;
   c.n_embd = 64;  // HS = 32
   c.dropout = dropout;
-  c.activation = "gelu";
+  c.activation = Activation::kGelu;
   return c;
 }
 

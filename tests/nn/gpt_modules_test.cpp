@@ -118,7 +118,7 @@ TEST(GptModules, BlockWithZeroOutputProjectionsIsTheIdentity) {
   cfg.n_layer = 1;
   cfg.n_head = 2;
   cfg.n_embd = 8;
-  cfg.activation = "gelu";
+  cfg.activation = Activation::kGelu;
   const int B = 2, T = 6, C = cfg.n_embd;
   Block block(cfg);
   ParamStore params;

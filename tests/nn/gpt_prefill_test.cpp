@@ -18,7 +18,7 @@ namespace {
 GPTConfig small_config(bool bias, const char* activation) {
   GPTConfig c;
   c.vocab_size = 29, c.block_size = 150, c.n_layer = 2, c.n_head = 4, c.n_embd = 24;
-  c.activation = activation, c.bias = bias, c.tied = !bias, c.dropout = 0.0f;
+  c.activation = parse_activation(activation), c.bias = bias, c.tied = !bias, c.dropout = 0.0f;
   return c;
 }
 

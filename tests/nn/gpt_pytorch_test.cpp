@@ -26,7 +26,7 @@ GPTConfig config_from(const SafeTensors& st) {
   c.n_layer = std::stoi(st.meta("n_layer"));
   c.n_head = std::stoi(st.meta("n_head"));
   c.n_embd = std::stoi(st.meta("n_embd"));
-  c.activation = st.meta("activation");
+  c.activation = parse_activation(st.meta("activation"));
   c.bias = st.meta("bias") == "1";
   c.tied = st.meta("tied") == "1";
   c.dropout = 0.0f;
@@ -171,7 +171,7 @@ TEST(GptPytorchInit, SeededInitMatchesNanoGpt) {
     cfg.n_head = std::stoi(st.meta("n_head"));
     cfg.n_embd = std::stoi(st.meta("n_embd"));
     const bool gpt2 = std::string(variant) == "gelu_tied";
-    cfg.activation = gpt2 ? "gelu" : "relu";
+    cfg.activation = gpt2 ? Activation::kGelu : Activation::kRelu;
     cfg.bias = !gpt2;
     cfg.tied = gpt2;
     GPT gpt(cfg);

@@ -29,7 +29,7 @@ GPTConfig small_config(bool gpt2) {
   c.n_layer = 2;
   c.n_head = 4;
   c.n_embd = 32;
-  c.activation = gpt2 ? "gelu" : "relu";
+  c.activation = gpt2 ? Activation::kGelu : Activation::kRelu;
   c.bias = !gpt2;
   c.tied = gpt2;
   return c;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/check.h"
 #include "test_util.h"
 
@@ -31,7 +33,7 @@ TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {
   EXPECT_FLOAT_EQ(big.grad_clip, 1.0f);
   EXPECT_EQ(big.eval_interval, 250);
   EXPECT_EQ(big.eval_iters, 200);
-  EXPECT_EQ(big.gpt.activation, "gelu");
+  EXPECT_EQ(big.gpt.activation, Activation::kGelu);
   EXPECT_TRUE(big.gpt.tied);
   EXPECT_FALSE(big.gpt.bias);
   const TrainConfig small = preset_config("shakespeare-char-small");
@@ -43,10 +45,10 @@ TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {
   EXPECT_EQ(small.max_iters, 2000);
   EXPECT_EQ(small.eval_iters, 20);
   // nanoGPT's random stream for nanoGPT's recipes; the lecture's bigram keeps the split one.
-  EXPECT_EQ(small.rng_stream, "nanogpt");
-  EXPECT_EQ(big.rng_stream, "nanogpt");
-  EXPECT_EQ(preset_config("bigram").rng_stream, "split");
-  EXPECT_EQ(preset_config("bigram").model, "bigram");
+  EXPECT_EQ(small.rng_stream, RngStream::kNanoGpt);
+  EXPECT_EQ(big.rng_stream, RngStream::kNanoGpt);
+  EXPECT_EQ(preset_config("bigram").rng_stream, RngStream::kSplit);
+  EXPECT_EQ(preset_config("bigram").model, ModelKind::kBigram);
   EXPECT_NE(error_of([] { preset_config("gpt5"); }).find("shakespeare-char-small"),
             std::string::npos);
 }
@@ -70,8 +72,10 @@ TEST(TrainConfig, JsonRoundTripAndOverrides) {
 TEST(TrainConfig, ImpossibleConfigsAreErrors) {
   auto err = [](const nlohmann::json& j) {
     TrainConfig c = preset_config("shakespeare-char-small");
-    c.apply_json(j);
-    return error_of([&] { c.validate(); });
+    return error_of([&] {
+      c.apply_json(j);  // names are checked here (enums), values in validate
+      c.validate();
+    });
   };
   EXPECT_EQ(err(nlohmann::json::object()), "");
   EXPECT_NE(err({{"n_head", 5}}).find("divisible"), std::string::npos);
@@ -95,5 +99,27 @@ TEST(TrainConfig, ConfigsWithoutRngStreamMeanTheSplitStream) {
   old.erase("rng_stream");
   TrainConfig c;
   c.apply_json(old);
-  EXPECT_EQ(c.rng_stream, "split");
+  EXPECT_EQ(c.rng_stream, RngStream::kSplit);
+}
+
+// The field table is the one description of the hyperparameters: every TrainConfig key is a row,
+// and every row's value goes through a flag's text and back unchanged.
+TEST(TrainConfig, EveryFieldRoundTripsThroughTheTableAndFlagText) {
+  TrainConfig a = preset_config("shakespeare-char");
+  a.seed = 42, a.lr = 3e-4, a.gpt.vocab_size = 77, a.grad_accum = 3;
+  const nlohmann::json j = a.to_json();
+  EXPECT_EQ(j.size(), config_fields().size());
+  for (const ConfigField& f : config_fields()) {
+    SCOPED_TRACE(f.key);
+    ASSERT_TRUE(j.contains(f.key));
+    const nlohmann::json v = f.get(a);
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    TrainConfig b;
+    f.set(b, config_value_from_text(f, text));
+    EXPECT_EQ(f.get(b), v);
+  }
+  const ConfigField& n_layer = *std::find_if(config_fields().begin(), config_fields().end(),
+                                            [](const ConfigField& f) { return f.key == std::string("n_layer"); });
+  EXPECT_NE(error_of([&] { config_value_from_text(n_layer, "four"); }).find("--n-layer"),
+            std::string::npos);
 }
