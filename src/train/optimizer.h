@@ -3,7 +3,7 @@
 // (torch.optim.AdamW, weight decay only on Params with decay == true, as nanoGPT's two groups).
 // clip_grad_norm + adamw_step are the readable pair; optimizer_step does the same in two threaded
 // passes (norm, then AdamW with the clip coefficient folded in) with bit-identical parameters.
-// Leaves out: other optimizers, mixed precision. The update kernel is cpu::adamw_update.
+// Leaves out: other optimizers, mixed precision. Kernels: cpu::global_norm, cpu::adamw_update.
 #pragma once
 
 #include <vector>
@@ -13,8 +13,8 @@
 
 namespace scratchgpt {
 
-// sqrt(sum of every gradient element squared), accumulated in double over fixed pieces of each
-// Param (threaded; the same sum with any thread count).
+// sqrt(sum of every gradient element squared): cpu::global_norm over the Params' gradients
+// (threaded, in double over fixed pieces; the same sum with any thread count).
 double grad_global_norm(const std::vector<Param>& params);
 
 // torch's clip_grad_norm_: coef = max_norm / (norm + 1e-6); when coef < 1 every grad *= coef.
