@@ -1,0 +1,100 @@
+// layering_test.cpp: the layers of docs/architecture.md, checked on the source tree itself: every
+// #include "..." of a file under src/<layer>/ (and apps/) points at a layer it may use, so arrows
+// only go downward; SIMD intrinsics appear only in kernels/ and core/. A new include that breaks
+// the picture fails here with the file, the line and the rule.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = SCRATCHGPT_SOURCE_DIR;
+
+// What each layer may include (besides itself and the standard library).
+const std::map<std::string, std::set<std::string>> kAllowed = {
+    {"core", {}},
+    {"kernels", {"core"}},
+    {"dist", {"core"}},
+    {"nn", {"kernels", "core"}},
+    {"stones", {"kernels", "core", "nn/init.h"}},  // PyTorch's initialisers, shared with nn/
+    {"data", {"core"}},
+    {"sample", {"nn", "core"}},
+    {"train", {"data", "nn", "kernels", "core"}},
+    {"run", {"train", "sample", "data", "nn", "kernels", "core", "dist"}},
+    {"apps", {"run", "train/train_config.h", "data", "core", "lessons"}},  // options only
+    {"lessons", {"stones", "nn", "kernels/ref", "data", "core"}},
+};
+
+// The layer a project include path belongs to ("nn/gpt.h" -> "nn"; "commands.h" -> "apps").
+std::string layer_of(const std::string& include) {
+  const auto slash = include.find('/');
+  return slash == std::string::npos ? "apps" : include.substr(0, slash);
+}
+
+bool allowed(const std::string& from, const std::string& include) {
+  if (layer_of(include) == from) return true;
+  for (const std::string& rule : kAllowed.at(from))
+    if (include == rule || include.rfind(rule + "/", 0) == 0) return true;
+  return false;
+}
+
+struct Source {
+  fs::path path;
+  std::string layer;
+};
+
+std::vector<Source> sources() {
+  std::vector<Source> out;
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "src")) {
+    if (!e.is_regular_file()) continue;
+    const fs::path rel = fs::relative(e.path(), kRoot / "src");
+    out.push_back({e.path(), rel.begin()->string()});
+  }
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "apps")) {
+    if (!e.is_regular_file()) continue;
+    const fs::path rel = fs::relative(e.path(), kRoot / "apps");
+    out.push_back({e.path(), rel.begin()->string() == "lessons" ? "lessons" : "apps"});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Layering, IncludesPointOnlyDownward) {
+  const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  int files = 0;
+  for (const Source& s : sources()) {
+    ASSERT_TRUE(kAllowed.count(s.layer)) << s.path << ": a folder the layer picture does not know";
+    std::ifstream in(s.path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      EXPECT_TRUE(allowed(s.layer, m[1].str()))
+          << s.path.string() << ":" << n << ": " << s.layer << "/ may not include \"" << m[1]
+          << "\" (docs/architecture.md: arrows only downward)";
+    }
+    ++files;
+  }
+  EXPECT_GT(files, 50);
+}
+
+TEST(Layering, IntrinsicsOnlyInKernelsAndCore) {
+  const std::regex intrinsics_re(R"(immintrin\.h|__m256|__m512|_mm256_|_mm512_)");
+  for (const Source& s : sources()) {
+    if (s.layer == "kernels" || s.layer == "core") continue;
+    std::ifstream in(s.path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      EXPECT_FALSE(std::regex_search(line, intrinsics_re))
+          << s.path.string() << ":" << n << ": SIMD intrinsics belong in src/kernels/ or src/core/";
+  }
+}
