@@ -5,7 +5,7 @@
 # SCRATCHGPT_WITH_FUZZ=1 to install clang and its libFuzzer runtime (scripts/fuzz.sh; CI sets it).
 set -euo pipefail
 packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  libdnnl-dev)
+  libdnnl-dev libopenmpi-dev openmpi-bin)
 if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
 if [[ "${SCRATCHGPT_WITH_FUZZ:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

@@ -1,36 +1,55 @@
-// comm.h: Comm, the communication interface for data-parallel training: every rank computes
-// gradients on its own batches, then all_reduce_sum adds them up across ranks (then the trainer
-// divides by size()). Only the single-process NullComm exists today; an MPI implementation
-// (comm_mpi.cpp, behind the SCRATCHGPT_MPI CMake switch) will plug in here.
+// comm.h: Comm, the communication of data-parallel training: every rank runs its share of a
+// step's micro-batches, then all_reduce_sum adds the gradients up across ranks, in rank order, so
+// the result is the same bits on every rank and, with one micro-batch per rank, the same bits as
+// one process adding its micro-batches in order. NullComm is one process; MpiComm (comm_mpi.cpp,
+// in builds with MPI) is chosen at run time when an MPI launcher (mpirun) started the program.
+// Leaves out: overlapping the reduction with backward, sharded optimizer state.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace scratchgpt {
 
 class Comm {
  public:
   virtual ~Comm() = default;
-  virtual int rank() const = 0;  // this process, in [0, size())
-  virtual int size() const = 0;  // number of processes
-  // In place: every rank's data becomes the element-wise sum over all ranks, summed in rank order
-  // so the result is bitwise identical on every rank.
+  virtual int rank() const = 0;        // this process, in [0, size())
+  virtual int size() const = 0;        // number of processes
+  virtual int local_size() const = 0;  // processes on this machine
+  // In place: every rank's data becomes ((data_0 + data_1) + data_2) + ... over the ranks in
+  // order, bitwise identical on every rank.
   virtual void all_reduce_sum(std::span<float> data) = 0;
+  // all[r * n + i] = rank r's mine[i], for every rank; mine holds n values.
+  virtual void all_gather(std::span<const float> mine, std::span<float> all) = 0;
+  // True on every rank when flag is true on any rank (a stop request, a failure).
+  virtual bool any(bool flag) = 0;
   virtual void barrier() = 0;
+  // Ends every process of the job now with this exit code (after the caller printed why).
+  [[noreturn]] virtual void abort(int code) = 0;
 };
 
-// One process: rank 0 of 1; all_reduce_sum leaves the data unchanged.
+// One process: rank 0 of 1; the reductions leave the data unchanged.
 class NullComm final : public Comm {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
+  int local_size() const override { return 1; }
   void all_reduce_sum(std::span<float>) override {}
+  void all_gather(std::span<const float> mine, std::span<float> all) override;
+  bool any(bool flag) override { return flag; }
   void barrier() override {}
+  [[noreturn]] void abort(int code) override;
 };
 
-// The communicator for this build: NullComm unless built with SCRATCHGPT_MPI.
+// An MpiComm when an MPI launcher started this process (and the build has MPI; a launcher of
+// several processes without it is an Error saying how to build with MPI), else a NullComm. MPI is
+// initialised by the first call and finalised at exit.
 std::unique_ptr<Comm> make_comm();
+
+// True when the environment says an MPI launcher (OpenMPI, MPICH, Slurm's PMI) started us.
+bool started_by_mpi_launcher();
 
 }  // namespace scratchgpt

@@ -24,6 +24,7 @@ class Bigram : public LanguageModel {
   void backward() override;
   Tensor logits() override { return logits_; }
   std::vector<Param>& params() override { return store_.params(); }
+  std::span<float> grad_slab() override { return store_.grad_slab(); }
   int vocab_size() const override { return V_; }
   int block_size() const override { return INT_MAX; }  // any context: only the last token counts
 

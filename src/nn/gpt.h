@@ -39,6 +39,7 @@ class GPT : public LanguageModel {
   void backward() override;
   Tensor logits() override;  // (B, T, V) of the last forward
   std::vector<Param>& params() override { return store_.params(); }
+  std::span<float> grad_slab() override { return store_.grad_slab(); }
   int vocab_size() const override { return config_.vocab_size; }
   int block_size() const override { return config_.block_size; }
 

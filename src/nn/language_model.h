@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ class LanguageModel {
   virtual int cache_len() const = 0;  // tokens in the cache
 
   virtual std::vector<Param>& params() = 0;
+  // Every Param's gradient in one flat array (nn/param.h's ParamStore::grad_slab).
+  virtual std::span<float> grad_slab() = 0;
   virtual int vocab_size() const = 0;
   virtual int block_size() const = 0;  // longest context T the model accepts
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ class ParamStore {
   // slabs (zero-filled), then, in the same order, to point its value and grad views at them.
   void build(const Walk& walk);
   std::vector<Param>& params() { return params_; }
+  // Every gradient at once, as one flat array (the Params' grads in order, with zero padding
+  // between them): what a data-parallel all-reduce sums.
+  std::span<float> grad_slab() { return {grads_.base(), grads_.used()}; }
   // The Param with this checkpoint name: null (find) or an Error naming it (get) if there is none.
   Param* find(const std::string& name);
   Param& get(const std::string& name);

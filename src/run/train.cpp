@@ -4,15 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "core/check.h"
 #include "core/thread_pool.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
+#include "dist/comm.h"
 #include "kernels/cpu/matmul_backend.h"
 #include "run/model_factory.h"
 #include "train/batch_stream.h"
@@ -64,17 +67,24 @@ void drop_metrics_after(const std::string& path, const TrainState& state) {
 
 // Everything a run holds, set up (and every check passed) before the first step.
 struct Run {
+  Run() = default;
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+  Comm* comm = nullptr;  // the processes of a data-parallel run (one: NullComm)
+  bool rank0 = true;     // writes checkpoints, metrics and the log
   TrainConfig cfg;
   Dataset data;
   std::string last_path, best_path;
   std::unique_ptr<DirLock> lock;  // held until the run ends; a second run on out_dir is refused
   std::unique_ptr<LanguageModel> model;
   std::unique_ptr<BatchStream> batches;
+  std::unique_ptr<TrainStep> step;
   TrainState state;
   std::unique_ptr<MetricsLog> metrics;
   std::vector<int32_t> eval_x, eval_y;  // (B, T) evaluation scratch
 
   void save(const std::string& path) {
+    if (!rank0) return;  // every rank holds the same weights and streams
     batches->save(state);
     save_checkpoint(path, *model, cfg, data.tokenizer, state);
   }
@@ -88,7 +98,7 @@ TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
   if (opt.resume) {
     SG_CHECK(fs::is_directory(opt.out_dir, ec), "nothing to resume: --out-dir ", opt.out_dir,
              " does not exist; run without --resume to start training");
-    run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+    if (run.rank0) run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
     // last.safetensors is written after best.safetensors at each evaluation; a run killed
     // between the two at step 0 has only best, which is then the state to resume.
     const bool has_last = fs::exists(run.last_path, ec), has_best = fs::exists(run.best_path, ec);
@@ -123,10 +133,12 @@ TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
 }
 
 // Every check that can fail runs here, before any work: config, data, out dir, memory, checkpoint.
-Run setup(const TrainOptions& opt) {
+// Run holds references into itself (the step to its config and model), so it is built in place.
+void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   SG_CHECK(!opt.out_dir.empty(), "--out-dir is required");
   SG_CHECK(!opt.data_dir.empty(), "--data-dir is required: prepare one with 'scratchgpt prepare'");
-  Run run;
+  run.comm = &comm;
+  run.rank0 = comm.rank() == 0;
   run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
   run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
   Checkpoint ck;
@@ -147,16 +159,27 @@ Run setup(const TrainOptions& opt) {
              split->size(), " tokens, shorter than the context block_size + 1 = ", T + 1,
              ": use a smaller --block-size or a longer text");
 
-  // 3. The output directory, before any work; then the execution settings.
-  ensure_writable_dir(opt.out_dir, "--out-dir");
-  if (!run.lock) run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+  SG_CHECK(comm.size() == 1 || cfg.rng_stream == RngStream::kSplit, "--rng-stream nanogpt draws "
+           "every random number of a step from one generator in order, which one process alone "
+           "can follow: pass --rng-stream split to train on ", comm.size(), " processes");
+
+  // 3. The output directory (rank 0 writes it), before any work; then the execution settings.
   std::error_code ec;
-  if (!opt.resume && !opt.overwrite)
+  if (run.rank0) {
+    ensure_writable_dir(opt.out_dir, "--out-dir");
+    if (!run.lock) run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+  }
+  if (run.rank0 && !opt.resume && !opt.overwrite)
     SG_CHECK(!fs::exists(run.last_path, ec) && !fs::exists(run.best_path, ec), "--out-dir ",
              opt.out_dir,
              " already holds checkpoints of another run: pass --resume to continue it, "
              "--overwrite to replace them, or choose another --out-dir");
-  if (cfg.threads > 0) ThreadPool::set_global_threads(cfg.threads);
+  if (cfg.threads > 0) {
+    ThreadPool::set_global_threads(cfg.threads);
+  } else if (comm.local_size() > 1) {  // the cores of this machine divided among its processes
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    ThreadPool::set_global_threads(std::max(1, cores / comm.local_size()));
+  }
   cpu::set_matmul_backend(cpu::parse_matmul_backend(cfg.matmul));
   cfg.matmul = cpu::matmul_backend_name(cpu::matmul_backend());  // "auto" resolved, for resume
 
@@ -178,20 +201,22 @@ Run setup(const TrainOptions& opt) {
   } else {
     run.batches->init_model(*run.model);
   }
+  run.cfg = cfg;
+  run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, comm);
   run.eval_x.resize(static_cast<size_t>(B) * T);
   run.eval_y.resize(run.eval_x.size());
 
   // 5. The metrics log, continued on resume; --overwrite removes the earlier run as a whole, its
   // checkpoints with its metrics, so the out dir never pairs new metrics with old checkpoints.
-  const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
-  if (opt.resume) drop_metrics_after(metrics_path, run.state);
-  if (opt.overwrite) {
-    fs::remove(run.last_path, ec);
-    fs::remove(run.best_path, ec);
+  if (run.rank0) {
+    const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
+    if (opt.resume) drop_metrics_after(metrics_path, run.state);
+    if (opt.overwrite) {
+      fs::remove(run.last_path, ec);
+      fs::remove(run.best_path, ec);
+    }
+    run.metrics = std::make_unique<MetricsLog>(metrics_path, opt.resume);
   }
-  run.metrics = std::make_unique<MetricsLog>(metrics_path, opt.resume);
-  run.cfg = cfg;
-  return run;
 }
 
 // The progress line: redrawn in place (at most 10 times a second) on a terminal, one line every
@@ -259,13 +284,13 @@ void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSumm
   const int64_t it = run.state.iter;
   const int B = run.cfg.batch_size, T = run.cfg.gpt.block_size;
   Rng& rng = run.batches->eval_rng(it, run.cfg.eval_interval);
-  const float train_loss =
-      estimate_loss(*run.model, run.data.train, B, T, run.cfg.eval_iters, rng, run.eval_x, run.eval_y);
-  const float val_loss =
-      estimate_loss(*run.model, run.data.val, B, T, run.cfg.eval_iters, rng, run.eval_x, run.eval_y);
+  const float train_loss = estimate_loss(*run.model, run.data.train, B, T, run.cfg.eval_iters,
+                                         rng, run.eval_x, run.eval_y, *run.comm);
+  const float val_loss = estimate_loss(*run.model, run.data.val, B, T, run.cfg.eval_iters, rng,
+                                       run.eval_x, run.eval_y, *run.comm);
   run.state.last_eval_iter = it;
   sum.last_val_loss = val_loss;
-  run.metrics->log_eval(it, train_loss, val_loss, elapsed_s);
+  if (run.metrics) run.metrics->log_eval(it, train_loss, val_loss, elapsed_s);
   const bool improved = val_loss < run.state.best_val_loss;
   if (improved) run.state.best_val_loss = val_loss;
   progress.print(format("step %lld: train loss %.4f, val loss %.4f%s", static_cast<long long>(it),
@@ -276,50 +301,54 @@ void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSumm
 
 }  // namespace
 
-TrainSummary run_training(const TrainOptions& opt) {
+namespace {
+
+TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   const auto t_start = Clock::now();
-  clear_stop_request();
-  // From here a Ctrl-C or SIGTERM only asks to stop: setup finishes, the step-0 checkpoint is
-  // written, and the run stops with a resumable out dir.
-  install_stop_handler();
-  Run run = setup(opt);
+  Run run;
+  setup(opt, comm, run);
   const TrainConfig& cfg = run.cfg;
   TrainState& state = run.state;
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
-  std::fprintf(
-      opt.log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s, matmul %s\n",
-      cfg.preset.empty() ? "custom" : cfg.preset.c_str(), enum_name<ModelKind>(kModelKindNames, cfg.model),
-      static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
-      static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
-      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
-      cfg.matmul.c_str());
-  std::fflush(opt.log);
+  const std::string procs =
+      comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" : std::string();
+  std::fprintf(log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
+               cfg.preset.empty() ? "custom" : cfg.preset.c_str(),
+               enum_name<ModelKind>(kModelKindNames, cfg.model),
+               static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
+               static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
+               cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
+               procs.c_str(), cfg.matmul.c_str());
+  std::fflush(log);
 
   TrainSummary sum;
-  Progress progress(opt.log, cfg, state.iter);
+  Progress progress(log, cfg, state.iter);
   while (true) {
     const int64_t it = state.iter;
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it)
       evaluate_and_save(run, progress, seconds_since(t_start), sum);
     if (it >= cfg.max_iters) break;
-    if (stop_requested()) {
+    if (comm.any(stop_requested())) {  // every process stops at the same step
       if (state.last_eval_iter != it) run.save(run.last_path);  // else saved just above
       sum.interrupted = true;
+      const std::string launcher =
+          comm.size() > 1 ? "mpirun -np " + std::to_string(comm.size()) + " " : std::string();
       progress.print(format("interrupted: saved %s at iter %lld. Resume with:\n"
-                            "  scratchgpt train --data-dir %s --out-dir %s --resume",
-                            run.last_path.c_str(), static_cast<long long>(it),
+                            "  %sscratchgpt train --data-dir %s --out-dir %s --resume",
+                            run.last_path.c_str(), static_cast<long long>(it), launcher.c_str(),
                             opt.data_dir.c_str(), opt.out_dir.c_str()));
       break;
     }
 
     const auto t0 = Clock::now();
     const double lr = get_lr(static_cast<int>(it), cfg);
-    const StepResult step = train_step(*run.model, *run.batches, cfg, lr, it);
+    const StepResult step = run.step->run(lr, it);
     state.iter = it + 1;
     const double dt = seconds_since(t0);
     const int64_t step_tokens = int64_t{B} * T * cfg.grad_accum;
-    run.metrics->log_step(it, step.loss, lr, step.grad_norm, static_cast<double>(step_tokens) / dt,
-                          seconds_since(t_start));
+    if (run.metrics)
+      run.metrics->log_step(it, step.loss, lr, step.grad_norm,
+                            static_cast<double>(step_tokens) / dt, seconds_since(t_start));
     progress.step(state.iter, step.loss, lr, dt, step_tokens);
   }
   progress.end();
@@ -328,14 +357,39 @@ TrainSummary run_training(const TrainOptions& opt) {
   sum.best_val_loss = state.best_val_loss;
   sum.wall_s = seconds_since(t_start);
   sum.tokens_per_s = progress.tokens_per_s();
-  std::fprintf(opt.log,
+  std::fprintf(log,
                "%s: %lld iters, best val loss %.4f, wall time %s (%.1f s), %s tok/s; "
                "checkpoints in %s\n",
                sum.interrupted ? "stopped" : "done", static_cast<long long>(sum.iters),
                sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
                format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
-  std::fflush(opt.log);
+  std::fflush(log);
   return sum;
+}
+
+}  // namespace
+
+TrainSummary run_training(const TrainOptions& opt) {
+  clear_stop_request();
+  // From here a Ctrl-C or SIGTERM only asks to stop: setup finishes, the step-0 checkpoint is
+  // written, and the run stops with a resumable out dir.
+  install_stop_handler();
+  const std::unique_ptr<Comm> comm = make_comm();
+  if (comm->size() == 1) return train(opt, *comm, opt.log);
+  // Several processes: rank 0 speaks for the run; a failure on any rank ends the whole job at
+  // once (no rank is left waiting in a collective), naming the rank.
+  std::FILE* quiet = comm->rank() == 0 ? nullptr : std::fopen("/dev/null", "w");
+  try {
+    const TrainSummary sum = train(opt, *comm, quiet ? quiet : opt.log);
+    if (quiet) std::fclose(quiet);
+    comm->barrier();
+    return sum;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error (rank %d of %d): %s\n", comm->rank(), comm->size(), e.what());
+    std::fflush(stderr);
+    comm->abort(1);
+  }
+  std::_Exit(1);  // not reached: abort ends the process
 }
 
 }  // namespace scratchgpt

@@ -36,6 +36,7 @@ class RecomputeModel final : public LanguageModel {
   void backward() override { model_.backward(); }
   Tensor logits() override { return model_.logits(); }
   std::vector<Param>& params() override { return model_.params(); }
+  std::span<float> grad_slab() override { return model_.grad_slab(); }
   int vocab_size() const override { return model_.vocab_size(); }
   int block_size() const override { return model_.block_size(); }
 

@@ -14,6 +14,11 @@ namespace {
 uint64_t eval_seed(uint64_t seed, int64_t iter) {
   return seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(iter + 1);
 }
+// The dropout masks of micro-step `micro` of step iter (split mode).
+uint64_t dropout_seed(uint64_t seed, int64_t iter, int micro) {
+  return (seed + 2) ^ (0xD1B54A32D192ED03ULL * static_cast<uint64_t>(iter + 1)) ^
+         (0x8CB92BA72F3D8DD7ULL * static_cast<uint64_t>(micro + 1));
+}
 }  // namespace
 
 BatchStream::BatchStream(const uint16_t* train, int64_t n, int B, int T, uint64_t seed,
@@ -62,7 +67,9 @@ void BatchStream::restore(const TrainState& state, const std::string& path) {
 
 void BatchStream::save(TrainState& state) const {
   state.batch_rng = batch_rng_.get_state();
-  state.dropout_rng = dropout_rng_.get_state();
+  // split: the dropout generator is reseeded for every micro-step, so its state carries nothing;
+  // a fixed one keeps checkpoints the same bits whichever process wrote them.
+  state.dropout_rng = nanogpt_ ? dropout_rng_.get_state() : Rng(seed_ + 2).get_state();
   state.prefetch.clear();
   if (nanogpt_) {
     state.prefetch.insert(state.prefetch.end(), xn_.begin(), xn_.end());
@@ -70,9 +77,15 @@ void BatchStream::save(TrainState& state) const {
   }
 }
 
-float BatchStream::forward(LanguageModel& model) {
+void BatchStream::skip() {
+  SG_CHECK(!nanogpt_, "BatchStream::skip: the nanogpt stream cannot skip a micro-step");
+  draw(x_, y_);
+}
+
+float BatchStream::forward(LanguageModel& model, int64_t iter, int micro) {
   if (!nanogpt_) {
     draw(x_, y_);
+    dropout_rng_.manual_seed(dropout_seed(seed_, iter, micro));
     return model.forward(x_.data(), y_.data(), B_, T_, &dropout_rng_);
   }
   // nanoGPT: forward on the prefetched batch (its dropout masks from the one generator), then

@@ -1,8 +1,10 @@
 // batch_stream.h: BatchStream, where a run's random numbers go: the model's init, the training
 // batches (with nanoGPT's prefetch), the dropout masks and the evaluation batches, in one of two
 // modes (TrainConfig::rng_stream):
-//   split    a generator per purpose: init from seed, batches from seed + 1, dropout from seed + 2,
-//            each evaluation from (seed, iter) alone, so evaluations never move the batches;
+//   split    a generator per purpose: init from seed, batches from seed + 1, the dropout masks of
+//            micro-step m of step i from (seed, i, m) alone, each evaluation from (seed, iter)
+//            alone: evaluations never move the batches, and a micro-step draws the same batch and
+//            masks whichever process of a data-parallel run computes it;
 //   nanogpt  nanoGPT's train.py: one generator, torch.manual_seed(seed), drawn in its order (init;
 //            the first batch; per step the evaluation's batches when due, the forward's dropout
 //            masks, and the next batch, prefetched before the backward).
@@ -33,9 +35,13 @@ class BatchStream {
   void restore(const TrainState& state, const std::string& path);
   void save(TrainState& state) const;  // the generators and the prefetched batch
 
-  // One micro-step's forward in training mode on the next batch (nanogpt: the prefetched one,
-  // then the batch after it is drawn, before the caller's backward). Returns the mean loss.
-  float forward(LanguageModel& model);
+  // Micro-step `micro` of step iter: the forward in training mode on the next batch (nanogpt:
+  // the prefetched one, then the batch after it is drawn, before the caller's backward). Returns
+  // the mean loss.
+  float forward(LanguageModel& model, int64_t iter, int micro);
+  // Draws the next batch without using it: a micro-step another process computes (split only).
+  void skip();
+  bool nanogpt() const { return nanogpt_; }
   // The generator an evaluation at iter draws its batches from.
   Rng& eval_rng(int64_t iter, int eval_interval);
 

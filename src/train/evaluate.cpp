@@ -9,13 +9,24 @@
 namespace scratchgpt {
 
 float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
-                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y) {
-  double sum = 0;
+                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y,
+                    Comm& comm) {
+  const int N = comm.size(), per = (eval_iters + N - 1) / N;
+  std::vector<float> mine(static_cast<size_t>(per), 0.0f), all(static_cast<size_t>(per) * N);
   for (int k = 0; k < eval_iters; ++k) {
     get_batch(data.data(), static_cast<int64_t>(data.size()), B, T, rng, x.data(), y.data());
-    sum += model.forward(x.data(), y.data(), B, T, nullptr);
+    if (k % N == comm.rank()) mine[static_cast<size_t>(k / N)] = model.forward(x.data(), y.data(), B, T, nullptr);
   }
+  comm.all_gather(mine, all);
+  double sum = 0;
+  for (int k = 0; k < eval_iters; ++k) sum += all[static_cast<size_t>(k % N) * per + k / N];
   return static_cast<float>(sum / eval_iters);
+}
+
+float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y) {
+  NullComm one;
+  return estimate_loss(model, data, B, T, eval_iters, rng, x, y, one);
 }
 
 FullLoss full_loss(LanguageModel& model, const uint16_t* data, int64_t n, int B, int T) {

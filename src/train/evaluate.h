@@ -13,11 +13,17 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "dist/comm.h"
 #include "nn/language_model.h"
 
 namespace scratchgpt {
 
-// x, y: scratch of B * T ids each. Eval mode (no dropout).
+// x, y: scratch of B * T ids each. Eval mode (no dropout). With comm, the batches are shared out
+// among the processes (batch k to rank k mod size; every rank draws them all) and the mean is
+// taken over all of them in order: the same bits as one process.
+float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+                    int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y,
+                    Comm& comm);
 float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
                     int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y);
 

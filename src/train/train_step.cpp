@@ -2,26 +2,57 @@
 #include "train/train_step.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "core/check.h"
 #include "train/optimizer.h"
 
 namespace scratchgpt {
 
-StepResult train_step(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg,
-                      double lr, int64_t iter) {
-  model.zero_grad();
-  double loss_sum = 0;
-  for (int micro = 0; micro < cfg.grad_accum; ++micro) {
-    loss_sum += batches.forward(model);
-    model.backward();
+TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg, Comm& comm)
+    : model_(model), batches_(batches), cfg_(cfg), comm_(comm) {
+  const int N = comm.size(), G = cfg.grad_accum;
+  SG_CHECK(G % N == 0, "--grad-accum ", G, " is not a multiple of the ", N,
+           " processes: it counts the micro-steps of a step over all of them (nanoGPT divides "
+           "gradient_accumulation_steps by the world size); use --grad-accum ",
+           N * ((G + N - 1) / N));
+  count_ = G / N;
+  first_ = comm.rank() * count_;
+  if (count_ > 1) accum_.reserve(model.grad_slab().size());
+  losses_.resize(static_cast<size_t>(count_));
+  all_losses_.resize(static_cast<size_t>(G));
+}
+
+StepResult TrainStep::run(double lr, int64_t iter) {
+  const std::span<float> grads = model_.grad_slab();
+  float* accum = count_ > 1 ? accum_.base() : nullptr;
+  for (int micro = 0; micro < cfg_.grad_accum; ++micro) {
+    const int k = micro - first_;
+    if (k < 0 || k >= count_) {
+      batches_.skip();  // another process's micro-step: its batch, drawn to keep the stream
+      continue;
+    }
+    model_.zero_grad();  // each micro-step's gradient starts fresh, then is added in order
+    losses_[static_cast<size_t>(k)] = batches_.forward(model_, iter, micro);
+    model_.backward();
+    if (accum == nullptr) continue;
+    if (k == 0) {
+      std::memcpy(accum, grads.data(), grads.size_bytes());
+    } else {
+      for (size_t i = 0; i < grads.size(); ++i) accum[i] = accum[i] + grads[i];
+    }
   }
-  std::vector<Param>& params = model.params();
-  if (cfg.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg.grad_accum));
+  if (accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
+  comm_.all_reduce_sum(grads);  // ((sum of rank 0) + sum of rank 1) + ...
+  comm_.all_gather(losses_, all_losses_);
+  double loss_sum = 0;
+  for (float l : all_losses_) loss_sum += l;  // in micro-step order
+
+  std::vector<Param>& params = model_.params();
+  if (cfg_.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg_.grad_accum));
   StepResult r;
-  r.grad_norm =
-      optimizer_step(params, static_cast<float>(lr), cfg, static_cast<int>(iter + 1));
-  r.loss = static_cast<float>(loss_sum / cfg.grad_accum);
+  r.grad_norm = optimizer_step(params, static_cast<float>(lr), cfg_, static_cast<int>(iter + 1));
+  r.loss = static_cast<float>(loss_sum / cfg_.grad_accum);
   SG_CHECK(std::isfinite(r.loss), "the loss became ", r.loss, " at iter ", iter,
            ": lower --lr or enable --grad-clip");
   return r;

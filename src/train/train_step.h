@@ -1,10 +1,16 @@
-// train_step.h: one optimizer step of nanoGPT's train.py: zero the gradients, grad_accum
-// micro-steps (forward on the stream's next batch, backward), the mean gradient, global-norm
-// clipping and AdamW. Leaves out: mixed precision, loss scaling, the data-parallel all-reduce.
+// train_step.h: one optimizer step of nanoGPT's train.py, on one process or many: each process
+// runs its share of the grad_accum micro-steps (forward on the stream's batch, backward into
+// fresh gradients, added in order), the gradients are summed across processes (dist/comm.h,
+// in rank order), then every process takes the same mean, clips and steps AdamW. With one
+// micro-step per process the sum is the one process's sum, so losses and weights are the same
+// bits on 1 or N processes. Leaves out: mixed precision, overlapping the reduction with backward.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "core/arena.h"
+#include "dist/comm.h"
 #include "nn/language_model.h"
 #include "train/batch_stream.h"
 #include "train/train_config.h"
@@ -12,13 +18,27 @@
 namespace scratchgpt {
 
 struct StepResult {
-  float loss = 0;        // the mean over the micro-steps
+  float loss = 0;        // the mean over all micro-steps of all processes
   double grad_norm = 0;  // the global gradient norm before clipping
 };
 
-// Step iter (counting from 0; AdamW's step count is iter + 1) at learning rate lr. A loss that is
-// not finite is an Error naming the step and the fix.
-StepResult train_step(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg,
-                      double lr, int64_t iter);
+class TrainStep {
+ public:
+  // cfg.grad_accum must be a multiple of comm.size() (checked: an Error naming the fix).
+  TrainStep(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg, Comm& comm);
+
+  // Step iter (counting from 0; AdamW's step count is iter + 1) at learning rate lr. A loss that
+  // is not finite is an Error naming the step and the fix.
+  StepResult run(double lr, int64_t iter);
+
+ private:
+  LanguageModel& model_;
+  BatchStream& batches_;
+  const TrainConfig& cfg_;
+  Comm& comm_;
+  int first_ = 0, count_ = 1;        // this process's micro-steps: [first_, first_ + count_)
+  Arena accum_;                      // the sum of this process's micro-step gradients (count_ > 1)
+  std::vector<float> losses_, all_losses_;  // (count_), (grad_accum)
+};
 
 }  // namespace scratchgpt

@@ -27,7 +27,7 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"stones", {"kernels", "core", "nn/init.h"}},  // PyTorch's initialisers, shared with nn/
     {"data", {"core"}},
     {"sample", {"nn", "core"}},
-    {"train", {"data", "nn", "kernels", "core"}},
+    {"train", {"data", "nn", "kernels", "dist", "core"}},
     {"run", {"train", "sample", "data", "nn", "kernels", "core", "dist"}},
     {"apps", {"run", "train/train_config.h", "data", "core", "lessons"}},  // options only
     {"lessons", {"stones", "nn", "kernels/ref", "data", "core"}},

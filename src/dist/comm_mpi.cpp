@@ -1,0 +1,124 @@
+// comm_mpi.cpp: MpiComm, the communicator over MPI (builds with SCRATCHGPT_HAVE_MPI; elsewhere
+// make_mpi_comm() returns null). all_reduce_sum is a chain in rank order, pipelined in chunks
+// (rank r receives the partial sum of ranks < r, adds its own, passes it on), then a broadcast
+// from the last rank: deterministic, unlike MPI_Allreduce, whose summation order is the library's.
+// Leaves out: a ring or tree all-reduce (faster for many ranks, but its order depends on the size).
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "core/check.h"
+#include "dist/comm.h"
+
+#ifdef SCRATCHGPT_HAVE_MPI
+#include <mpi.h>
+
+namespace scratchgpt {
+
+namespace {
+
+constexpr int64_t kChunk = int64_t{1} << 20;  // floats per message (4 MiB)
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  fail("MPI ", what, " failed: ", std::string(msg, static_cast<size_t>(len)));
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+class MpiComm final : public Comm {
+ public:
+  MpiComm() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;  // only the main thread talks to MPI
+      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init");
+      std::atexit([] {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Finalize();
+      });
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    // Errors come back as codes (and become scratchgpt::Error) instead of aborting silently.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+    MPI_Comm_size(local, &local_size_);
+    MPI_Comm_free(&local);
+    (void)env_int;
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_size() const override { return local_size_; }
+
+  void all_reduce_sum(std::span<float> data) override {
+    if (size_ == 1) return;
+    const int64_t n = static_cast<int64_t>(data.size());
+    recv_.resize(static_cast<size_t>(std::min(n, kChunk)));
+    for (int64_t off = 0; off < n; off += kChunk) {
+      const int len = static_cast<int>(std::min(kChunk, n - off));
+      float* mine = data.data() + off;
+      if (rank_ > 0) {
+        check_mpi(MPI_Recv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE),
+                  "Recv");
+        for (int i = 0; i < len; ++i) mine[i] = recv_[static_cast<size_t>(i)] + mine[i];
+      }
+      if (rank_ < size_ - 1)
+        check_mpi(MPI_Send(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD), "Send");
+    }
+    for (int64_t off = 0; off < n; off += kChunk)
+      check_mpi(MPI_Bcast(data.data() + off, static_cast<int>(std::min(kChunk, n - off)),
+                          MPI_FLOAT, size_ - 1, MPI_COMM_WORLD),
+                "Bcast");
+  }
+
+  void all_gather(std::span<const float> mine, std::span<float> all) override {
+    SG_CHECK(all.size() == mine.size() * static_cast<size_t>(size_), "all_gather: ", all.size(),
+             " slots for ", mine.size(), " values on ", size_, " ranks");
+    check_mpi(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(),
+                            static_cast<int>(mine.size()), MPI_FLOAT, MPI_COMM_WORLD),
+              "Allgather");
+  }
+
+  bool any(bool flag) override {
+    int mine = flag ? 1 : 0, result = 0;
+    check_mpi(MPI_Allreduce(&mine, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
+    return result != 0;
+  }
+
+  void barrier() override { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "Barrier"); }
+
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);  // not reached
+  }
+
+ private:
+  int rank_ = 0, size_ = 1, local_size_ = 1;
+  std::vector<float> recv_;
+};
+
+}  // namespace
+
+std::unique_ptr<Comm> make_mpi_comm() { return std::make_unique<MpiComm>(); }
+
+}  // namespace scratchgpt
+
+#else
+
+namespace scratchgpt {
+std::unique_ptr<Comm> make_mpi_comm() { return nullptr; }
+}  // namespace scratchgpt
+
+#endif
