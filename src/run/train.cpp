@@ -82,6 +82,7 @@ struct Run {
   TrainState state;
   std::unique_ptr<MetricsLog> metrics;
   std::vector<int32_t> eval_x, eval_y;  // (B, T) evaluation scratch
+  int64_t step_start = 0;               // the iter this process started from
 
   void save(const std::string& path) {
     if (!rank0) return;  // every rank holds the same weights and streams
@@ -310,6 +311,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   const TrainConfig& cfg = run.cfg;
   TrainState& state = run.state;
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
+  run.step_start = state.iter;
   const std::string procs =
       comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" : std::string();
   std::fprintf(log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
@@ -323,6 +325,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
 
   TrainSummary sum;
   Progress progress(log, cfg, state.iter);
+  double comm_s = 0, wait_s = 0, step_s = 0;  // all-reduce, waiting for the slowest, step
   while (true) {
     const int64_t it = state.iter;
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it)
@@ -345,6 +348,9 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
     const StepResult step = run.step->run(lr, it);
     state.iter = it + 1;
     const double dt = seconds_since(t0);
+    comm_s += step.comm_s;
+    wait_s += step.wait_s;
+    step_s += dt;
     const int64_t step_tokens = int64_t{B} * T * cfg.grad_accum;
     if (run.metrics)
       run.metrics->log_step(it, step.loss, lr, step.grad_norm,
@@ -363,6 +369,13 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
                sum.interrupted ? "stopped" : "done", static_cast<long long>(sum.iters),
                sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
                format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
+  const int64_t steps = sum.iters - run.step_start;
+  if (comm.size() > 1 && steps > 0)
+    std::fprintf(log,
+                 "all-reduce: %.2f ms per step, %.1f%% of the step time (%d processes); waiting "
+                 "for the slowest process: %.2f ms per step\n",
+                 comm_s / static_cast<double>(steps) * 1e3, 100.0 * comm_s / step_s, comm.size(),
+                 wait_s / static_cast<double>(steps) * 1e3);
   std::fflush(log);
   return sum;
 }

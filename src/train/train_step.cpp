@@ -1,6 +1,7 @@
 // train_step.cpp: see train_step.h.
 #include "train/train_step.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -43,8 +44,14 @@ StepResult TrainStep::run(double lr, int64_t iter) {
     }
   }
   if (accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
+  using Clock = std::chrono::steady_clock;
+  const auto t_wait = Clock::now();
+  if (comm_.size() > 1) comm_.barrier();  // splits waiting from moving data, for the report
+  const auto t0 = Clock::now();
   comm_.all_reduce_sum(grads);  // ((sum of rank 0) + sum of rank 1) + ...
   comm_.all_gather(losses_, all_losses_);
+  const double comm_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double wait_s = std::chrono::duration<double>(t0 - t_wait).count();
   double loss_sum = 0;
   for (float l : all_losses_) loss_sum += l;  // in micro-step order
 
@@ -53,6 +60,8 @@ StepResult TrainStep::run(double lr, int64_t iter) {
   StepResult r;
   r.grad_norm = optimizer_step(params, static_cast<float>(lr), cfg_, static_cast<int>(iter + 1));
   r.loss = static_cast<float>(loss_sum / cfg_.grad_accum);
+  r.comm_s = comm_s;
+  r.wait_s = wait_s;
   SG_CHECK(std::isfinite(r.loss), "the loss became ", r.loss, " at iter ", iter,
            ": lower --lr or enable --grad-clip");
   return r;

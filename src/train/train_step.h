@@ -20,6 +20,8 @@ namespace scratchgpt {
 struct StepResult {
   float loss = 0;        // the mean over all micro-steps of all processes
   double grad_norm = 0;  // the global gradient norm before clipping
+  double wait_s = 0;     // seconds waiting for the slowest process to finish its micro-steps
+  double comm_s = 0;     // seconds then summing gradients and gathering losses across processes
 };
 
 class TrainStep {

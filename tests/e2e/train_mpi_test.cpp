@@ -144,13 +144,11 @@ TEST(TrainMpi, FlagsThatCannotWorkOnSeveralProcessesAreErrors) {
   EXPECT_NE(r.err.find("--rng-stream split"), std::string::npos) << r.err;
 }
 
-TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
-  REQUIRE_MPI();
-  const std::string dir = scratch_dir("mpi_kill");
-  const std::string data = prepared(dir, shakespeare(60000));
-  const std::string out = dir + "/out";
+namespace {
+// Starts "mpirun -np 2 ... train" (a long run) in the background, logging to dir/log; returns
+// mpirun's pid once the run has written its first checkpoint.
+pid_t start_long_mpi_run(const std::string& dir, const std::string& data, const std::string& out) {
   const pid_t launcher = fork();
-  ASSERT_GE(launcher, 0);
   if (launcher == 0) {
     const std::string cmd = "exec mpirun --allow-run-as-root --oversubscribe -np 2 '" +
                             std::string(SCRATCHGPT_BINARY) + "' " +
@@ -158,24 +156,60 @@ TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait for the first checkpoint, then kill one rank (the newest child of this job's mpirun).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!fs::exists(out + "/last.safetensors") && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_EQ(std::system(("pkill -9 -n -P " + std::to_string(launcher)).c_str()), 0);
+  return launcher;
+}
+
+// Waits up to `limit` for pid; false (after killing it) if it is still running then.
+bool wait_for(pid_t pid, int& status, std::chrono::seconds limit) {
   const auto t0 = std::chrono::steady_clock::now();
-  int status = 0;
-  pid_t done = 0;
-  while ((done = waitpid(launcher, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - t0 > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  if (done == 0) {
-    kill(launcher, SIGKILL);
-    waitpid(launcher, &status, 0);
-    FAIL() << "the job still ran 20 s after a rank was killed:\n" << slurp(dir + "/log");
   }
+  return true;
+}
+}  // namespace
+
+TEST(TrainMpi, CtrlCStopsEveryRankAtTheSameStepWithACheckpoint) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_int");
+  const std::string data = prepared(dir, shakespeare(60000));
+  const std::string out = dir + "/out";
+  const pid_t launcher = start_long_mpi_run(dir, data, out);
+  ASSERT_GT(launcher, 0);
+  ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
+  kill(launcher, SIGINT);  // what Ctrl-C in mpirun's terminal sends it
+  int status = 0;
+  ASSERT_TRUE(wait_for(launcher, status, std::chrono::seconds(20))) << slurp(dir + "/log");
+  const std::string log = slurp(dir + "/log");
+  EXPECT_NE(log.find("interrupted: saved"), std::string::npos) << log;
+  EXPECT_NE(log.find("mpirun -np 2 scratchgpt train"), std::string::npos) << log;
+  // The saved state is whole: eval reads it (checksum, shapes, finite values).
+  const CliResult r = run_cli("eval --checkpoint '" + out + "/last.safetensors' --data-dir '" +
+                              data + "' --batches 1");
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_kill");
+  const std::string data = prepared(dir, shakespeare(60000));
+  const std::string out = dir + "/out";
+  const pid_t launcher = start_long_mpi_run(dir, data, out);
+  ASSERT_GT(launcher, 0);
+  ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
+  ASSERT_EQ(std::system(("pkill -9 -n -P " + std::to_string(launcher)).c_str()), 0);
+  int status = 0;
+  ASSERT_TRUE(wait_for(launcher, status, std::chrono::seconds(20)))
+      << "the job still ran 20 s after a rank was killed:\n" << slurp(dir + "/log");
   EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_NE(slurp(dir + "/log").find("rank"), std::string::npos) << slurp(dir + "/log");
   // The checkpoint the survivors left is whole: eval reads it (checksum, shapes, finite).
