@@ -12,7 +12,7 @@
 
 #include "bench_main.h"
 #include "kernels/cpu/gelu.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace {
 

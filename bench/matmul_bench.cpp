@@ -22,7 +22,7 @@
 #include "bench_main.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 #ifdef SCRATCHGPT_HAVE_BLAS
 #include <cblas.h>

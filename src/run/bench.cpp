@@ -16,7 +16,7 @@
 #include "core/rng.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 #include "nn/gpt.h"
 #include "sample/generate.h"
 #include "train/optimizer.h"

@@ -14,7 +14,7 @@
 #include "core/rng.h"
 #include "core/rng_fixture_replay.h"
 #include "core/rng_kernels.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 using namespace scratchgpt;
 

@@ -15,7 +15,7 @@
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::test {
 

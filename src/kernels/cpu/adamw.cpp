@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/parallel.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 #include "kernels/ref/adamw.h"
 #include "core/simd_target.h"
 
@@ -54,7 +54,7 @@ SG_TARGET_END
 void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
                   float beta1, float beta2, float eps, float weight_decay, int t,
                   float grad_scale) {
-  const bool simd = simd_level() >= SimdLevel::kAvx2;
+  const bool simd = has_avx2();
   const AdamWScalars s(lr, beta1, beta2, weight_decay, t);
   detail::for_chunks(n, [&](int64_t b, int64_t e) {
     int64_t done = 0;

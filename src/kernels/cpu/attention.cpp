@@ -10,7 +10,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 #include "core/simd_target.h"
 
 namespace scratchgpt::cpu {
@@ -54,41 +54,16 @@ void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T
 
 SG_TARGET_BEGIN("avx2,fma")
 
-#include "kernels/cpu/vec_math_avx2.h"
+#include "kernels/cpu/simd/vec_math_avx2.h"
+#include "kernels/cpu/simd/rows_avx2.h"
 
+// The scalar row above with the row kernels of softmax.cpp (simd/rows_avx2.h).
 void softmax_row_avx2(float* pre, float* w, int t, int T, float scale) {
   const int n = t + 1;
-  const __m256 vs = _mm256_set1_ps(scale);
-  __m256 vmax = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  int j = 0;
-  for (; j + 8 <= n; j += 8) {
-    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(pre + j), vs);
-    _mm256_storeu_ps(pre + j, x);
-    vmax = _mm256_max_ps(vmax, x);
-  }
-  float mx = hmax8(vmax);
-  for (; j < n; ++j) {
-    pre[j] *= scale;
-    mx = pre[j] > mx ? pre[j] : mx;
-  }
-  const __m256 vmx = _mm256_set1_ps(mx);
-  __m256 vsum = _mm256_setzero_ps();
-  for (j = 0; j + 8 <= n; j += 8) {
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(pre + j), vmx));
-    _mm256_storeu_ps(w + j, e);
-    vsum = _mm256_add_ps(vsum, e);
-  }
-  if (j < n) {
-    const __m256i m = tail_mask8(n - j);
-    const __m256 x = _mm256_maskload_ps(pre + j, m);
-    const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(x, vmx)), _mm256_castsi256_ps(m));
-    _mm256_maskstore_ps(w + j, m, e);
-    vsum = _mm256_add_ps(vsum, e);
-  }
-  const __m256 inv = _mm256_set1_ps(1.0f / hsum8(vsum));
-  for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(w + j, _mm256_mul_ps(_mm256_loadu_ps(w + j), inv));
-  for (; j < n; ++j) w[j] *= _mm256_cvtss_f32(inv);
-  for (j = n; j < T; ++j) {
+  row_scale(pre, scale, n);  // pre[0..t] *= scale
+  const float sum = row_exp(w, pre, row_max(pre, n), n);
+  row_scale(w, 1.0f / sum, n);
+  for (int j = n; j < T; ++j) {
     pre[j] = -std::numeric_limits<float>::infinity();
     w[j] = 0.0f;
   }
@@ -129,7 +104,7 @@ void attention_forward(float* out, float* preatt, float* att, const float* qkv, 
                        int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const bool simd = simd_level() >= SimdLevel::kAvx2;
+  const bool simd = has_avx2();
   const int64_t TT = static_cast<int64_t>(T) * T;
   ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
                                                                        int) {
@@ -175,7 +150,7 @@ void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* d
                         int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const bool simd = simd_level() >= SimdLevel::kAvx2;
+  const bool simd = has_avx2();
   const int64_t TT = static_cast<int64_t>(T) * T;
   ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
                                                                        int) {

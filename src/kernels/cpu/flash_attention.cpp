@@ -3,7 +3,7 @@
 #include "kernels/cpu/flash_attention.h"
 
 #include "core/check.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {
 
@@ -21,30 +21,16 @@ namespace detail {
 void flash_attention_forward_tiled(float* out, float* lse, const float* qkv, int B, int T, int C,
                                    int NH, int tile) {
   check_args(B, T, C, NH, tile);
-  switch (simd_level()) {
-    case SimdLevel::kAvx512:
-      return flash_forward_avx512(out, lse, qkv, B, T, C, NH, tile);
-    case SimdLevel::kAvx2:
-      return flash_forward_avx2(out, lse, qkv, B, T, C, NH, tile);
-    case SimdLevel::kScalar:
-      break;
-  }
-  flash_forward_scalar(out, lse, qkv, B, T, C, NH, tile);
+  pick(flash_forward_avx512, flash_forward_avx2, flash_forward_scalar)(out, lse, qkv, B, T, C, NH,
+                                                                      tile);
 }
 
 void flash_attention_backward_tiled(float* dqkv, const float* dout, const float* out,
                                     const float* lse, const float* qkv, int B, int T, int C, int NH,
                                     int tile) {
   check_args(B, T, C, NH, tile);
-  switch (simd_level()) {
-    case SimdLevel::kAvx512:
-      return flash_backward_avx512(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
-    case SimdLevel::kAvx2:
-      return flash_backward_avx2(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
-    case SimdLevel::kScalar:
-      break;
-  }
-  flash_backward_scalar(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
+  pick(flash_backward_avx512, flash_backward_avx2, flash_backward_scalar)(dqkv, dout, out, lse, qkv,
+                                                                         B, T, C, NH, tile);
 }
 
 }  // namespace detail

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/parallel.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 #include "kernels/ref/gelu.h"
 
 namespace scratchgpt::cpu {
@@ -14,20 +14,6 @@ namespace {
 
 using ForwardFn = void (*)(float*, const float*, int64_t);
 using BackwardFn = void (*)(float*, const float*, const float*, int64_t);
-
-// The kernel of this CPU's instruction set among {AVX-512, AVX2, portable}.
-template <class Fn>
-Fn pick(Fn avx512, Fn avx2, Fn portable) {
-  switch (simd_level()) {
-    case SimdLevel::kAvx512:
-      return avx512;
-    case SimdLevel::kAvx2:
-      return avx2;
-    case SimdLevel::kScalar:
-      break;
-  }
-  return portable;
-}
 
 void run_forward(ForwardFn fn, float* out, const float* inp, int64_t n) {
   detail::for_chunks(n, [&](int64_t b, int64_t e) { fn(out + b, inp + b, e - b); });

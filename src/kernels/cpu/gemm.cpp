@@ -4,17 +4,11 @@
 #include <cstdlib>
 #include <new>
 
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu::detail {
 
-void gemm(const GemmArgs& g, ThreadPool& pool) {
-  switch (simd_level()) {
-    case SimdLevel::kAvx512: return gemm_avx512(g, pool);
-    case SimdLevel::kAvx2: return gemm_avx2(g, pool);
-    case SimdLevel::kScalar: return gemm_scalar(g, pool);
-  }
-}
+void gemm(const GemmArgs& g, ThreadPool& pool) { pick(gemm_avx512, gemm_avx2, gemm_scalar)(g, pool); }
 
 ThreadPool& serial_pool() {
   static ThreadPool pool(1);

@@ -6,7 +6,7 @@
 
 #include "core/check.h"
 #include "core/thread_pool.h"
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {
 
@@ -21,15 +21,8 @@ using RowsFn = void (*)(float*, const float*, const float*, int64_t, const float
                         int, int);
 
 RowsFn rows_fn() {
-  switch (simd_level()) {
-    case SimdLevel::kAvx512:
-      return detail::matvec_rows_avx512;
-    case SimdLevel::kAvx2:
-      return detail::matvec_rows_avx2;
-    case SimdLevel::kScalar:
-      return detail::matvec_rows_scalar;
-  }
-  return detail::matvec_rows_scalar;
+  return pick<RowsFn>(detail::matvec_rows_avx512, detail::matvec_rows_avx2,
+                      detail::matvec_rows_scalar);
 }
 
 }  // namespace

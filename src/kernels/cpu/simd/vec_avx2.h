@@ -6,8 +6,8 @@
 // and an anonymous namespace, so these bodies are compiled for AVX2 and stay private to that file.
 #pragma once
 
-#include "kernels/cpu/transpose8x8_impl.h"
-#include "kernels/cpu/vec_math_avx2.h"
+#include "kernels/cpu/simd/transpose8x8_impl.h"
+#include "kernels/cpu/simd/vec_math_avx2.h"
 
 struct VecAvx2 {
   using T = __m256;

@@ -38,7 +38,7 @@ struct VecScalar {
   static void transpose8(const float*, int64_t, float*, int64_t) {}
 };
 
-#include "kernels/cpu/gemm_impl.h"
+#include "kernels/cpu/simd/gemm_impl.h"
 
 }  // namespace
 

@@ -30,7 +30,7 @@ struct VecScalar {
   static float hmax(T x) { return x; }
 };
 
-#include "kernels/cpu/flash_attention_impl.h"
+#include "kernels/cpu/simd/flash_attention_impl.h"
 
 }  // namespace
 

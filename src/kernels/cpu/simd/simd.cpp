@@ -1,6 +1,6 @@
 // simd.cpp: see simd.h. The level itself lives in core (core/cpu_features.h), so that the Rng's
 // bulk draws follow the same switch without core depending on the kernels.
-#include "kernels/cpu/simd.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {
 

@@ -1,21 +1,17 @@
-// rowwise.cpp: the cpu:: kernels that work row by row: layernorm, softmax, crossentropy (see
-// their headers). Rows are independent and each is computed by one thread, so the split over
-// threads never changes a result. AVX2 code per row; the portable path calls the reference.
+// layernorm.cpp: cpu::layernorm_forward/backward (see layernorm.h). Rows are independent and
+// each is computed by one thread; the parameter gradients go by column ranges, rows in order.
+// AVX2 code per row (AVX-512 machines run it too); the portable path calls the reference.
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "kernels/cpu/crossentropy.h"
 #include "kernels/cpu/layernorm.h"
-#include "kernels/cpu/parallel.h"
-#include "kernels/cpu/simd.h"
-#include "kernels/cpu/softmax.h"
-#include "kernels/ref/crossentropy.h"
 #include "kernels/ref/layernorm.h"
-#include "kernels/ref/softmax.h"
 #include "core/simd_target.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {
 
@@ -23,52 +19,8 @@ namespace {
 
 SG_TARGET_BEGIN("avx2,fma")
 
-#include "kernels/cpu/vec_math_avx2.h"
-
-float row_sum(const float* x, int C) {
-  __m256 s = _mm256_setzero_ps();
-  int c = 0;
-  for (; c + 8 <= C; c += 8) s = _mm256_add_ps(s, _mm256_loadu_ps(x + c));
-  float r = hsum8(s);
-  for (; c < C; ++c) r += x[c];
-  return r;
-}
-
-float row_max(const float* x, int C) {
-  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  int c = 0;
-  for (; c + 8 <= C; c += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + c));
-  float r = hmax8(m);
-  for (; c < C; ++c) r = x[c] > r ? x[c] : r;
-  return r;
-}
-
-// y = exp(x - mx), returns sum(y).
-float row_exp(float* y, const float* x, float mx, int C) {
-  const __m256 vmx = _mm256_set1_ps(mx);
-  __m256 s = _mm256_setzero_ps();
-  int c = 0;
-  for (; c + 8 <= C; c += 8) {
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + c), vmx));
-    _mm256_storeu_ps(y + c, e);
-    s = _mm256_add_ps(s, e);
-  }
-  if (c < C) {
-    const __m256i m = tail_mask8(C - c);
-    const __m256 v = _mm256_maskload_ps(x + c, m);
-    const __m256 e = _mm256_and_ps(exp8(_mm256_sub_ps(v, vmx)), _mm256_castsi256_ps(m));
-    _mm256_maskstore_ps(y + c, m, e);
-    s = _mm256_add_ps(s, e);
-  }
-  return hsum8(s);
-}
-
-void row_scale(float* y, float k, int C) {
-  const __m256 vk = _mm256_set1_ps(k);
-  int c = 0;
-  for (; c + 8 <= C; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), vk));
-  for (; c < C; ++c) y[c] *= k;
-}
+#include "kernels/cpu/simd/vec_math_avx2.h"
+#include "kernels/cpu/simd/rows_avx2.h"
 
 void layernorm_row_avx2(float* y, float* mean, float* rstd, const float* x, const float* w,
                         const float* b, int C, float eps) {
@@ -127,40 +79,13 @@ void layernorm_back_row_avx2(float* dx, const float* dy, const float* x, const f
   }
 }
 
-void softmax_back_row_avx2(float* dx, const float* dy, const float* y, int C) {
-  __m256 vd = _mm256_setzero_ps();
-  int c = 0;
-  for (; c + 8 <= C; c += 8)
-    vd = _mm256_fmadd_ps(_mm256_loadu_ps(dy + c), _mm256_loadu_ps(y + c), vd);
-  float dot = hsum8(vd);
-  for (; c < C; ++c) dot += dy[c] * y[c];
-  const __m256 vdot = _mm256_set1_ps(dot);
-  for (c = 0; c + 8 <= C; c += 8) {
-    const __m256 t = _mm256_mul_ps(_mm256_loadu_ps(y + c), _mm256_sub_ps(_mm256_loadu_ps(dy + c), vdot));
-    _mm256_storeu_ps(dx + c, _mm256_add_ps(_mm256_loadu_ps(dx + c), t));
-  }
-  for (; c < C; ++c) dx[c] += y[c] * (dy[c] - dot);
-}
-
-// d += k * (p - onehot(target))
-void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, int V) {
-  const __m256 vk = _mm256_set1_ps(k);
-  int v = 0;
-  for (; v + 8 <= V; v += 8)
-    _mm256_storeu_ps(d + v, _mm256_fmadd_ps(vk, _mm256_loadu_ps(p + v), _mm256_loadu_ps(d + v)));
-  for (; v < V; ++v) d[v] += k * p[v];
-  d[target] -= k;
-}
-
 SG_TARGET_END
-
-bool use_simd() { return simd_level() >= SimdLevel::kAvx2; }
 
 }  // namespace
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                        const float* bias, int N, int C, float eps) {
-  const bool simd = use_simd();
+  const bool simd = has_avx2();
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n) {
       if (simd)
@@ -175,7 +100,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
                         const float* inp, const float* weight, const float* mean,
                         const float* rstd, int N, int C) {
-  const bool simd = use_simd();
+  const bool simd = has_avx2();
   // dinp: rows in parallel.
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n) {
@@ -222,67 +147,6 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
     columns(0, ranges);
   else
     ThreadPool::global().parallel_for(ranges, [&](int64_t b, int64_t e, int) { columns(b, e); });
-}
-
-void softmax_forward(float* out, const float* inp, int N, int C) {
-  const bool simd = use_simd();
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (!simd) {
-        ref::softmax_forward(out + n * C, inp + n * C, 1, C);
-        continue;
-      }
-      const float* x = inp + n * C;
-      float* y = out + n * C;
-      const float sum = row_exp(y, x, row_max(x, C), C);
-      row_scale(y, 1.0f / sum, C);
-    }
-  });
-}
-
-void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C) {
-  const bool simd = use_simd();
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd)
-        softmax_back_row_avx2(dinp + n * C, dout + n * C, out + n * C, C);
-      else
-        ref::softmax_backward(dinp + n * C, dout + n * C, out + n * C, 1, C);
-    }
-  });
-}
-
-void crossentropy_forward(float* losses, float* probs, const float* logits,
-                          const int32_t* targets, int N, int V) {
-  const bool simd = use_simd();
-  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      const float* x = logits + n * V;
-      float* p = probs + n * V;
-      if (!simd) {
-        ref::crossentropy_forward(losses + n, p, x, targets + n, 1, V);
-        continue;
-      }
-      const float mx = row_max(x, V);
-      const float sum = row_exp(p, x, mx, V);
-      row_scale(p, 1.0f / sum, V);
-      losses[n] = std::log(sum) + mx - x[targets[n]];  // log-sum-exp form, as the reference
-    }
-  });
-}
-
-void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets,
-                           const float* dlosses, int N, int V) {
-  const bool simd = use_simd();
-  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd)
-        crossentropy_back_row_avx2(dlogits + n * V, probs + n * V, targets[n], dlosses[n], V);
-      else
-        ref::crossentropy_backward(dlogits + n * V, probs + n * V, targets + n, dlosses + n, 1,
-                                   V);
-    }
-  });
 }
 
 }  // namespace scratchgpt::cpu

@@ -18,9 +18,9 @@ SG_TARGET_BEGIN("avx2,fma")
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/vec_avx2.h"
+#include "kernels/cpu/simd/vec_avx2.h"
 
-#include "kernels/cpu/flash_attention_impl.h"
+#include "kernels/cpu/simd/flash_attention_impl.h"
 
 }  // namespace
 

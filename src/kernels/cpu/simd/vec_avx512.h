@@ -7,7 +7,7 @@
 // -Wmaybe-uninitialized (and -Wuninitialized) off before any include.
 #pragma once
 
-#include "kernels/cpu/transpose8x8_impl.h"
+#include "kernels/cpu/simd/transpose8x8_impl.h"
 
 // e^x as exp8 in vec_math_avx2.h (x = n ln2 + r, degree-6 polynomial for e^r), 16 lanes; -inf and
 // anything below -87 give exactly 0.

@@ -1,56 +1,13 @@
-// elementwise.cpp: the cpu:: kernels that are the reference loops run over fixed chunks in
-// parallel (relu, residual, dropout) and the embedding (encoder). The reference templates
-// are instantiated here, where -march lets the compiler vectorise them.
-#include <cmath>
+// encoder.cpp: cpu::encoder_forward/backward: token + position embedding rows in parallel; the gradients by column ranges, every (b, t) in order (see encoder.h). The reference template is instantiated here,
+// where -march lets the compiler vectorise it; the split over threads never changes a result.
 #include <cstdint>
 
-#include "kernels/cpu/dropout.h"
 #include "kernels/cpu/encoder.h"
 #include "kernels/cpu/parallel.h"
-#include "kernels/cpu/relu.h"
-#include "kernels/cpu/residual.h"
-#include "kernels/ref/dropout.h"
 #include "kernels/ref/encoder.h"
-#include "kernels/ref/relu.h"
-#include "kernels/ref/residual.h"
+#include "core/thread_pool.h"
 
 namespace scratchgpt::cpu {
-
-using detail::for_chunks;
-
-void relu_forward(float* out, const float* inp, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) { ref::relu_forward(out + b, inp + b, e - b); });
-}
-
-void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::relu_backward(dinp + b, inp + b, dout + b, e - b);
-  });
-}
-
-void residual_forward(float* out, const float* a, const float* b, int64_t n) {
-  for_chunks(n, [&](int64_t i0, int64_t i1) {
-    ref::residual_forward(out + i0, a + i0, b + i0, i1 - i0);
-  });
-}
-
-void residual_backward(float* da, float* db, const float* dout, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::residual_backward(da + b, db + b, dout + b, e - b);
-  });
-}
-
-void dropout_forward(float* out, float* mask, const float* inp, int64_t n, float p) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::dropout_forward(out + b, mask + b, inp + b, e - b, p);
-  });
-}
-
-void dropout_backward(float* dinp, const float* dout, const float* mask, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::dropout_backward(dinp + b, dout + b, mask + b, e - b);
-  });
-}
 
 void encoder_forward(float* out, const int32_t* inp, const float* wte, const float* wpe, int B,
                      int T, int C) {

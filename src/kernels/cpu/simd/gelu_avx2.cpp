@@ -13,9 +13,9 @@ SG_TARGET_BEGIN("avx2,fma")
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/vec_avx2.h"
+#include "kernels/cpu/simd/vec_avx2.h"
 
-#include "kernels/cpu/gelu_impl.h"
+#include "kernels/cpu/simd/gelu_impl.h"
 
 }  // namespace
 

@@ -19,9 +19,9 @@ SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/vec_avx512.h"
+#include "kernels/cpu/simd/vec_avx512.h"
 
-#include "kernels/cpu/matvec_impl.h"
+#include "kernels/cpu/simd/matvec_impl.h"
 
 }  // namespace
 

@@ -14,9 +14,9 @@ SG_TARGET_BEGIN("avx2,fma")
 namespace scratchgpt::cpu::detail {
 namespace {
 
-#include "kernels/cpu/vec_avx2.h"
+#include "kernels/cpu/simd/vec_avx2.h"
 
-#include "kernels/cpu/gemm_impl.h"
+#include "kernels/cpu/simd/gemm_impl.h"
 
 }  // namespace
 
