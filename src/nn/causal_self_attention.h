@@ -30,10 +30,10 @@ struct CausalSelfAttention {
   // kFusedMinT: bench/attention_bench, GPT-2 heads (HS = 64), 2 threads, forward + backward:
   // T = 512 fused 19.7 ms vs stored 17.0 (its backward does 5 tile products to the stored 4, and
   // recomputes exp); T = 1024 fused 69.7 vs 73.8. At T = 64 (the small presets) stored wins.
-  // fused_min_T is process-wide so tests can force either kernel; set it before a model plans its
-  // memory.
+  // fused_min_T comes from the model's ExecContext (fused_attention_min_T), so tests can force
+  // either kernel; it is set before the model plans its memory.
   static constexpr int kFusedMinT = 1024;
-  static inline int fused_min_T = kFusedMinT;
+  int fused_min_T = kFusedMinT;
   // plan() reserves the T x T buffers only when some forward may need them: dropout > 0, or a
   // planned T below fused_min_T; otherwise att, preatt, dpreatt and datt stay nullptr.
   bool fused = false;  // the last forward took the fused kernel

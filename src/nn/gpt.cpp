@@ -10,7 +10,7 @@
 
 namespace scratchgpt {
 
-GPT::GPT(const GPTConfig& config)
+GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     : config_(config),
       V(config.vocab_size),
       C(config.n_embd),
@@ -20,7 +20,10 @@ GPT::GPT(const GPTConfig& config)
       lm_head(config.n_embd, config.vocab_size, /*bias=*/false) {
   config_.validate();
   blocks.reserve(static_cast<size_t>(L));
-  for (int l = 0; l < L; ++l) blocks.emplace_back(config_);
+  for (int l = 0; l < L; ++l) {
+    blocks.emplace_back(config_);
+    blocks.back().attn.fused_min_T = ctx.fused_attention_min_T;
+  }
 
   store_.build([this](ParamVisitor& v) { visit_params(v); });
   if (config_.tied) {  // lm_head.weight is wte (GPT-2's weight tying): one Param, both uses

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/arena.h"
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "nn/block.h"
@@ -24,7 +25,9 @@ namespace scratchgpt {
 
 class GPT : public LanguageModel {
  public:
-  explicit GPT(const GPTConfig& config);  // validates config; plans parameter slabs
+  // Validates config; plans the parameter slabs. ctx: how to compute (the attention kernel's
+  // threshold; the kernels themselves run with the context kernels::use applied).
+  explicit GPT(const GPTConfig& config, const ExecContext& ctx = ExecContext());
   GPT(const GPT&) = delete;
   GPT& operator=(const GPT&) = delete;
 

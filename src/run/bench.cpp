@@ -15,8 +15,7 @@
 #include "core/perf_probes.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "kernels/cpu/matmul_backend.h"
-#include "kernels/cpu/simd/simd.h"
+#include "kernels/kernels.h"
 #include "nn/gpt.h"
 #include "sample/generate.h"
 #include "train/optimizer.h"
@@ -101,7 +100,7 @@ void run_sample_bench(const BenchRequest& f) {
   // prompt's).
   const int crops = model.resets - 1;
   const double tokens_per_s = f.sample / secs;
-  const SimdLevel level = cpu::simd_level();
+  const SimdLevel level = kernels::current().isa;
   const double rss_mb = peak_rss_mb();
 
   nlohmann::json j;
@@ -115,7 +114,7 @@ void run_sample_bench(const BenchRequest& f) {
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
   j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
-  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
+  j["matmul"] = kernels::matmul_name(kernels::current().matmul);
   j["params"] = model.num_params();
   j["context_crops"] = crops;
   j["seconds"] = secs;
@@ -144,8 +143,10 @@ void run_sample_bench(const BenchRequest& f) {
 }  // namespace
 
 void run_bench(const BenchRequest& f) {
-  ThreadPool::set_global_threads(f.threads);
-  cpu::set_matmul_backend(cpu::parse_matmul_backend(f.matmul));
+  ExecContext ctx;
+  ctx.threads = f.threads;
+  ctx.matmul = kernels::parse_matmul(f.matmul, /*resolve=*/true);
+  kernels::use(ctx);
   if (f.sample != 0) return run_sample_bench(f);
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
@@ -190,7 +191,7 @@ void run_bench(const BenchRequest& f) {
   const double tokens_per_s = B * T / step_s;
   const double flops_per_token = gpt_flops_per_token(g, T);
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
-  const SimdLevel level = cpu::simd_level();
+  const SimdLevel level = kernels::current().isa;
   const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ThreadPool::global(), false) : 0.0;
   const double peak_avx512 = level >= SimdLevel::kAvx512 ? fma_peak_gflops(ThreadPool::global(), true) : 0.0;
   const double rss_mb = peak_rss_mb();
@@ -203,7 +204,7 @@ void run_bench(const BenchRequest& f) {
   j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
-  j["matmul"] = cpu::matmul_backend_name(cpu::matmul_backend());
+  j["matmul"] = kernels::matmul_name(kernels::current().matmul);
   j["params"] = model.num_params();
   j["steps"] = f.steps;
   j["loss"] = loss;
@@ -225,7 +226,7 @@ void run_bench(const BenchRequest& f) {
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
       ThreadPool::global().num_threads(), simd_level_name(level),
-      cpu::matmul_backend_name(cpu::matmul_backend()));
+      kernels::matmul_name(kernels::current().matmul));
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",

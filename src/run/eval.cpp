@@ -7,9 +7,8 @@
 #include <memory>
 
 #include "core/check.h"
-#include "core/thread_pool.h"
 #include "data/dataset.h"
-#include "kernels/cpu/matmul_backend.h"
+#include "kernels/kernels.h"
 #include "run/model_factory.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -25,13 +24,15 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
   SG_CHECK(req.threads >= 0, "--threads must be >= 0 (0: all cores), got ", req.threads);
   SG_CHECK(!req.data_dir.empty(), "--data-dir is required: the prepared dataset to evaluate on");
-  const auto backend = cpu::parse_matmul_backend(req.matmul);
+  ExecContext ctx;  // how to compute: checked before any work
+  ctx.threads = req.threads;
+  ctx.matmul = kernels::parse_matmul(req.matmul, /*resolve=*/true);
 
   Checkpoint ck = load_checkpoint(req.checkpoint);
   Dataset data = Dataset::load(req.data_dir);
   SG_CHECK(data.tokenizer.chars() == ck.tokenizer.chars(), "the vocabulary of ", req.data_dir,
            " differs from the checkpoint's: evaluate on data prepared with the same characters");
-  std::unique_ptr<LanguageModel> built = build_model(ck.cfg);
+  std::unique_ptr<LanguageModel> built = build_model(ck.cfg, ctx);
   LanguageModel& model = *built;
   const int model_ctx = model.block_size();
   // A bigram has no context limit; its trained T is the natural window.
@@ -46,8 +47,7 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
 
   restore_params(ck, model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
-  if (req.threads > 0) ThreadPool::set_global_threads(req.threads);
-  cpu::set_matmul_backend(backend);
+  kernels::use(ctx);
 
   const auto t0 = Clock::now();
   EvalResult r;

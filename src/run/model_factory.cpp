@@ -35,7 +35,7 @@ void check_fits_in_memory(double bytes, const char* what, const char* fix) {
          format_bytes(ram), " of memory: ", fix);
 }
 
-std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg) {
+std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg, const ExecContext& ctx) {
   check_fits_in_memory(weight_bytes(cfg), "the model's weights",
                        "lower --n-embd or --n-layer (or the vocabulary)");
   switch (cfg.model) {
@@ -44,7 +44,7 @@ std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg) {
     case ModelKind::kGpt:
       break;
   }
-  return std::make_unique<GPT>(cfg.gpt);
+  return std::make_unique<GPT>(cfg.gpt, ctx);
 }
 
 }  // namespace scratchgpt

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/exec_context.h"
 #include "nn/language_model.h"
 #include "train/train_config.h"
 
@@ -14,7 +15,8 @@ namespace scratchgpt {
 
 // cfg.gpt.vocab_size must be set (from the data or the checkpoint). Refuses, before allocating, a
 // model whose weights alone would not fit in this machine's memory.
-std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg);
+std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg,
+                                           const ExecContext& ctx = ExecContext());
 
 // Lower bounds, in bytes and in double (no overflow whatever the config), of what a model needs:
 // its weights alone, and training at the config's B and T (weights, gradients, both AdamW moments,

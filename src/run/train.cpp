@@ -12,11 +12,10 @@
 #include <thread>
 
 #include "core/check.h"
-#include "core/thread_pool.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "dist/comm.h"
-#include "kernels/cpu/matmul_backend.h"
+#include "kernels/kernels.h"
 #include "run/model_factory.h"
 #include "train/batch_stream.h"
 #include "train/checkpoint.h"
@@ -175,20 +174,22 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
              opt.out_dir,
              " already holds checkpoints of another run: pass --resume to continue it, "
              "--overwrite to replace them, or choose another --out-dir");
-  if (cfg.threads > 0) {
-    ThreadPool::set_global_threads(cfg.threads);
-  } else if (comm.local_size() > 1) {  // the cores of this machine divided among its processes
+  // How to compute: the execution context, applied to the kernels and handed to the model.
+  ExecContext ctx;
+  ctx.threads = cfg.threads;
+  if (ctx.threads == 0 && comm.local_size() > 1) {  // this machine's cores among its processes
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    ThreadPool::set_global_threads(std::max(1, cores / comm.local_size()));
+    ctx.threads = std::max(1, cores / comm.local_size());
   }
-  cpu::set_matmul_backend(cpu::parse_matmul_backend(cfg.matmul));
-  cfg.matmul = cpu::matmul_backend_name(cpu::matmul_backend());  // "auto" resolved, for resume
+  ctx.matmul = cfg.matmul;
+  kernels::use(ctx);
+  cfg.matmul = ctx.matmul = kernels::current().matmul;  // auto resolved, for resume
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
   // they can fit at all.
   check_fits_in_memory(training_bytes_lower_bound(cfg), "training this config",
                        "lower --n-embd, --n-layer, --batch-size or --block-size");
-  run.model = build_model(cfg);
+  run.model = build_model(cfg, ctx);
   if (run.model->block_size() < T)
     fail("block_size ", T, " exceeds the model's context ", run.model->block_size());
   run.batches = std::make_unique<BatchStream>(
@@ -320,7 +321,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
                static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
                static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
                cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
-               procs.c_str(), cfg.matmul.c_str());
+               procs.c_str(), kernels::matmul_name(cfg.matmul));
   std::fflush(log);
 
   TrainSummary sum;

@@ -3,8 +3,7 @@
 
 #include <cmath>
 
-#include "kernels/cpu/adamw.h"
-#include "kernels/cpu/global_norm.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -17,7 +16,7 @@ double grad_global_norm(const std::vector<Param>& params) {
     x.push_back(p.grad.data);
     n.push_back(p.grad.numel());
   }
-  return cpu::global_norm(static_cast<int>(params.size()), x.data(), n.data());
+  return kernels::global_norm(static_cast<int>(params.size()), x.data(), n.data());
 }
 
 // torch's clip coefficient, or 1 when there is nothing to clip.
@@ -41,7 +40,7 @@ void scale_grads(std::vector<Param>& params, float s) {
 
 void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t) {
   for (Param& p : params) {
-    cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
+    kernels::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
                       cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t);
   }
 }
@@ -50,7 +49,7 @@ double optimizer_step(std::vector<Param>& params, float lr, const TrainConfig& c
   const double norm = grad_global_norm(params);
   const float coef = clip_coefficient(norm, cfg.grad_clip);
   for (Param& p : params) {
-    cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
+    kernels::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
                       cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t, coef);
   }
   return norm;

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "core/check.h"
-#include "kernels/cpu/matmul_backend.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -182,10 +182,9 @@ const std::vector<ConfigField>& config_fields() {
       field("log_interval", "plain progress line interval", [](TrainConfig& c) -> auto& { return c.log_interval; }),
       field("seed", "random seed (init, batches, dropout)", [](TrainConfig& c) -> auto& { return c.seed; }),
       field("threads", "worker threads (0: all cores)", [](TrainConfig& c) -> auto& { return c.threads; }),
-      field("matmul",
-            "matmul backend: auto (default: onednn in a build with oneDNN, else own) | own (our "
-            "GEMM) | onednn",
-            [](TrainConfig& c) -> auto& { return c.matmul; }),
+      enum_field("matmul",
+                 "matmul backend: auto is onednn in a build with oneDNN, else own (our GEMM)",
+                 kMatmulBackendNames, [](TrainConfig& c) -> auto& { return c.matmul; }),
       enum_field("rng_stream",
                  "split: a generator per purpose, evaluations never move the training batches; "
                  "nanogpt: one generator in nanoGPT's train.py order, its init, batches and "
@@ -261,7 +260,9 @@ void TrainConfig::validate() const {
   SG_CHECK(eval_iters > 0, "eval_iters must be positive, got ", eval_iters);
   SG_CHECK(log_interval > 0, "log_interval must be positive, got ", log_interval);
   SG_CHECK(threads >= 0, "threads must be >= 0 (0: all cores), got ", threads);
-  cpu::parse_matmul_backend(matmul);  // an unknown name, or onednn in a build without it
+  SG_CHECK(matmul != MatmulBackend::kOneDnn || kernels::onednn_available(),
+           "--matmul onednn needs a build with oneDNN: apt-get install libdnnl-dev and configure "
+           "with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
 }
 
 }  // namespace scratchgpt

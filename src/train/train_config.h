@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/enum_names.h"
+#include "core/exec_context.h"
 #include "nn/gpt_config.h"
 
 namespace scratchgpt {
@@ -55,9 +56,9 @@ struct TrainConfig {
   int log_interval = 10;  // plain progress lines (not a terminal) every this many iters
   uint64_t seed = 1337;
   int threads = 0;  // 0: all cores
-  // matmul backend (cpu/matmul_backend.h): "auto", "own" or "onednn". A run records the one it
-  // used, so --resume continues on the same backend (their results differ in the last bits).
-  std::string matmul = "auto";
+  // The matmul backend (core/exec_context.h). A run records the one it used (auto resolved), so
+  // --resume continues on the same backend (their results differ in the last bits).
+  MatmulBackend matmul = MatmulBackend::kAuto;
   RngStream rng_stream = RngStream::kSplit;
 
   nlohmann::json to_json() const;

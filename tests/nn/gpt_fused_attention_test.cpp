@@ -60,9 +60,9 @@ struct Result {
 
 // One forward and backward of a freshly built model; fused_min_T picks the attention kernel.
 Result run(int fused_min_T, float dropout, bool train, int B, int T) {
-  const int saved = CausalSelfAttention::fused_min_T;
-  CausalSelfAttention::fused_min_T = fused_min_T;
-  GPT gpt(tiny_config(dropout));
+  ExecContext ctx;
+  ctx.fused_attention_min_T = fused_min_T;
+  GPT gpt(tiny_config(dropout), ctx);
   randomize(gpt, 5);
   const auto idx = tokens(B * T, 29, 6), tgt = tokens(B * T, 29, 7);
   Rng drop_rng(8);
@@ -74,7 +74,6 @@ Result run(int fused_min_T, float dropout, bool train, int B, int T) {
   r.logits.assign(lg.data, lg.data + lg.numel());
   for (Param& p : gpt.params())
     r.grads.insert(r.grads.end(), p.grad.data, p.grad.data + p.grad.numel());
-  CausalSelfAttention::fused_min_T = saved;
   return r;
 }
 
@@ -109,12 +108,11 @@ TEST(GptFusedAttention, TrainingWithDropoutKeepsStoredKernel) {
 }
 
 TEST(GptFusedAttention, PlanSkipsTxTBuffersOnlyWhenNoForwardNeedsThem) {
-  const int saved = CausalSelfAttention::fused_min_T;
   const int B = 2, T = 64, NH = 4, C = 64;
   const size_t A = Arena::round_up(size_t(B) * NH * T * T);
   auto planned = [&](int min_T, float dropout) {
-    CausalSelfAttention::fused_min_T = min_T;
     CausalSelfAttention attn(C, NH, true, dropout);
+    attn.fused_min_T = min_T;
     SlabPlanner acts, scratch;
     attn.plan(acts, scratch, B, T);
     return std::pair<size_t, size_t>(acts.used(), scratch.used());
@@ -128,7 +126,6 @@ TEST(GptFusedAttention, PlanSkipsTxTBuffersOnlyWhenNoForwardNeedsThem) {
   const auto with_dropout = planned(T, 0.1f);
   EXPECT_EQ(with_dropout.first, stored.first + A + BTC);
   EXPECT_EQ(with_dropout.second, stored.second + BTC);
-  CausalSelfAttention::fused_min_T = saved;
 }
 
 TEST(GptFusedAttention, OneAndTwoThreadsBitIdenticalAndCausal) {
@@ -142,9 +139,9 @@ TEST(GptFusedAttention, OneAndTwoThreadsBitIdenticalAndCausal) {
   EXPECT_EQ(one.logits, two.logits);
 
   // Causality: change the tokens after position t; logits up to t stay bit-identical.
-  const int saved = CausalSelfAttention::fused_min_T;
-  CausalSelfAttention::fused_min_T = kFused;
-  GPT gpt(tiny_config(0.0f));
+  ExecContext ctx;
+  ctx.fused_attention_min_T = kFused;
+  GPT gpt(tiny_config(0.0f), ctx);
   randomize(gpt, 5);
   const int T = 40, t = 22, V = 29;
   auto idx = tokens(T, V, 6);
@@ -155,7 +152,6 @@ TEST(GptFusedAttention, OneAndTwoThreadsBitIdenticalAndCausal) {
   gpt.forward(idx.data(), nullptr, 1, T, nullptr);
   const Tensor b = gpt.logits();
   const std::vector<float> second(b.data, b.data + b.numel());
-  CausalSelfAttention::fused_min_T = saved;
   EXPECT_TRUE(std::equal(first.begin(), first.begin() + (t + 1) * V, second.begin()));
   EXPECT_FALSE(std::equal(first.begin(), first.end(), second.begin()));
 }

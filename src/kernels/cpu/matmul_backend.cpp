@@ -2,6 +2,7 @@
 #include "kernels/cpu/matmul_backend.h"
 
 #include "core/check.h"
+#include "core/enum_names.h"
 #include "kernels/cpu/matmul_onednn.h"
 
 namespace scratchgpt::cpu {
@@ -14,7 +15,7 @@ constexpr const char* kNoOneDnn =
 }  // namespace
 
 const char* matmul_backend_name(MatmulBackend b) {
-  return b == MatmulBackend::kOneDnn ? "onednn" : "own";
+  return enum_name<MatmulBackend>(kMatmulBackendNames, b);
 }
 
 bool onednn_available() { return onednn::available(); }
@@ -26,18 +27,16 @@ MatmulBackend default_matmul_backend() {
 MatmulBackend matmul_backend() { return g_backend; }
 
 void set_matmul_backend(MatmulBackend b) {
+  if (b == MatmulBackend::kAuto) b = default_matmul_backend();
   SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);
   g_backend = b;
 }
 
 MatmulBackend parse_matmul_backend(const std::string& name) {
-  if (name == "auto") return default_matmul_backend();
-  if (name == "own") return MatmulBackend::kOwn;
-  if (name == "onednn") {
-    SG_CHECK(onednn_available(), kNoOneDnn);
-    return MatmulBackend::kOneDnn;
-  }
-  fail("unknown --matmul '", name, "': choose auto, own or onednn");
+  const MatmulBackend b = enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul");
+  if (b == MatmulBackend::kAuto) return default_matmul_backend();
+  SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);
+  return b;
 }
 
 }  // namespace scratchgpt::cpu

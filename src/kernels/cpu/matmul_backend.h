@@ -8,11 +8,13 @@
 
 #include <string>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
-enum class MatmulBackend { kOwn = 0, kOneDnn = 1 };
+using scratchgpt::MatmulBackend;  // core/exec_context.h
 
-const char* matmul_backend_name(MatmulBackend b);  // "own" or "onednn"
+const char* matmul_backend_name(MatmulBackend b);  // "auto", "own" or "onednn"
 
 // True when this build has oneDNN linked in.
 bool onednn_available();
@@ -23,7 +25,8 @@ MatmulBackend default_matmul_backend();
 // The backend in use now (default_matmul_backend() until set).
 MatmulBackend matmul_backend();
 
-// Switches the backend; asking for kOneDnn in a build without it throws scratchgpt::Error.
+// Switches the backend (kAuto: the default one); asking for kOneDnn in a build without it throws
+// scratchgpt::Error.
 void set_matmul_backend(MatmulBackend b);
 
 // "auto" (the default backend), "own" or "onednn" (what --matmul takes); anything else, or onednn

@@ -1,0 +1,34 @@
+// kernels.cpp: see kernels.h.
+#include "kernels/kernels.h"
+
+#include "core/enum_names.h"
+#include "core/thread_pool.h"
+#include "kernels/cpu/matmul_backend.h"
+#include "kernels/cpu/simd/simd.h"
+
+namespace scratchgpt::kernels {
+
+void use(const ExecContext& ctx) {
+  cpu::set_matmul_backend(ctx.matmul);  // first: the only step that can fail
+  ThreadPool::set_global_threads(ctx.threads);
+  cpu::set_simd_level(ctx.isa);
+}
+
+ExecContext current() {
+  ExecContext ctx;
+  ctx.threads = ThreadPool::global().num_threads();
+  ctx.isa = cpu::simd_level();
+  ctx.matmul = cpu::matmul_backend();
+  return ctx;
+}
+
+MatmulBackend parse_matmul(const std::string& name, bool resolve) {
+  const MatmulBackend b = cpu::parse_matmul_backend(name);  // checks the name and the build
+  return resolve ? b : enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul");
+}
+
+const char* matmul_name(MatmulBackend b) { return cpu::matmul_backend_name(b); }
+
+bool onednn_available() { return cpu::onednn_available(); }
+
+}  // namespace scratchgpt::kernels
