@@ -114,12 +114,11 @@ void attention_forward(float* out, float* preatt, float* att, const float* qkv, 
       float* pre = preatt + bh * TT;                                         // (T, T)
       float* w = att + bh * TT;                                              // (T, T)
       // pre = q k^T (lower triangle), then scaled and softmaxed row by row.
-      GemmArgs s;
-      s.M = T, s.N = T, s.K = HS;
-      s.A = q, s.rs_a = 3 * C, s.cs_a = 1;
-      s.B = q + C, s.rs_b = 1, s.cs_b = 3 * C;  // B[i][t2] = k[t2][i]
-      s.C = pre, s.ldc = T, s.init = true, s.lower_c = true;
-      detail::gemm(s, detail::serial_pool());
+      detail::gemm({.M = T, .N = T, .K = HS,
+                    .A = q, .rs_a = 3 * C, .cs_a = 1,
+                    .B = q + C, .rs_b = 1, .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
+                    .C = pre, .ldc = T, .init = true, .lower_c = true},
+                   detail::serial_pool());
       for (int t = 0; t < T; ++t) {
         if (simd)
           softmax_row_avx2(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t,
@@ -135,12 +134,12 @@ void attention_forward(float* out, float* preatt, float* att, const float* qkv, 
         apply_mask(tmp, w, drop + bh * TT, T);
         a = tmp;
       }
-      GemmArgs o;
-      o.M = T, o.N = HS, o.K = T;
-      o.A = a, o.rs_a = T, o.cs_a = 1, o.a_tri = GemmArgs::kLower;
-      o.B = q + 2 * C, o.rs_b = 3 * C, o.cs_b = 1;
-      o.C = out + static_cast<int64_t>(b) * T * C + h * HS, o.ldc = C, o.init = true;
-      detail::gemm(o, detail::serial_pool());
+      detail::gemm({.M = T, .N = HS, .K = T,
+                    .A = a, .rs_a = T, .cs_a = 1,
+                    .B = q + 2 * C, .rs_b = 3 * C, .cs_b = 1,
+                    .C = out + static_cast<int64_t>(b) * T * C + h * HS, .ldc = C, .init = true,
+                    .a_tri = GemmArgs::kLower},
+                   detail::serial_pool());
     }
   });
 }
@@ -170,24 +169,22 @@ void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* d
         a = tmp;
       }
       // da = dO v^T (lower triangle); datt = da * drop.
-      GemmArgs s;
-      s.M = T, s.N = T, s.K = HS;
-      s.A = dO, s.rs_a = C, s.cs_a = 1;
-      s.B = q + 2 * C, s.rs_b = 1, s.cs_b = 3 * C;
-      s.C = g, s.ldc = T, s.init = true, s.lower_c = true;
-      detail::gemm(s, detail::serial_pool());
+      detail::gemm({.M = T, .N = T, .K = HS,
+                    .A = dO, .rs_a = C, .cs_a = 1,
+                    .B = q + 2 * C, .rs_b = 1, .cs_b = 3 * C,
+                    .C = g, .ldc = T, .init = true, .lower_c = true},
+                   detail::serial_pool());
       if (drop) {
         const float* m = drop + bh * TT;
         for (int t = 0; t < T; ++t)
           for (int j = 0; j <= t; ++j) g[t * T + j] *= m[t * T + j];
       }
       // dv += a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
-      GemmArgs dv;
-      dv.M = T, dv.N = HS, dv.K = T;
-      dv.A = a, dv.rs_a = 1, dv.cs_a = T, dv.a_tri = GemmArgs::kUpper;
-      dv.B = dO, dv.rs_b = C, dv.cs_b = 1;
-      dv.C = dq + 2 * C, dv.ldc = 3 * C;
-      detail::gemm(dv, detail::serial_pool());
+      detail::gemm({.M = T, .N = HS, .K = T,
+                    .A = a, .rs_a = 1, .cs_a = T,
+                    .B = dO, .rs_b = C, .cs_b = 1,
+                    .C = dq + 2 * C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
+                   detail::serial_pool());
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
       for (int t = 0; t < T; ++t) {
         if (simd)
@@ -196,18 +193,16 @@ void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* d
           softmax_back_row_scalar(dpre + t * T, g + t * T, w + t * T, t, T, scale);
       }
       // dq += g k;  dk += g^T q.
-      GemmArgs gq;
-      gq.M = T, gq.N = HS, gq.K = T;
-      gq.A = g, gq.rs_a = T, gq.cs_a = 1, gq.a_tri = GemmArgs::kLower;
-      gq.B = q + C, gq.rs_b = 3 * C, gq.cs_b = 1;
-      gq.C = dq, gq.ldc = 3 * C;
-      detail::gemm(gq, detail::serial_pool());
-      GemmArgs gk;
-      gk.M = T, gk.N = HS, gk.K = T;
-      gk.A = g, gk.rs_a = 1, gk.cs_a = T, gk.a_tri = GemmArgs::kUpper;
-      gk.B = q, gk.rs_b = 3 * C, gk.cs_b = 1;
-      gk.C = dq + C, gk.ldc = 3 * C;
-      detail::gemm(gk, detail::serial_pool());
+      detail::gemm({.M = T, .N = HS, .K = T,
+                    .A = g, .rs_a = T, .cs_a = 1,
+                    .B = q + C, .rs_b = 3 * C, .cs_b = 1,
+                    .C = dq, .ldc = 3 * C, .a_tri = GemmArgs::kLower},
+                   detail::serial_pool());
+      detail::gemm({.M = T, .N = HS, .K = T,
+                    .A = g, .rs_a = 1, .cs_a = T,
+                    .B = q, .rs_b = 3 * C, .cs_b = 1,
+                    .C = dq + C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
+                   detail::serial_pool());
     }
   });
 }

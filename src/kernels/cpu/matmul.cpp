@@ -18,21 +18,12 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(out, inp, weight, bias, N, C, OC);
   if (matmul_backend() == MatmulBackend::kOneDnn)
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC);
-  detail::GemmArgs g;
-  g.M = N;  // out (N, OC) = inp (N, C) @ W^T: B[k][j] = W[j][k]
-  g.N = OC;
-  g.K = C;
-  g.A = inp;
-  g.rs_a = C;
-  g.cs_a = 1;
-  g.B = weight;
-  g.rs_b = 1;
-  g.cs_b = C;
-  g.C = out;
-  g.ldc = OC;
-  g.init = true;
-  g.bias = bias;
-  detail::gemm(g, ThreadPool::global());
+  // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
+  detail::gemm({.M = N, .N = OC, .K = C,
+                .A = inp, .rs_a = C, .cs_a = 1,
+                .B = weight, .rs_b = 1, .cs_b = C,
+                .C = out, .ldc = OC, .init = true, .bias = bias},
+               ThreadPool::global());
 }
 
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
@@ -43,34 +34,20 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
     dinp = dweight = nullptr;  // done; the bias gradient below is ours either way
   }
   if (dinp) {
-    detail::GemmArgs g;
-    g.M = N;  // dinp (N, C) += dout (N, OC) @ W (OC, C)
-    g.N = C;
-    g.K = OC;
-    g.A = dout;
-    g.rs_a = OC;
-    g.cs_a = 1;
-    g.B = weight;
-    g.rs_b = C;
-    g.cs_b = 1;
-    g.C = dinp;
-    g.ldc = C;
-    detail::gemm(g, pool);
+    // dinp (N, C) += dout (N, OC) @ W (OC, C)
+    detail::gemm({.M = N, .N = C, .K = OC,
+                  .A = dout, .rs_a = OC, .cs_a = 1,
+                  .B = weight, .rs_b = C, .cs_b = 1,
+                  .C = dinp, .ldc = C},
+                 pool);
   }
   if (dweight) {
-    detail::GemmArgs g;
-    g.M = OC;  // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
-    g.N = C;
-    g.K = N;
-    g.A = dout;
-    g.rs_a = 1;
-    g.cs_a = OC;
-    g.B = inp;
-    g.rs_b = C;
-    g.cs_b = 1;
-    g.C = dweight;
-    g.ldc = C;
-    detail::gemm(g, pool);
+    // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
+    detail::gemm({.M = OC, .N = C, .K = N,
+                  .A = dout, .rs_a = 1, .cs_a = OC,
+                  .B = inp, .rs_b = C, .cs_b = 1,
+                  .C = dweight, .ldc = C},
+                 pool);
   }
   if (dbias) {
     // dbias (OC) += sum over n of dout (N, OC): chunks of kCols columns, each summed in n order
