@@ -8,7 +8,7 @@
 
 #include "core/check.h"
 #include "data/char_tokenizer.h"
-#include "data/utf8.h"
+#include "core/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace scratchgpt;

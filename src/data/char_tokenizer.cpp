@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/check.h"
-#include "data/utf8.h"
+#include "core/utf8.h"
 
 namespace scratchgpt {
 

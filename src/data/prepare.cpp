@@ -4,30 +4,21 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/bundled.h"
 #include "core/check.h"
 #include "data/char_tokenizer.h"
 #include "data/file_io.h"
 #include "data/token_file.h"
-#include "data/utf8.h"
+#include "core/utf8.h"
 
 namespace scratchgpt {
 
 namespace fs = std::filesystem;
 
 std::string default_dataset_path() {
-  const fs::path rel = fs::path("data") / "tinyshakespeare.txt";
-  std::error_code ec;
-  fs::path dir = fs::current_path(ec);
-  for (int up = 0; !ec && up < 6; ++up) {
-    if (fs::is_regular_file(dir / rel, ec)) return (dir / rel).string();
-    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
-    dir = dir.parent_path();
-  }
-#ifdef SCRATCHGPT_SOURCE_DIR
-  const fs::path src = fs::path(SCRATCHGPT_SOURCE_DIR) / rel;
-  if (fs::is_regular_file(src, ec)) return src.string();
-#endif
-  fail("cannot find the bundled data/tinyshakespeare.txt: pass --input FILE");
+  const std::string path = find_bundled("data/tinyshakespeare.txt");
+  SG_CHECK(!path.empty(), "cannot find the bundled data/tinyshakespeare.txt: pass --input FILE");
+  return path;
 }
 
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir) {

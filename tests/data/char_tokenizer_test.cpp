@@ -6,7 +6,7 @@
 
 #include "core/check.h"
 #include "data/file_io.h"
-#include "data/utf8.h"
+#include "core/utf8.h"
 #include "test_util.h"
 
 using namespace scratchgpt;

@@ -12,7 +12,7 @@
 #include "data/file_io.h"
 #include "data/prepare.h"
 #include "data/token_file.h"
-#include "data/utf8.h"
+#include "core/utf8.h"
 #include "test_util.h"
 
 using namespace scratchgpt;

@@ -1,5 +1,5 @@
 // utf8.cpp: see utf8.h.
-#include "data/utf8.h"
+#include "core/utf8.h"
 
 #include <cstdio>
 

@@ -1,0 +1,379 @@
+// bpe.cpp: see bpe.h.
+#include "tokenizer/bpe.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "core/bundled.h"
+#include "core/check.h"
+#include "core/thread_pool.h"
+#include "core/utf8.h"
+#include "tokenizer/pretokenize.h"
+
+namespace scratchgpt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kEndOfText = "<|endoftext|>";
+constexpr uint64_t kNone = ~uint64_t{0};
+
+uint64_t pair_key(int32_t a, int32_t b) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32 | static_cast<uint32_t>(b);
+}
+uint64_t mix(uint64_t k) {  // splitmix64's finaliser: spreads the keys over the table
+  k ^= k >> 30;
+  k *= 0xBF58476D1CE4E5B9ULL;
+  k ^= k >> 27;
+  k *= 0x94D049BB133111EBULL;
+  return k ^ (k >> 31);
+}
+
+std::string read_whole(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  SG_CHECK(in.good(), "cannot read ", path, " (", what,
+           "): give --tokenizer a directory with GPT-2's encoder.json and vocab.bpe, or 'gpt2'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// GPT-2's byte_decoder: the code point encoder.json uses for each byte, inverted.
+int byte_of_code_point(uint32_t cp) {
+  static const auto table = [] {
+    std::vector<int> t(512, -1);
+    int n = 0;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[static_cast<size_t>(printable ? b : 256 + n++)] = b;
+    }
+    return t;
+  }();
+  return cp < 512 ? table[cp] : -1;
+}
+
+}  // namespace
+
+std::string byte_to_unicode(uint8_t b) {
+  const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+  if (printable) return utf8_encode(b);
+  int n = 0;
+  for (int x = 0; x < b; ++x)
+    if (!((x >= '!' && x <= '~') || (x >= 0xA1 && x <= 0xAC) || x >= 0xAE)) ++n;
+  return utf8_encode(256u + static_cast<uint32_t>(n));
+}
+
+BpeTokenizer BpeTokenizer::gpt2() {
+  const std::string dir = find_bundled("data/gpt2");
+  SG_CHECK(!dir.empty(), "cannot find the bundled data/gpt2/ (GPT-2's encoder.json and vocab.bpe): "
+           "run from the repository, or pass --tokenizer DIR");
+  return load(dir);
+}
+
+BpeTokenizer BpeTokenizer::load(const std::string& dir) {
+  const std::string enc_path = (fs::path(dir) / "encoder.json").string();
+  const std::string bpe_path = (fs::path(dir) / "vocab.bpe").string();
+  BpeTokenizer t;
+  nlohmann::json enc;
+  try {
+    enc = nlohmann::json::parse(read_whole(enc_path, "the token -> id map"));
+  } catch (const nlohmann::json::exception& e) {
+    fail(enc_path, " is not valid JSON (", e.what(), "): use GPT-2's encoder.json");
+  }
+  SG_CHECK(enc.is_object() && !enc.empty(), enc_path,
+           " must be a JSON object of token -> id: use GPT-2's encoder.json");
+  SG_CHECK(enc.size() < (1u << 24), enc_path, " has ", enc.size(), " tokens, too many");
+  t.bytes_.assign(enc.size(), std::string());
+  std::vector<bool> seen(enc.size(), false);
+  std::unordered_map<std::string, int32_t> id_of;  // encoder.json's spelling -> id
+  id_of.reserve(enc.size());
+  for (auto it = enc.begin(); it != enc.end(); ++it) {
+    SG_CHECK(it.value().is_number_integer(), enc_path, ": token '", it.key(),
+             "' has a non-integer id ", it.value().dump());
+    const int64_t id = it.value().get<int64_t>();
+    SG_CHECK(id >= 0 && id < static_cast<int64_t>(enc.size()) && !seen[static_cast<size_t>(id)],
+             enc_path, ": token '", it.key(), "' has id ", id,
+             ", outside 0..", enc.size() - 1, " or used twice: the ids must number the tokens");
+    seen[static_cast<size_t>(id)] = true;
+    id_of[it.key()] = static_cast<int32_t>(id);
+    if (it.key() == kEndOfText) {
+      t.eot_ = static_cast<int32_t>(id);
+      t.bytes_[static_cast<size_t>(id)] = std::string(kEndOfText);
+      continue;
+    }
+    // Back through byte_decoder: each code point of the spelling is one byte.
+    std::string bytes;
+    size_t pos = 0;
+    uint32_t cp = 0;
+    while (pos < it.key().size()) {
+      SG_CHECK(utf8_next(it.key(), pos, &cp), enc_path, ": token id ", id, " is not UTF-8");
+      const int b = byte_of_code_point(cp);
+      SG_CHECK(b >= 0, enc_path, ": token id ", id, " holds U+", std::hex, cp,
+               ", which is not one of GPT-2's byte characters");
+      bytes.push_back(static_cast<char>(b));
+    }
+    t.bytes_[static_cast<size_t>(id)] = bytes;
+  }
+  for (int b = 0; b < 256; ++b) {
+    const auto it = id_of.find(byte_to_unicode(static_cast<uint8_t>(b)));
+    SG_CHECK(it != id_of.end(), enc_path, " has no token for the byte ", b,
+             ": a byte-level BPE needs all 256 (use GPT-2's encoder.json)");
+    t.byte_token_[b] = it->second;
+  }
+
+  const std::string merges = read_whole(bpe_path, "the merges");
+  std::istringstream in(merges);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+    const size_t sp = line.find(' ');
+    SG_CHECK(sp != std::string::npos && sp > 0 && sp + 1 < line.size() &&
+                 line.find(' ', sp + 1) == std::string::npos,
+             bpe_path, " line ", line_no, " is not two tokens separated by one space: '", line,
+             "'");
+    const std::string a = line.substr(0, sp), b = line.substr(sp + 1);
+    const auto ia = id_of.find(a), ib = id_of.find(b), im = id_of.find(a + b);
+    SG_CHECK(ia != id_of.end() && ib != id_of.end(), bpe_path, " line ", line_no,
+             " merges '", ia == id_of.end() ? a : b, "', a token ", enc_path,
+             " does not have: the two files must come from the same tokenizer");
+    SG_CHECK(im != id_of.end(), bpe_path, " line ", line_no, " merges into '", a + b,
+             "', which ", enc_path, " does not have: the two files must come from the same tokenizer");
+    t.merge_list_.emplace_back(ia->second, ib->second);
+  }
+  SG_CHECK(!t.merge_list_.empty(), bpe_path, " has no merges: use GPT-2's vocab.bpe");
+  // The pair table at most half full.
+  size_t cap = 1;
+  while (cap < 2 * t.merge_list_.size()) cap <<= 1;
+  t.keys_.assign(cap, kNone);
+  t.values_.assign(cap, 0);
+  t.mask_ = cap - 1;
+  for (size_t r = 0; r < t.merge_list_.size(); ++r) {
+    const auto [a, b] = t.merge_list_[r];
+    const uint64_t key = pair_key(a, b);
+    uint64_t h = mix(key) & t.mask_;
+    while (t.keys_[h] != kNone && t.keys_[h] != key) h = (h + 1) & t.mask_;
+    if (t.keys_[h] == key) continue;  // a repeated merge: the first (best) rank stands
+    t.keys_[h] = key;
+    t.values_[h] = static_cast<uint64_t>(r) << 32;
+  }
+  // The merged token of each pair: the id whose bytes are the two tokens' bytes joined.
+  std::unordered_map<std::string, int32_t> id_of_bytes;
+  id_of_bytes.reserve(t.bytes_.size());
+  for (size_t id = 0; id < t.bytes_.size(); ++id)
+    if (static_cast<int32_t>(id) != t.eot_) id_of_bytes.emplace(t.bytes_[id], static_cast<int32_t>(id));
+  for (size_t h = 0; h <= t.mask_; ++h) {
+    if (t.keys_[h] == kNone) continue;
+    const int32_t a = static_cast<int32_t>(t.keys_[h] >> 32);
+    const int32_t b = static_cast<int32_t>(t.keys_[h] & 0xFFFFFFFFu);
+    const int32_t m = id_of_bytes.at(t.bytes_[static_cast<size_t>(a)] + t.bytes_[static_cast<size_t>(b)]);
+    t.values_[h] |= static_cast<uint32_t>(m);
+  }
+  return t;
+}
+
+uint64_t BpeTokenizer::find_pair(int32_t a, int32_t b) const {
+  const uint64_t key = pair_key(a, b);
+  for (uint64_t h = mix(key) & mask_;; h = (h + 1) & mask_) {
+    if (keys_[h] == key) return values_[h];
+    if (keys_[h] == kNone) return kNone;
+  }
+}
+
+void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& out) const {
+  const size_t n = piece.size();
+  if (n == 1) {
+    out.push_back(byte_token_[static_cast<unsigned char>(piece[0])]);
+    return;
+  }
+  // ids[i]: the token at part i; rank[i]: the merge of parts i and i + 1 (or none).
+  thread_local std::vector<int32_t> ids;
+  thread_local std::vector<uint64_t> rank;
+  ids.resize(n);
+  rank.resize(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = byte_token_[static_cast<unsigned char>(piece[i])];
+  size_t m = n;
+  for (size_t i = 0; i + 1 < m; ++i) rank[i] = find_pair(ids[i], ids[i + 1]);
+  rank[m - 1] = kNone;
+  while (m > 1) {
+    size_t best = 0;
+    for (size_t i = 1; i + 1 < m; ++i)
+      if (rank[i] < rank[best]) best = i;  // ranks are unique: the leftmost of the lowest
+    if (rank[best] == kNone) break;
+    ids[best] = static_cast<int32_t>(rank[best] & 0xFFFFFFFFu);
+    for (size_t i = best + 1; i + 1 < m; ++i) {
+      ids[i] = ids[i + 1];
+      rank[i] = rank[i + 1];
+    }
+    --m;
+    rank[m - 1] = kNone;
+    if (best + 1 < m) rank[best] = find_pair(ids[best], ids[best + 1]);
+    else rank[best] = kNone;
+    if (best > 0) rank[best - 1] = find_pair(ids[best - 1], ids[best]);
+  }
+  out.insert(out.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(m));
+}
+
+void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int32_t>& out,
+                                   std::unordered_map<std::string, std::vector<int32_t>>& cache) const {
+  pretokenize(text, [&](size_t b, size_t e) {
+    const std::string_view piece = text.substr(b, e - b);
+    if (piece.size() == 1) {
+      out.push_back(byte_token_[static_cast<unsigned char>(piece[0])]);
+      return;
+    }
+    if (piece.size() > 64) {  // long runs (digits, spaces) rarely repeat: not worth caching
+      encode_piece(piece, out);
+      return;
+    }
+    std::string key(piece);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      if (cache.size() > (1u << 18)) cache.clear();
+      std::vector<int32_t> ids;
+      encode_piece(piece, ids);
+      it = cache.emplace(std::move(key), std::move(ids)).first;
+    }
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  });
+}
+
+namespace {
+void check_utf8(std::string_view text) {
+  const size_t bad = utf8_invalid_offset(std::string(text));
+  SG_CHECK(bad == std::string::npos, "the text is not valid UTF-8 at byte offset ", bad,
+           ": convert it to UTF-8 first (e.g. iconv -f latin1 -t utf-8)");
+}
+}  // namespace
+
+std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool allow_special) const {
+  return encode_parallel(text, allow_special, 1);
+}
+
+std::vector<int32_t> BpeTokenizer::encode_parallel(std::string_view text, bool allow_special,
+                                                   int threads) const {
+  check_utf8(text);
+  // Segments between special tokens (all of the text when they are not allowed).
+  std::vector<std::pair<size_t, size_t>> segs;
+  std::vector<bool> eot_after;
+  size_t start = 0;
+  if (allow_special && eot_ >= 0) {
+    for (size_t p = text.find(kEndOfText); p != std::string_view::npos;
+         p = text.find(kEndOfText, start)) {
+      segs.emplace_back(start, p);
+      eot_after.push_back(true);
+      start = p + kEndOfText.size();
+    }
+  }
+  segs.emplace_back(start, text.size());
+  eot_after.push_back(false);
+
+  // Cut each segment at piece boundaries into jobs of about 1 MB.
+  struct Job {
+    size_t b, e;
+    bool eot;
+  };
+  std::vector<Job> jobs;
+  const size_t kJob = threads == 1 ? std::numeric_limits<size_t>::max() : size_t{1} << 20;
+  for (size_t s = 0; s < segs.size(); ++s) {
+    const std::string_view seg = text.substr(segs[s].first, segs[s].second - segs[s].first);
+    size_t b = 0;
+    while (b < seg.size()) {
+      size_t e = b;
+      while (e < seg.size() && e - b < kJob) e = piece_end(seg, e);
+      jobs.push_back({segs[s].first + b, segs[s].first + e, false});
+      b = e;
+    }
+    if (eot_after[s]) jobs.push_back({0, 0, true});
+  }
+  std::vector<std::vector<int32_t>> parts(jobs.size());
+  auto run = [&](int64_t first, int64_t last) {
+    std::unordered_map<std::string, std::vector<int32_t>> cache;
+    for (int64_t j = first; j < last; ++j) {
+      const Job& job = jobs[static_cast<size_t>(j)];
+      if (job.eot) {
+        parts[static_cast<size_t>(j)].push_back(eot_);
+        continue;
+      }
+      parts[static_cast<size_t>(j)].reserve((job.e - job.b) / 3);
+      encode_ordinary(text.substr(job.b, job.e - job.b), parts[static_cast<size_t>(j)], cache);
+    }
+  };
+  if (threads == 1 || jobs.size() <= 1) {
+    run(0, static_cast<int64_t>(jobs.size()));
+  } else {
+    ThreadPool pool(threads);
+    pool.parallel_for(static_cast<int64_t>(jobs.size()),
+                      [&](int64_t b, int64_t e, int) { run(b, e); });
+  }
+  if (parts.size() == 1) return std::move(parts[0]);
+  size_t total = 0;
+  for (const auto& p : parts) total += p.size();
+  std::vector<int32_t> out;
+  out.reserve(total);
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+std::string BpeTokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    SG_CHECK(ids[i] >= 0 && ids[i] < vocab_size(), "token id ", ids[i], " (at position ", i,
+             ") is outside the vocabulary of ", vocab_size(), " tokens");
+    out += bytes_[static_cast<size_t>(ids[i])];
+  }
+  return out;
+}
+
+ReadableBpe::ReadableBpe(const BpeTokenizer& tok) {
+  for (int r = 0; r < tok.num_merges(); ++r) {
+    const auto [a, b] = tok.merge(r);
+    ranks_.emplace(std::make_pair(tok.token_bytes(a), tok.token_bytes(b)), r);
+  }
+  for (int32_t id = 0; id < tok.vocab_size(); ++id)
+    if (id != tok.eot_id()) id_of_.emplace(tok.token_bytes(id), id);
+}
+
+std::vector<int32_t> ReadableBpe::encode_piece(std::string_view piece) const {
+  std::vector<std::string> word;
+  for (char c : piece) word.emplace_back(1, c);
+  while (word.size() > 1) {
+    // The pair with the lowest rank.
+    int best = -1;
+    std::pair<std::string, std::string> best_pair;
+    for (size_t i = 0; i + 1 < word.size(); ++i) {
+      const auto it = ranks_.find({word[i], word[i + 1]});
+      if (it != ranks_.end() && (best < 0 || it->second < best)) {
+        best = it->second;
+        best_pair = it->first;
+      }
+    }
+    if (best < 0) break;
+    // Merge every occurrence of it, left to right.
+    std::vector<std::string> next;
+    for (size_t i = 0; i < word.size();) {
+      if (i + 1 < word.size() && word[i] == best_pair.first && word[i + 1] == best_pair.second) {
+        next.push_back(word[i] + word[i + 1]);
+        i += 2;
+      } else {
+        next.push_back(word[i]);
+        ++i;
+      }
+    }
+    word = std::move(next);
+  }
+  std::vector<int32_t> out;
+  for (const std::string& w : word) out.push_back(id_of_.at(w));
+  return out;
+}
+
+}  // namespace scratchgpt
