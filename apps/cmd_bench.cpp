@@ -36,6 +36,13 @@ void register_bench(CLI::App& app) {
                   "GEMM) | onednn")
       ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
+  cmd->add_option("--tokenizer", f->tokenizer,
+                  "time encoding text instead: gpt2 (the bundled data/gpt2/) or a directory with "
+                  "encoder.json and vocab.bpe (MB/s and tokens/s on 1 thread and on --threads)");
+  cmd->add_option("--input", f->input,
+                  "with --tokenizer: the text (default: the bundled data/tinyshakespeare.txt)");
+  cmd->add_option("--repeat", f->repeat, "with --tokenizer: encode the input repeated this often")
+      ->capture_default_str();
   cmd->callback([f] { run_bench(*f); });
 }
 

@@ -12,6 +12,7 @@ void register_sample(CLI::App& app);   // cmd_sample.cpp
 void register_eval(CLI::App& app);     // cmd_eval.cpp
 void register_lesson(CLI::App& app);   // cmd_lesson.cpp
 void register_bench(CLI::App& app);    // cmd_bench.cpp
+void register_tokenize(CLI::App& app); // cmd_tokenize.cpp
 
 inline void register_commands(CLI::App& app) {
   register_prepare(app);
@@ -20,6 +21,7 @@ inline void register_commands(CLI::App& app) {
   register_eval(app);
   register_lesson(app);
   register_bench(app);
+  register_tokenize(app);
 }
 
 }  // namespace scratchgpt::cli

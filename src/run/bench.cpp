@@ -20,6 +20,9 @@
 #include "sample/generate.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
+#include "tokenizer/bpe.h"
+#include "data/file_io.h"
+#include "data/prepare.h"
 
 namespace scratchgpt {
 
@@ -140,9 +143,59 @@ void run_sample_bench(const BenchRequest& f) {
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
 }
 
+// --tokenizer: the input repeated --repeat times, encoded 3 times on 1 thread and 3 times on
+// --threads threads (if more than 1); the best of each.
+void run_tokenizer_bench(const BenchRequest& f) {
+  SG_CHECK(f.repeat > 0, "--repeat must be positive, got ", f.repeat);
+  const BpeTokenizer tok =
+      f.tokenizer == "gpt2" ? BpeTokenizer::gpt2() : BpeTokenizer::load(f.tokenizer);
+  const std::string one = read_file(f.input.empty() ? default_dataset_path() : f.input);
+  std::string text;
+  text.reserve(one.size() * static_cast<size_t>(f.repeat));
+  for (int r = 0; r < f.repeat; ++r) text += one;
+  const double mb = static_cast<double>(text.size()) / 1e6;
+  auto best_of_3 = [&](int threads, size_t* tokens) {
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      const double t0 = now_s();
+      const std::vector<int32_t> ids = tok.encode_parallel(text, false, threads);
+      best = std::min(best, now_s() - t0);
+      *tokens = ids.size();
+    }
+    return best;
+  };
+  size_t tokens = 0;
+  const double s1 = best_of_3(1, &tokens);
+  const int threads = f.threads > 0 ? f.threads : ThreadPool::global().num_threads();
+  const double sn = threads > 1 ? best_of_3(threads, &tokens) : s1;
+  nlohmann::json j;
+  j["impl"] = "scratchgpt";
+  j["mode"] = "tokenizer";
+  j["tokenizer"] = f.tokenizer;
+  j["bytes"] = text.size();
+  j["tokens"] = tokens;
+  j["seconds_1_thread"] = s1;
+  j["mb_per_s_1_thread"] = mb / s1;
+  j["tokens_per_s_1_thread"] = static_cast<double>(tokens) / s1;
+  j["threads"] = threads;
+  j["mb_per_s_threads"] = mb / sn;
+  if (f.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf("scratchgpt bench --tokenizer %s: %.1f MB (%d x the input), %zu tokens\n",
+              f.tokenizer.c_str(), mb, f.repeat, tokens);
+  std::printf("  1 thread        %.3f s: %.1f MB/s, %.2fM tokens/s\n", s1, mb / s1,
+              static_cast<double>(tokens) / s1 / 1e6);
+  if (threads > 1)
+    std::printf("  %d threads       %.3f s: %.1f MB/s, %.2fM tokens/s\n", threads, sn, mb / sn,
+                static_cast<double>(tokens) / sn / 1e6);
+}
+
 }  // namespace
 
 void run_bench(const BenchRequest& f) {
+  if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
   ExecContext ctx;
   ctx.threads = f.threads;
   ctx.matmul = kernels::parse_matmul(f.matmul, /*resolve=*/true);

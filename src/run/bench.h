@@ -4,7 +4,8 @@
 // on every thread (core/perf_probes.h), and peak RSS. With sample > 0 it instead times generating
 // that many tokens at batch 1 through the KV cache (generate() and the sampler, as 'scratchgpt
 // sample' runs them). json prints one JSON object (bench/compare_pytorch.py reads it).
-// Leaves out: data loading and evaluation (see 'train'), tokenizers (sampling works on token ids).
+// With tokenizer set it times encoding text instead (MB/s, tokens/s).
+// Leaves out: data loading and evaluation (see 'train').
 #pragma once
 
 #include <string>
@@ -19,6 +20,11 @@ struct BenchRequest {
   int sample = 0;  // > 0: time generating this many tokens instead of training
   std::string matmul = "auto";
   bool json = false;
+  // Non-empty: time the tokenizer instead ("gpt2" or a directory): encoding `input` (default: the
+  // bundled Tiny Shakespeare) repeated `repeat` times, on 1 thread and on `threads`.
+  std::string tokenizer;
+  std::string input;
+  int repeat = 10;
 };
 
 // Prints the report to stdout.

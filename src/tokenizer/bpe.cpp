@@ -80,10 +80,18 @@ BpeTokenizer BpeTokenizer::gpt2() {
 BpeTokenizer BpeTokenizer::load(const std::string& dir) {
   const std::string enc_path = (fs::path(dir) / "encoder.json").string();
   const std::string bpe_path = (fs::path(dir) / "vocab.bpe").string();
+  return parse(read_whole(enc_path, "the token -> id map"), read_whole(bpe_path, "the merges"),
+               dir);
+}
+
+BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::string& merges,
+                                 const std::string& dir) {
+  const std::string enc_path = (fs::path(dir) / "encoder.json").string();
+  const std::string bpe_path = (fs::path(dir) / "vocab.bpe").string();
   BpeTokenizer t;
   nlohmann::json enc;
   try {
-    enc = nlohmann::json::parse(read_whole(enc_path, "the token -> id map"));
+    enc = nlohmann::json::parse(encoder_json);
   } catch (const nlohmann::json::exception& e) {
     fail(enc_path, " is not valid JSON (", e.what(), "): use GPT-2's encoder.json");
   }
@@ -128,7 +136,6 @@ BpeTokenizer BpeTokenizer::load(const std::string& dir) {
     t.byte_token_[b] = it->second;
   }
 
-  const std::string merges = read_whole(bpe_path, "the merges");
   std::istringstream in(merges);
   std::string line;
   int line_no = 0;
@@ -260,7 +267,7 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, bool allow_spec
 }
 
 std::vector<int32_t> BpeTokenizer::encode_parallel(std::string_view text, bool allow_special,
-                                                   int threads) const {
+                                                   int threads, size_t job_bytes) const {
   check_utf8(text);
   // Segments between special tokens (all of the text when they are not allowed).
   std::vector<std::pair<size_t, size_t>> segs;
@@ -277,20 +284,26 @@ std::vector<int32_t> BpeTokenizer::encode_parallel(std::string_view text, bool a
   segs.emplace_back(start, text.size());
   eot_after.push_back(false);
 
-  // Cut each segment at piece boundaries into jobs of about 1 MB.
+  // Cut each segment into jobs of about job_bytes at places that are piece boundaries whatever
+  // the context: before a printable ASCII character that follows a lone newline (a newline after
+  // a non-whitespace character). The newline is then a piece of its own either way (one
+  // whitespace character before a non-space; or a run reaching the end of the job), and a
+  // newline is never the optional space of a word. A longer whitespace run would be split
+  // differently at the end of a job (\s+(?!\S) takes all of it there), so no cut goes there.
   struct Job {
     size_t b, e;
     bool eot;
   };
   std::vector<Job> jobs;
-  const size_t kJob = threads == 1 ? std::numeric_limits<size_t>::max() : size_t{1} << 20;
   for (size_t s = 0; s < segs.size(); ++s) {
-    const std::string_view seg = text.substr(segs[s].first, segs[s].second - segs[s].first);
-    size_t b = 0;
-    while (b < seg.size()) {
-      size_t e = b;
-      while (e < seg.size() && e - b < kJob) e = piece_end(seg, e);
-      jobs.push_back({segs[s].first + b, segs[s].first + e, false});
+    const size_t end = segs[s].second;
+    size_t b = segs[s].first;
+    while (b < end) {
+      size_t e = threads == 1 ? end : std::min(end, b + std::max<size_t>(job_bytes, 2));
+      while (e < end && !(text[e - 1] == '\n' && e - 2 >= b && text[e - 2] > ' ' &&
+                          text[e - 2] < 0x7F && text[e] > ' ' && text[e] < 0x7F))
+        ++e;
+      jobs.push_back({b, e, false});
       b = e;
     }
     if (eot_after[s]) jobs.push_back({0, 0, true});

@@ -22,6 +22,9 @@ class BpeTokenizer {
   // Reads dir/encoder.json and dir/vocab.bpe. Missing or malformed files, and a merge naming a
   // token encoder.json lacks, are Errors naming the file, the line and the fix.
   static BpeTokenizer load(const std::string& dir);
+  // The same over the two files' contents (dir only names them in errors): the fuzzer's entry.
+  static BpeTokenizer parse(const std::string& encoder_json, const std::string& vocab_bpe,
+                            const std::string& dir);
   // The GPT-2 tokenizer shipped in the repo (data/gpt2/), found like the bundled dataset.
   static BpeTokenizer gpt2();
 
@@ -29,9 +32,10 @@ class BpeTokenizer {
   // "<|endoftext|>" is the special token (tiktoken's encode(allowed_special="all")); otherwise it
   // is text (encode_ordinary).
   std::vector<int32_t> encode(std::string_view text, bool allow_special = false) const;
-  // The same, the pieces encoded on `threads` threads (0: all cores): the same ids.
-  std::vector<int32_t> encode_parallel(std::string_view text, bool allow_special,
-                                       int threads) const;
+  // The same, on `threads` threads (0: all cores): the text is cut into jobs of about job_bytes
+  // at places that are piece boundaries in any context, so the ids are the same.
+  std::vector<int32_t> encode_parallel(std::string_view text, bool allow_special, int threads,
+                                       size_t job_bytes = size_t{1} << 20) const;
   // The bytes of the tokens (an id outside the vocabulary is an Error naming it). Byte-level BPE
   // can split a character across tokens, so a slice of ids may decode to partial UTF-8.
   std::string decode(const std::vector<int32_t>& ids) const;

@@ -78,11 +78,14 @@ TEST(Gpt2Bpe, AllOfTinyShakespeare) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "token " << i;
   EXPECT_EQ(gpt2().decode(got), text);
-  // With threads: the same ids, special tokens included.
-  const std::string doubled = text + "<|endoftext|>" + text;
+  // With threads and jobs of any size (cut at thousands of places): the same ids, special
+  // tokens included.
+  const std::string doubled = text + "<|endoftext|>" + text + "\n\n  \n";
   const auto one = gpt2().encode(doubled, true);
   for (int threads : {2, 3})
-    EXPECT_EQ(gpt2().encode_parallel(doubled, true, threads), one) << threads << " threads";
+    for (size_t job : {size_t{1} << 20, size_t{4096}, size_t{700}})
+      EXPECT_EQ(gpt2().encode_parallel(doubled, true, threads, job), one)
+          << threads << " threads, jobs of " << job << " bytes";
 }
 
 TEST(Gpt2Bpe, FastMergeEqualsGpt2sReadableLoop) {

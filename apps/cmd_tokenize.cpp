@@ -1,0 +1,29 @@
+// cmd_tokenize.cpp: 'scratchgpt tokenize': options -> TokenizeRequest; src/run/tokenize.h does
+// the work.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "run/tokenize.h"
+
+namespace scratchgpt::cli {
+
+void register_tokenize(CLI::App& app) {
+  auto r = std::make_shared<TokenizeRequest>();
+  auto* cmd = app.add_subcommand(
+      "tokenize",
+      "Text to GPT-2 token ids (one line, separated by spaces), exactly as OpenAI's tiktoken "
+      "'gpt2' encoding; --decode turns ids back into the text's bytes");
+  cmd->add_option("--tokenizer", r->tokenizer,
+                  "gpt2 (the bundled data/gpt2/) or a directory with encoder.json and vocab.bpe")
+      ->capture_default_str();
+  cmd->add_option("--input", r->input, "a file, or - for standard input")->capture_default_str();
+  cmd->add_flag("--allow-special", r->allow_special,
+                "<|endoftext|> becomes the special token 50256 (default: it is text)");
+  cmd->add_flag("--decode", r->decode, "read whitespace-separated ids and write their bytes");
+  cmd->add_option("--threads", r->threads, "encode on this many threads (0: all cores)")
+      ->capture_default_str();
+  cmd->callback([r] { run_tokenize(*r, stdout); });
+}
+
+}  // namespace scratchgpt::cli

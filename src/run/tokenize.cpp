@@ -1,0 +1,64 @@
+// tokenize.cpp: see tokenize.h.
+#include "run/tokenize.h"
+
+#include <cerrno>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <vector>
+
+#include "core/check.h"
+#include "data/file_io.h"
+#include "tokenizer/bpe.h"
+
+namespace scratchgpt {
+
+namespace {
+
+std::string read_input(const std::string& input) {
+  if (input != "-") return read_file(input);
+  std::ostringstream ss;
+  ss << std::cin.rdbuf();
+  return ss.str();
+}
+
+std::vector<int32_t> parse_ids(const std::string& text, const std::string& input) {
+  std::vector<int32_t> ids;
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(word.c_str(), &end, 10);
+    SG_CHECK(end && *end == '\0' && errno == 0 && v >= INT32_MIN && v <= INT32_MAX, "--decode: '",
+             word, "' (token ", ids.size(), " of ", input == "-" ? "standard input" : input,
+             ") is not a token id: give whole numbers separated by spaces");
+    ids.push_back(static_cast<int32_t>(v));
+  }
+  return ids;
+}
+
+}  // namespace
+
+void run_tokenize(const TokenizeRequest& req, std::FILE* out) {
+  SG_CHECK(req.threads >= 0, "--threads must be >= 0 (0: all cores), got ", req.threads);
+  const BpeTokenizer tok =
+      req.tokenizer == "gpt2" ? BpeTokenizer::gpt2() : BpeTokenizer::load(req.tokenizer);
+  const std::string text = read_input(req.input);
+  if (req.decode) {
+    const std::string bytes = tok.decode(parse_ids(text, req.input));
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    return;
+  }
+  const std::vector<int32_t> ids = tok.encode_parallel(text, req.allow_special, req.threads);
+  std::string line;
+  line.reserve(ids.size() * 6);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) line += ' ';
+    line += std::to_string(ids[i]);
+  }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), out);
+}
+
+}  // namespace scratchgpt
