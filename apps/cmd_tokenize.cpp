@@ -1,5 +1,5 @@
-// cmd_tokenize.cpp: 'scratchgpt tokenize': options -> TokenizeRequest; src/run/tokenize.h does
-// the work.
+// cmd_tokenize.cpp: 'scratchgpt tokenize' and 'scratchgpt tokenizer train': options ->
+// TokenizeRequest / TokenizerTrainRequest; src/run/tokenize.h does the work.
 #include <cstdio>
 #include <memory>
 
@@ -24,6 +24,21 @@ void register_tokenize(CLI::App& app) {
   cmd->add_option("--threads", r->threads, "encode on this many threads (0: all cores)")
       ->capture_default_str();
   cmd->callback([r] { run_tokenize(*r, stdout); });
+
+  auto t = std::make_shared<TokenizerTrainRequest>();
+  auto* tok = app.add_subcommand("tokenizer", "Byte-level BPE tokenizers of your own");
+  tok->require_subcommand(1);
+  auto* train = tok->add_subcommand(
+      "train",
+      "Learn a byte-level BPE from a text (GPT-2's pre-tokenizer, most frequent pair first, ties "
+      "to the smallest ids) and write encoder.json + vocab.bpe for 'tokenize --tokenizer DIR'");
+  train->add_option("--input", t->input,
+                    "UTF-8 text file (default: the bundled data/tinyshakespeare.txt)");
+  train->add_option("--vocab-size", t->vocab_size,
+                    "tokens in all: the 256 bytes, the merges and <|endoftext|>")
+      ->capture_default_str();
+  train->add_option("--out", t->out, "directory to write")->required();
+  train->callback([t] { run_tokenizer_train(*t, stdout); });
 }
 
 }  // namespace scratchgpt::cli

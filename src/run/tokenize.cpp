@@ -2,6 +2,7 @@
 #include "run/tokenize.h"
 
 #include <cerrno>
+#include <chrono>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -9,7 +10,9 @@
 
 #include "core/check.h"
 #include "data/file_io.h"
+#include "data/prepare.h"
 #include "tokenizer/bpe.h"
+#include "tokenizer/bpe_train.h"
 
 namespace scratchgpt {
 
@@ -59,6 +62,18 @@ void run_tokenize(const TokenizeRequest& req, std::FILE* out) {
   }
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), out);
+}
+
+void run_tokenizer_train(const TokenizerTrainRequest& req, std::FILE* out) {
+  SG_CHECK(!req.out.empty(), "--out is required: the directory for encoder.json and vocab.bpe");
+  const std::string path = req.input.empty() ? default_dataset_path() : req.input;
+  const std::string text = read_file(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  const TrainedBpe bpe = train_bpe(text, req.vocab_size);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  save_bpe(bpe, req.out);
+  std::fprintf(out, "%s: learned %zu merges in %.2f s; vocabulary of %zu tokens -> %s\n",
+               path.c_str(), bpe.merges.size(), s, bpe.tokens.size(), req.out.c_str());
 }
 
 }  // namespace scratchgpt

@@ -1,6 +1,7 @@
 // tokenize.h: what 'scratchgpt tokenize' does: text to token ids (one line, separated by spaces)
 // or, with decode, ids back to the text's exact bytes, with GPT-2's tokenizer or one in a
-// directory of the same two files. Leaves out: the character tokenizer (prepare's vocab.json).
+// directory of the same two files; and training such a tokenizer on a text. Leaves out: the
+// character tokenizer (prepare's vocab.json).
 #pragma once
 
 #include <cstdio>
@@ -17,5 +18,15 @@ struct TokenizeRequest {
 };
 
 void run_tokenize(const TokenizeRequest& req, std::FILE* out);
+
+// 'scratchgpt tokenizer train': learn a byte-level BPE from a text (tokenizer/bpe_train.h) and
+// write it as encoder.json + vocab.bpe, the format 'tokenize --tokenizer DIR' reads.
+struct TokenizerTrainRequest {
+  std::string input;      // a UTF-8 text file (default: the bundled Tiny Shakespeare)
+  int vocab_size = 1024;  // bytes + merges + <|endoftext|>
+  std::string out;        // the directory to write
+};
+
+void run_tokenizer_train(const TokenizerTrainRequest& req, std::FILE* out);
 
 }  // namespace scratchgpt
