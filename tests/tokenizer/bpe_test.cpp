@@ -140,6 +140,7 @@ TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
   EXPECT_NE(error_of([&] { BpeTokenizer::load(dir.string()); }).find("encoder.json"),
             std::string::npos);
   std::ofstream(dir / "encoder.json") << "{not json";
+  std::ofstream(dir / "vocab.bpe") << "#version: 0.2\n";
   EXPECT_NE(error_of([&] { BpeTokenizer::load(dir.string()); }).find("not valid JSON"),
             std::string::npos);
   // A tiny byte-level vocabulary: the 256 byte tokens, and one merge that names a token it lacks.
