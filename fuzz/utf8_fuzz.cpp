@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/check.h"
-#include "data/char_tokenizer.h"
+#include "tokenizer/char_tokenizer.h"
 #include "core/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -14,7 +14,7 @@
 
 #include "core/check.h"
 #include "core/rng.h"
-#include "data/char_tokenizer.h"
+#include "tokenizer/char_tokenizer.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
 

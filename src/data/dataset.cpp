@@ -2,6 +2,7 @@
 #include "data/dataset.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/check.h"
 #include "data/file_io.h"
@@ -17,13 +18,26 @@ Dataset Dataset::load(const std::string& dir) {
            "' is a file, not a directory: give the directory 'scratchgpt prepare --out-dir' wrote");
   SG_CHECK(fs::is_directory(dir, ec), "data directory '", dir,
            "' does not exist: run 'scratchgpt prepare --out-dir ", dir, "' first");
-  for (const char* f : {"train.bin", "val.bin", "vocab.json"})
+  const bool bpe = fs::exists(fs::path(dir) / "encoder.json", ec);
+  for (const char* f : {"train.bin", "val.bin", bpe ? "vocab.bpe" : "vocab.json"})
     SG_CHECK(fs::exists(fs::path(dir) / f, ec), "data directory '", dir, "' has no ", f,
              ": run 'scratchgpt prepare --out-dir ", dir, "' first");
   Dataset d;
-  const std::string vocab_path = (fs::path(dir) / "vocab.json").string();
+  const std::string vocab_path = (fs::path(dir) / (bpe ? "encoder.json" : "vocab.json")).string();
   try {
-    d.tokenizer = CharTokenizer::from_json(read_file(vocab_path));
+    if (bpe) {
+      std::string name = dir;  // the tokenizer's name, from meta.json when prepare wrote one
+      const fs::path meta = fs::path(dir) / "meta.json";
+      if (fs::exists(meta, ec)) {
+        const nlohmann::json m = nlohmann::json::parse(read_file(meta.string()), nullptr, false);
+        if (m.is_object() && m.contains("tokenizer") && m["tokenizer"].is_string())
+          name = m["tokenizer"].get<std::string>();
+      }
+      d.tokenizer = Tokenizer::bpe(name, read_file(vocab_path),
+                                   read_file((fs::path(dir) / "vocab.bpe").string()));
+    } else {
+      d.tokenizer = CharTokenizer::from_json(read_file(vocab_path));
+    }
   } catch (const Error& e) {
     fail(vocab_path, ": ", e.what(), ": run 'scratchgpt prepare --out-dir ", dir, "' again");
   }

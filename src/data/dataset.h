@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "data/char_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace scratchgpt {
 
 struct Dataset {
-  CharTokenizer tokenizer;
+  Tokenizer tokenizer;  // vocab.json (characters), or encoder.json + vocab.bpe (BPE)
   std::vector<uint16_t> train, val;
   // Errors name the directory and say to run 'scratchgpt prepare'.
   static Dataset load(const std::string& dir);

@@ -3,7 +3,8 @@
 //   train.bin, val.bin   token files (token_file.h)
 //   vocab.json           the vocabulary (CharTokenizer::to_json)
 //   meta.json            source path, character count, vocab size, split sizes
-// Leaves out: BPE tokenization, datasets that do not fit in memory.
+// With a BPE tokenizer: nanoGPT's data/shakespeare/prepare.py (90% of the characters, then
+// GPT-2's tokens). Leaves out: datasets that do not fit in memory.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,11 @@ struct PrepareResult {
 
 // Errors: missing, empty or non-UTF-8 input (naming the byte offset), vocabulary > 65535, an
 // output directory that cannot be written.
-PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir);
+// tokenizer: "char" (the vocabulary of the text's characters, written as vocab.json), "gpt2" or
+// a directory with encoder.json and vocab.bpe (copied beside the token files, so train, eval and
+// sample find the tokenizer there).
+PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
+                              const std::string& tokenizer = "char");
 
 // The bundled data/tinyshakespeare.txt: looked up under the current directory and its parents,
 // then under the source tree this binary was built from. An Error if none exists.

@@ -30,8 +30,9 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
 
   Checkpoint ck = load_checkpoint(req.checkpoint);
   Dataset data = Dataset::load(req.data_dir);
-  SG_CHECK(data.tokenizer.chars() == ck.tokenizer.chars(), "the vocabulary of ", req.data_dir,
-           " differs from the checkpoint's: evaluate on data prepared with the same characters");
+  SG_CHECK(data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", req.data_dir, " (",
+           data.tokenizer.describe(), ") differs from the checkpoint's (", ck.tokenizer.describe(),
+           "): evaluate on data prepared with the same tokenizer");
   std::unique_ptr<LanguageModel> built = build_model(ck.cfg, ctx);
   LanguageModel& model = *built;
   const int model_ctx = model.block_size();

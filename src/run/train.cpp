@@ -147,8 +147,9 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // 2. The data: its vocabulary fixes V.
   run.data = Dataset::load(opt.data_dir);
   if (opt.resume)
-    SG_CHECK(run.data.tokenizer.chars() == ck.tokenizer.chars(), "the vocabulary of ",
-             opt.data_dir, " differs from the checkpoint's: resume with the data it was trained on");
+    SG_CHECK(run.data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", opt.data_dir, " (",
+             run.data.tokenizer.describe(), ") differs from the checkpoint's (",
+             ck.tokenizer.describe(), "): resume with the data it was trained on");
   cfg.gpt.vocab_size = run.data.tokenizer.vocab_size();
   cfg.validate();
   const int B = cfg.batch_size, T = cfg.gpt.block_size;

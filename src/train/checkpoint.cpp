@@ -45,7 +45,7 @@ int64_t parse_int(const Checkpoint& ck, const std::string& key) {
 }  // namespace
 
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
-                     const CharTokenizer& tokenizer, const TrainState& state) {
+                     const Tokenizer& tokenizer, const TrainState& state) {
   SafeTensors st;
   for (const Param& p : model.params()) {
     const std::vector<int64_t> shape = shape_of(p.value);
@@ -63,7 +63,14 @@ void save_checkpoint(const std::string& path, LanguageModel& model, const TrainC
   st.metadata["format"] = kFormat;
   st.metadata["format_version"] = kFormatVersion;
   st.metadata["config"] = cfg.to_json().dump();
-  st.metadata["vocab"] = tokenizer.to_json();
+  if (tokenizer.is_bpe())
+    st.metadata["tokenizer"] = nlohmann::json{{"type", "bpe"},
+                                              {"name", tokenizer.name()},
+                                              {"encoder.json", tokenizer.encoder_json()},
+                                              {"vocab.bpe", tokenizer.vocab_bpe()}}
+                                   .dump();
+  else
+    st.metadata["vocab"] = tokenizer.chars().to_json();
   st.metadata["iter"] = std::to_string(state.iter);
   st.metadata["last_eval_iter"] = std::to_string(state.last_eval_iter);
   char buf[32];
@@ -106,7 +113,15 @@ Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
   try {
     ck.cfg.apply_json(nlohmann::json::parse(ck.st.meta("config")));
     if (ck.cfg.model == ModelKind::kGpt) ck.cfg.gpt.validate();
-    ck.tokenizer = CharTokenizer::from_json(ck.st.meta("vocab"));
+    if (ck.st.metadata.count("tokenizer")) {
+      const nlohmann::json t = nlohmann::json::parse(ck.st.meta("tokenizer"));
+      SG_CHECK(t.at("type") == "bpe", "unknown tokenizer type ", t.at("type").dump());
+      ck.tokenizer = Tokenizer::bpe(t.at("name").get<std::string>(),
+                                    t.at("encoder.json").get<std::string>(),
+                                    t.at("vocab.bpe").get<std::string>());
+    } else {
+      ck.tokenizer = CharTokenizer::from_json(ck.st.meta("vocab"));
+    }
   } catch (const std::exception& e) {
     fail("checkpoint ", path, " holds a damaged config or vocabulary (", e.what(),
          "): use another checkpoint");

@@ -7,7 +7,9 @@
 //                             (rng_stream "nanogpt" only; x then y)
 //             state.best_val_loss     F32 (1)
 //   metadata  format = "scratchgpt.checkpoint", format_version = "1", config (TrainConfig JSON),
-//             vocab (CharTokenizer JSON), iter, last_eval_iter, best_val_loss (text)
+//             vocab (CharTokenizer JSON) for a character model, or tokenizer ({"type": "bpe",
+//             "name", "encoder.json", "vocab.bpe": the two files' text}) for a BPE one,
+//             iter, last_eval_iter, best_val_loss (text)
 // Leaves out: sharded checkpoints, half-precision weights.
 #pragma once
 
@@ -17,7 +19,7 @@
 #include <vector>
 
 #include "core/safetensors.h"
-#include "data/char_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 #include "nn/language_model.h"
 #include "train/train_config.h"
 
@@ -32,12 +34,12 @@ struct TrainState {
 };
 
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
-                     const CharTokenizer& tokenizer, const TrainState& state);
+                     const Tokenizer& tokenizer, const TrainState& state);
 
 struct Checkpoint {
   std::string path;
   TrainConfig cfg;
-  CharTokenizer tokenizer;
+  Tokenizer tokenizer;
   TrainState state;
   SafeTensors st;
 };

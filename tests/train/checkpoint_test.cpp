@@ -47,7 +47,7 @@ TEST(Checkpoint, RoundTripIsExact) {
 
   const Checkpoint ck = load_checkpoint(path);
   EXPECT_EQ(ck.cfg.to_json(), cfg.to_json());
-  EXPECT_EQ(ck.tokenizer.chars(), tok.chars());
+  EXPECT_EQ(ck.tokenizer.chars().chars(), tok.chars());
   EXPECT_EQ(ck.state.iter, 1234);
   EXPECT_EQ(ck.state.last_eval_iter, 1200);
   EXPECT_EQ(ck.state.best_val_loss, st.best_val_loss);

@@ -1,6 +1,6 @@
 // char_tokenizer_test.cpp: the character vocabulary against Python's sorted(set(text)), encode /
 // decode round trips (multi-byte UTF-8 included), and every kind of bad input named in the error.
-#include "data/char_tokenizer.h"
+#include "tokenizer/char_tokenizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // char_tokenizer.cpp: see char_tokenizer.h.
-#include "data/char_tokenizer.h"
+#include "tokenizer/char_tokenizer.h"
 
 #include <nlohmann/json.hpp>
 #include <set>

@@ -1,0 +1,68 @@
+// train_bpe_test.cpp: a model on GPT-2 tokens end to end. prepare --tokenizer gpt2 splits Tiny
+// Shakespeare as nanoGPT's data/shakespeare/prepare.py does (its readme: train 301,966 tokens,
+// val 36,059) and writes the tokenizer beside the token files; train, sample and eval find it
+// there and in the checkpoint; a tokenizer trained with 'tokenizer train' works the same way; a
+// data dir whose tokenizer differs from the checkpoint's is a one-line error naming both.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "train_cli_util.h"
+
+using namespace scratchgpt::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kTiny =
+    " --n-layer 1 --n-head 2 --n-embd 16 --block-size 16 --batch-size 2 --max-iters 3 "
+    "--eval-interval 3 --eval-iters 1 --threads 1 ";
+}
+
+TEST(TrainBpe, Gpt2TokensLikeNanoGptsShakespeare) {
+  const std::string dir = scratch_dir("bpe_e2e");
+  CliResult r = run_cli("prepare --tokenizer gpt2 --out-dir '" + dir + "/data'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json meta = nlohmann::json::parse(slurp(dir + "/data/meta.json"));
+  EXPECT_EQ(meta["train_tokens"], 301966);  // nanoGPT's data/shakespeare/readme.md
+  EXPECT_EQ(meta["val_tokens"], 36059);
+  EXPECT_EQ(meta["vocab_size"], 50257);
+  EXPECT_TRUE(fs::exists(dir + "/data/encoder.json") && fs::exists(dir + "/data/vocab.bpe"));
+  r = run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir +
+              "/data' --out-dir '" + dir + "/run'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("sample --checkpoint '" + dir + "/run/best.safetensors' --prompt 'ROMEO:' "
+              "--num-tokens 5 --seed 3");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("ROMEO:", 0), 0u) << r.out;
+  r = run_cli("eval --checkpoint '" + dir + "/run/best.safetensors' --data-dir '" + dir +
+              "/data' --batches 1");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  // The same checkpoint on character data: refused, naming both tokenizers.
+  const std::string chars = prepared(dir, shakespeare(20000));
+  expect_error(run_cli("eval --checkpoint '" + dir + "/run/best.safetensors' --data-dir '" +
+                       chars + "' --batches 1"),
+               "BPE gpt2 (50257 tokens)");
+}
+
+TEST(TrainBpe, ATokenizerOfYourOwn) {
+  const std::string dir = scratch_dir("bpe_own");
+  spit(dir + "/input.txt", shakespeare(100000));
+  CliResult r = run_cli("tokenizer train --input '" + dir + "/input.txt' --vocab-size 400 --out '" +
+                        dir + "/tok'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("prepare --tokenizer '" + dir + "/tok' --input '" + dir + "/input.txt' --out-dir '" +
+              dir + "/data'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir + "/data/meta.json"))["vocab_size"], 400);
+  r = run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir +
+              "/data' --out-dir '" + dir + "/run'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("sample --checkpoint '" + dir + "/run/last.safetensors' --num-tokens 5");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  // Resuming on data of another tokenizer is refused.
+  const std::string chars = prepared(dir, shakespeare(20000));
+  expect_error(run_cli("train --resume --data-dir '" + chars + "' --out-dir '" + dir + "/run'"),
+               "differs from the checkpoint's");
+}
