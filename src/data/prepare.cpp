@@ -23,6 +23,29 @@ std::string default_dataset_path() {
 
 namespace {
 
+// Writes train.bin, val.bin and meta.json (the tokenizer's own files are the caller's).
+PrepareResult write_splits(const std::string& input_path, const fs::path& out,
+                           const std::string& tokenizer, int64_t chars, int vocab_size,
+                           const std::vector<uint16_t>& train, const std::vector<uint16_t>& val) {
+  write_token_file((out / "train.bin").string(), train, vocab_size);
+  write_token_file((out / "val.bin").string(), val, vocab_size);
+  nlohmann::json meta;
+  meta["source"] = fs::absolute(input_path).string();
+  meta["tokenizer"] = tokenizer;
+  meta["num_chars"] = chars;
+  meta["vocab_size"] = vocab_size;
+  meta["train_tokens"] = train.size();
+  meta["val_tokens"] = val.size();
+  meta["token_format"] = "SGTK v1, uint16 little-endian (see src/data/token_file.h)";
+  write_file_atomic((out / "meta.json").string(), meta.dump(2) + "\n");
+  PrepareResult r;
+  r.num_chars = chars;
+  r.vocab_size = vocab_size;
+  r.train_tokens = static_cast<int64_t>(train.size());
+  r.val_tokens = static_cast<int64_t>(val.size());
+  return r;
+}
+
 // nanoGPT's data/shakespeare/prepare.py: the first 90% of the characters are the training split,
 // the rest validation, each encoded with GPT-2's BPE (or another byte-level BPE).
 PrepareResult prepare_bpe(const std::string& input_path, const std::string& text,
@@ -51,27 +74,11 @@ PrepareResult prepare_bpe(const std::string& input_path, const std::string& text
   const std::vector<int32_t> va = tok.bpe().encode_parallel(std::string_view(text).substr(cut), false, 0);
   const std::vector<uint16_t> train(tr.begin(), tr.end()), val(va.begin(), va.end());
   const fs::path out(out_dir);
-  write_token_file((out / "train.bin").string(), train, tok.vocab_size());
-  write_token_file((out / "val.bin").string(), val, tok.vocab_size());
   write_file_atomic((out / "encoder.json").string(), enc);
   write_file_atomic((out / "vocab.bpe").string(), merges);
   std::error_code ec;
   fs::remove(out / "vocab.json", ec);  // a character vocabulary of an earlier prepare
-  nlohmann::json meta;
-  meta["source"] = fs::absolute(input_path).string();
-  meta["tokenizer"] = tokenizer;
-  meta["num_chars"] = chars;
-  meta["vocab_size"] = tok.vocab_size();
-  meta["train_tokens"] = train.size();
-  meta["val_tokens"] = val.size();
-  meta["token_format"] = "SGTK v1, uint16 little-endian (see src/data/token_file.h)";
-  write_file_atomic((out / "meta.json").string(), meta.dump(2) + "\n");
-  PrepareResult r;
-  r.num_chars = chars;
-  r.vocab_size = tok.vocab_size();
-  r.train_tokens = static_cast<int64_t>(train.size());
-  r.val_tokens = static_cast<int64_t>(val.size());
-  return r;
+  return write_splits(input_path, out, tokenizer, chars, tok.vocab_size(), train, val);
 }
 
 }  // namespace
@@ -98,26 +105,10 @@ PrepareResult prepare_dataset(const std::string& input_path, const std::string& 
   std::vector<uint16_t> val(ids.begin() + n_train, ids.end());
 
   const fs::path out(out_dir);
-  write_token_file((out / "train.bin").string(), train, tok.vocab_size());
-  write_token_file((out / "val.bin").string(), val, tok.vocab_size());
   write_file_atomic((out / "vocab.json").string(), tok.to_json() + "\n");
   std::error_code ec;
   for (const char* f : {"encoder.json", "vocab.bpe"}) fs::remove(out / f, ec);  // an earlier BPE
-  nlohmann::json meta;
-  meta["source"] = fs::absolute(input_path).string();
-  meta["num_chars"] = n;
-  meta["vocab_size"] = tok.vocab_size();
-  meta["train_tokens"] = train.size();
-  meta["val_tokens"] = val.size();
-  meta["token_format"] = "SGTK v1, uint16 little-endian (see src/data/token_file.h)";
-  write_file_atomic((out / "meta.json").string(), meta.dump(2) + "\n");
-
-  PrepareResult r;
-  r.num_chars = n;
-  r.vocab_size = tok.vocab_size();
-  r.train_tokens = static_cast<int64_t>(train.size());
-  r.val_tokens = static_cast<int64_t>(val.size());
-  return r;
+  return write_splits(input_path, out, "char", n, tok.vocab_size(), train, val);
 }
 
 }  // namespace scratchgpt

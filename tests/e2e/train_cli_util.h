@@ -42,11 +42,12 @@ inline std::string scratch_dir(const std::string& name) {
   return d.string();
 }
 
-// Runs "SCRATCHGPT_BINARY <args>" through the shell (args are shell syntax).
-inline CliResult run_cli(const std::string& args) {
+// Runs "<launcher>SCRATCHGPT_BINARY <args>" through the shell (args are shell syntax; launcher
+// is empty or, say, "mpirun -np 2 ").
+inline CliResult run_cli(const std::string& args, const std::string& launcher = "") {
   static int counter = 0;
   const std::string base = scratch_dir("cli_io") + "/" + std::to_string(counter++);
-  const std::string cmd = std::string("'") + SCRATCHGPT_BINARY + "' " + args + " >'" + base +
+  const std::string cmd = launcher + "'" + SCRATCHGPT_BINARY + "' " + args + " >'" + base +
                           ".out' 2>'" + base + ".err'";
   const int status = std::system(cmd.c_str());
   CliResult r;

@@ -40,17 +40,7 @@ bool have_mpi() {
 
 // "mpirun -np N <binary>" (as root too, more processes than cores allowed) + args.
 CliResult run_mpi(int np, const std::string& args) {
-  static int counter = 0;
-  const std::string base = scratch_dir("mpi_io") + "/" + std::to_string(counter++);
-  const std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) +
-                          " '" + SCRATCHGPT_BINARY + "' " + args + " >'" + base + ".out' 2>'" +
-                          base + ".err'";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  return r;
+  return run_cli(args, "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ");
 }
 
 // A small GPT, the split random stream, dropout on: every draw a process makes matters.
