@@ -1,4 +1,5 @@
-// token_file_fuzz.cpp: libFuzzer harness for parse_token_file (train.bin, val.bin). A fuzzer cannot
+// token_file_fuzz.cpp: libFuzzer harness for parse_token_file (train.bin, val.bin, in our format,
+// nanoGPT's and llm.c's). A fuzzer cannot
 // forge the header's checksum, so the harness also feeds the input with its checksum recomputed:
 // every accepted file has ids below its vocab_size and exactly the count its header gives.
 #include <cstddef>
@@ -20,10 +21,14 @@ uint64_t fnv1a(const char* p, size_t n) {
 
 void check(const std::string& bytes) {
   try {
-    const scratchgpt::TokenFile tf = scratchgpt::parse_token_file(bytes, "fuzz");
-    for (uint16_t t : tf.tokens)
-      if (t >= tf.vocab_size) __builtin_trap();  // accepted an id outside the vocabulary
-    if (32 + 2 * tf.tokens.size() != bytes.size()) __builtin_trap();
+    // 300: as if --vocab-size were given, so nanoGPT's raw format is tried too.
+    const scratchgpt::TokenFile tf = scratchgpt::parse_token_file(bytes, "fuzz", 300);
+    for (uint32_t t : tf.tokens)
+      if (t >= static_cast<uint32_t>(tf.vocab_size)) __builtin_trap();  // an id outside the vocabulary
+    size_t header = 0, width = 2;
+    if (tf.format == scratchgpt::TokenFormat::kScratchgpt) header = 32, width = bytes[20] == 4 ? 4 : 2;
+    if (tf.format == scratchgpt::TokenFormat::kLlmc) header = 1024;
+    if (header + width * tf.tokens.size() != bytes.size()) __builtin_trap();  // not every byte read
   } catch (const scratchgpt::Error&) {
   }
 }

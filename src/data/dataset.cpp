@@ -6,52 +6,98 @@
 
 #include "core/check.h"
 #include "data/file_io.h"
-#include "data/token_file.h"
 
 namespace scratchgpt {
 
 namespace fs = std::filesystem;
 
-Dataset Dataset::load(const std::string& dir) {
+namespace {
+
+// dir/<split>.bin, or llm.c's one dir/*_<split>.bin ("" when there is neither).
+std::string split_file(const std::string& dir, const std::string& split) {
+  const fs::path ours = fs::path(dir) / (split + ".bin");
+  std::error_code ec;
+  if (fs::exists(ours, ec)) return ours.string();
+  std::string found;
+  const std::string suffix = "_" + split + ".bin";
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    SG_CHECK(found.empty(), "data directory '", dir, "' holds more than one *", suffix, " (",
+             fs::path(found).filename().string(), ", ", name,
+             "): keep one training and one validation shard per directory");
+    found = e.path().string();
+  }
+  return found;
+}
+
+}  // namespace
+
+Dataset Dataset::load(const std::string& dir, int raw_vocab_size) {
   std::error_code ec;
   SG_CHECK(!fs::exists(dir, ec) || fs::is_directory(dir, ec), "data directory '", dir,
            "' is a file, not a directory: give the directory 'scratchgpt prepare --out-dir' wrote");
   SG_CHECK(fs::is_directory(dir, ec), "data directory '", dir,
            "' does not exist: run 'scratchgpt prepare --out-dir ", dir, "' first");
-  const bool bpe = fs::exists(fs::path(dir) / "encoder.json", ec);
-  for (const char* f : {"train.bin", "val.bin", bpe ? "vocab.bpe" : "vocab.json"})
-    SG_CHECK(fs::exists(fs::path(dir) / f, ec), "data directory '", dir, "' has no ", f,
+  const std::string train_path = split_file(dir, "train"), val_path = split_file(dir, "val");
+  for (const auto& [path, name] : {std::pair{train_path, "train.bin"}, {val_path, "val.bin"}})
+    SG_CHECK(!path.empty(), "data directory '", dir, "' has no ", name,
              ": run 'scratchgpt prepare --out-dir ", dir, "' first");
+  TokenFile tr = read_token_file(train_path, raw_vocab_size);
+  TokenFile va = read_token_file(val_path, raw_vocab_size);
+  SG_CHECK(tr.format == va.format, "data directory '", dir, "': ", train_path, " is ",
+           token_format_name(tr.format), "'s format but ", val_path, " is ",
+           token_format_name(va.format), "'s: prepare both splits with one tool");
+
   Dataset d;
-  const std::string vocab_path = (fs::path(dir) / (bpe ? "encoder.json" : "vocab.json")).string();
-  try {
-    if (bpe) {
-      std::string name = dir;  // the tokenizer's name, from meta.json when prepare wrote one
-      const fs::path meta = fs::path(dir) / "meta.json";
-      if (fs::exists(meta, ec)) {
-        const nlohmann::json m = nlohmann::json::parse(read_file(meta.string()), nullptr, false);
-        if (m.is_object() && m.contains("tokenizer") && m["tokenizer"].is_string())
-          name = m["tokenizer"].get<std::string>();
+  d.format = tr.format;
+  const bool has_bpe = fs::exists(fs::path(dir) / "encoder.json", ec);
+  const bool has_chars = fs::exists(fs::path(dir) / "vocab.json", ec);
+  const std::string vocab_path = (fs::path(dir) / (has_bpe ? "encoder.json" : "vocab.json")).string();
+  if (has_bpe || has_chars) {
+    try {
+      if (has_bpe) {
+        std::string name = dir;  // the tokenizer's name, from meta.json when prepare wrote one
+        const fs::path meta = fs::path(dir) / "meta.json";
+        if (fs::exists(meta, ec)) {
+          const nlohmann::json m = nlohmann::json::parse(read_file(meta.string()), nullptr, false);
+          if (m.is_object() && m.contains("tokenizer") && m["tokenizer"].is_string())
+            name = m["tokenizer"].get<std::string>();
+        }
+        SG_CHECK(fs::exists(fs::path(dir) / "vocab.bpe", ec), "data directory '", dir,
+                 "' has encoder.json but no vocab.bpe");
+        d.tokenizer = Tokenizer::bpe(name, read_file(vocab_path),
+                                     read_file((fs::path(dir) / "vocab.bpe").string()));
+      } else {
+        d.tokenizer = CharTokenizer::from_json(read_file(vocab_path));
       }
-      d.tokenizer = Tokenizer::bpe(name, read_file(vocab_path),
-                                   read_file((fs::path(dir) / "vocab.bpe").string()));
-    } else {
-      d.tokenizer = CharTokenizer::from_json(read_file(vocab_path));
+    } catch (const Error& e) {
+      fail(vocab_path, ": ", e.what(), ": run 'scratchgpt prepare --out-dir ", dir, "' again");
     }
-  } catch (const Error& e) {
-    fail(vocab_path, ": ", e.what(), ": run 'scratchgpt prepare --out-dir ", dir, "' again");
+  } else {
+    // llm.c's shards are GPT-2's tokens; so are nanoGPT's shakespeare and openwebtext.
+    SG_CHECK(tr.format != TokenFormat::kScratchgpt, "data directory '", dir,
+             "' has no vocab.json (or encoder.json and vocab.bpe): run 'scratchgpt prepare "
+             "--out-dir ", dir, "' first");
+    SG_CHECK(tr.vocab_size == kGpt2VocabSize, "data directory '", dir,
+             "' holds nanoGPT's raw token files of ", tr.vocab_size,
+             " tokens and no vocabulary scratchgpt reads (nanoGPT's meta.pkl is a Python "
+             "pickle): put the tokenizer beside them (vocab.json, or encoder.json + vocab.bpe), "
+             "or run 'scratchgpt prepare' on the text");
+    d.tokenizer = Tokenizer::bpe("gpt2");
   }
-  TokenFile tr = read_token_file((fs::path(dir) / "train.bin").string());
-  TokenFile va = read_token_file((fs::path(dir) / "val.bin").string());
   SG_CHECK(tr.vocab_size == d.tokenizer.vocab_size() && va.vocab_size == d.tokenizer.vocab_size(),
-           "data directory '", dir, "': token files and vocab.json disagree on the vocabulary size",
-           ": run 'scratchgpt prepare' again");
+           "data directory '", dir, "': the token files' vocabulary (", tr.vocab_size, ", ",
+           va.vocab_size, ") and the tokenizer's (", d.tokenizer.describe(),
+           ") disagree: run 'scratchgpt prepare' again",
+           tr.format == TokenFormat::kNanoGpt ? ", or pass the tokenizer's --vocab-size" : "");
   d.train = std::move(tr.tokens);
   d.val = std::move(va.tokens);
   return d;
 }
 
-void get_batch(const uint16_t* data, int64_t n, int B, int T, Rng& rng, int32_t* x, int32_t* y) {
+void get_batch(const uint32_t* data, int64_t n, int B, int T, Rng& rng, int32_t* x, int32_t* y) {
   SG_CHECK(B > 0 && T > 0, "batch size and context length must be positive (B=", B, ", T=", T, ")");
   SG_CHECK(n >= static_cast<int64_t>(T) + 1, "the dataset has ", n,
            " tokens, too short for a context of ", T,
@@ -59,10 +105,10 @@ void get_batch(const uint16_t* data, int64_t n, int B, int T, Rng& rng, int32_t*
   std::vector<int64_t> ix(B);
   rng.randint(ix.data(), B, 0, n - T);
   for (int b = 0; b < B; ++b) {
-    const uint16_t* src = data + ix[b];
+    const uint32_t* src = data + ix[b];
     for (int t = 0; t < T; ++t) {
-      x[b * T + t] = src[t];
-      y[b * T + t] = src[t + 1];
+      x[b * T + t] = static_cast<int32_t>(src[t]);
+      y[b * T + t] = static_cast<int32_t>(src[t + 1]);
     }
   }
 }

@@ -25,10 +25,12 @@ namespace {
 
 // Writes train.bin, val.bin and meta.json (the tokenizer's own files are the caller's).
 PrepareResult write_splits(const std::string& input_path, const fs::path& out,
-                           const std::string& tokenizer, int64_t chars, int vocab_size,
-                           const std::vector<uint16_t>& train, const std::vector<uint16_t>& val) {
-  write_token_file((out / "train.bin").string(), train, vocab_size);
-  write_token_file((out / "val.bin").string(), val, vocab_size);
+                           const std::string& tokenizer, TokenFormat format, int64_t chars,
+                           int vocab_size, const std::vector<int32_t>& ids, size_t n_train) {
+  const std::vector<uint32_t> train(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n_train));
+  const std::vector<uint32_t> val(ids.begin() + static_cast<std::ptrdiff_t>(n_train), ids.end());
+  write_token_file((out / "train.bin").string(), train, vocab_size, format);
+  write_token_file((out / "val.bin").string(), val, vocab_size, format);
   nlohmann::json meta;
   meta["source"] = fs::absolute(input_path).string();
   meta["tokenizer"] = tokenizer;
@@ -36,7 +38,13 @@ PrepareResult write_splits(const std::string& input_path, const fs::path& out,
   meta["vocab_size"] = vocab_size;
   meta["train_tokens"] = train.size();
   meta["val_tokens"] = val.size();
-  meta["token_format"] = "SGTK v1, uint16 little-endian (see src/data/token_file.h)";
+  meta["token_format"] = std::string(token_format_name(format)) +
+                         " (see src/data/token_file.h): " +
+                         (format == TokenFormat::kScratchgpt
+                              ? (vocab_size > 65536 ? "SGTK v2, uint32" : "SGTK v2, uint16")
+                          : format == TokenFormat::kLlmc ? "llm.c's 1024-byte header, uint16"
+                                                         : "raw uint16, no header") +
+                         " little-endian";
   write_file_atomic((out / "meta.json").string(), meta.dump(2) + "\n");
   PrepareResult r;
   r.num_chars = chars;
@@ -46,21 +54,24 @@ PrepareResult write_splits(const std::string& input_path, const fs::path& out,
   return r;
 }
 
+// Refuses a vocabulary the format cannot hold before any work.
+void check_format_holds(TokenFormat format, const std::string& tokenizer, int vocab_size) {
+  SG_CHECK(format == TokenFormat::kScratchgpt || vocab_size <= 65536, "--format ",
+           token_format_name(format), " holds uint16 ids, so vocabularies up to 65536, and ",
+           tokenizer, " has ", vocab_size, ": use --format scratchgpt");
+  SG_CHECK(format != TokenFormat::kLlmc || vocab_size == kGpt2VocabSize,
+           "--format llmc holds GPT-2's tokens only (llm.c's shards say nothing of their "
+           "vocabulary), and ", tokenizer, " has ", vocab_size, ": add --tokenizer gpt2, or use "
+           "--format scratchgpt or nanogpt");
+}
+
 // nanoGPT's data/shakespeare/prepare.py: the first 90% of the characters are the training split,
 // the rest validation, each encoded with GPT-2's BPE (or another byte-level BPE).
 PrepareResult prepare_bpe(const std::string& input_path, const std::string& text,
-                          const std::string& out_dir, const std::string& tokenizer) {
-  std::string dir = tokenizer;
-  if (tokenizer == "gpt2") {
-    dir = find_bundled("data/gpt2");
-    SG_CHECK(!dir.empty(), "cannot find the bundled data/gpt2/: run from the repository, or pass "
-             "--tokenizer DIR");
-  }
-  const std::string enc = read_file((fs::path(dir) / "encoder.json").string());
-  const std::string merges = read_file((fs::path(dir) / "vocab.bpe").string());
-  const Tokenizer tok = Tokenizer::bpe(tokenizer, enc, merges);
-  SG_CHECK(tok.vocab_size() <= 65535, "tokenizer ", tokenizer, " has ", tok.vocab_size(),
-           " tokens, more than the 65535 a uint16 token file holds: use a smaller vocabulary");
+                          const std::string& out_dir, const std::string& tokenizer,
+                          TokenFormat format) {
+  const Tokenizer tok = Tokenizer::bpe(tokenizer);
+  check_format_holds(format, tokenizer, tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
   // Cut at the code point that starts the last 10% of the characters.
   int64_t chars = 0;
@@ -70,45 +81,42 @@ PrepareResult prepare_bpe(const std::string& input_path, const std::string& text
   for (int64_t seen = 0; cut < text.size(); ++cut) {
     if ((static_cast<unsigned char>(text[cut]) & 0xC0) != 0x80 && seen++ == n_train_chars) break;
   }
-  const std::vector<int32_t> tr = tok.bpe().encode_parallel(std::string_view(text).substr(0, cut), false, 0);
+  std::vector<int32_t> ids = tok.bpe().encode_parallel(std::string_view(text).substr(0, cut), false, 0);
+  const size_t n_train = ids.size();
   const std::vector<int32_t> va = tok.bpe().encode_parallel(std::string_view(text).substr(cut), false, 0);
-  const std::vector<uint16_t> train(tr.begin(), tr.end()), val(va.begin(), va.end());
+  ids.insert(ids.end(), va.begin(), va.end());
   const fs::path out(out_dir);
-  write_file_atomic((out / "encoder.json").string(), enc);
-  write_file_atomic((out / "vocab.bpe").string(), merges);
+  write_file_atomic((out / "encoder.json").string(), tok.encoder_json());
+  write_file_atomic((out / "vocab.bpe").string(), tok.vocab_bpe());
   std::error_code ec;
   fs::remove(out / "vocab.json", ec);  // a character vocabulary of an earlier prepare
-  return write_splits(input_path, out, tokenizer, chars, tok.vocab_size(), train, val);
+  return write_splits(input_path, out, tokenizer, format, chars, tok.vocab_size(), ids, n_train);
 }
 
 }  // namespace
 
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
-                              const std::string& tokenizer) {
+                              const std::string& tokenizer, TokenFormat format) {
   const std::string text = read_file(input_path);
   SG_CHECK(!text.empty(), "input file ", input_path, " is empty: give a text file with content");
   const size_t bad = utf8_invalid_offset(text);
   SG_CHECK(bad == std::string::npos, "input file ", input_path,
            " is not valid UTF-8 at byte offset ", bad,
            ": convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8)");
-  if (tokenizer != "char") return prepare_bpe(input_path, text, out_dir, tokenizer);
+  if (tokenizer != "char") return prepare_bpe(input_path, text, out_dir, tokenizer, format);
   const CharTokenizer tok = CharTokenizer::from_text(text);
-  SG_CHECK(tok.vocab_size() <= 65535, "input file ", input_path, " has ", tok.vocab_size(),
-           " distinct characters, more than the 65535 a uint16 token file holds: use a smaller "
-           "alphabet");
+  check_format_holds(format, "the text's characters", tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
 
   const std::vector<int32_t> ids = tok.encode(text);  // one id per code point
-  const auto n = static_cast<int64_t>(ids.size());
-  const auto n_train = static_cast<int64_t>(static_cast<double>(n) * 0.9);  // int(n * 0.9)
-  std::vector<uint16_t> train(ids.begin(), ids.begin() + n_train);
-  std::vector<uint16_t> val(ids.begin() + n_train, ids.end());
+  const auto n_train = static_cast<size_t>(static_cast<double>(ids.size()) * 0.9);  // int(n * 0.9)
 
   const fs::path out(out_dir);
   write_file_atomic((out / "vocab.json").string(), tok.to_json() + "\n");
   std::error_code ec;
   for (const char* f : {"encoder.json", "vocab.bpe"}) fs::remove(out / f, ec);  // an earlier BPE
-  return write_splits(input_path, out, "char", n, tok.vocab_size(), train, val);
+  return write_splits(input_path, out, "char", format, static_cast<int64_t>(ids.size()),
+                      tok.vocab_size(), ids, n_train);
 }
 
 }  // namespace scratchgpt

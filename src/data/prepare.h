@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "data/token_file.h"
+
 namespace scratchgpt {
 
 struct PrepareResult {
@@ -19,13 +21,16 @@ struct PrepareResult {
   int64_t val_tokens = 0;
 };
 
-// Errors: missing, empty or non-UTF-8 input (naming the byte offset), vocabulary > 65535, an
-// output directory that cannot be written.
+// Errors: missing, empty or non-UTF-8 input (naming the byte offset), a vocabulary the format
+// cannot hold, an output directory that cannot be written.
 // tokenizer: "char" (the vocabulary of the text's characters, written as vocab.json), "gpt2" or
 // a directory with encoder.json and vocab.bpe (copied beside the token files, so train, eval and
 // sample find the tokenizer there).
+// format: the token files' format (token_file.h): ours, nanoGPT's raw uint16 ids or llm.c's
+// shards (GPT-2's tokens only), each named train.bin and val.bin.
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
-                              const std::string& tokenizer = "char");
+                              const std::string& tokenizer = "char",
+                              TokenFormat format = TokenFormat::kScratchgpt);
 
 // The bundled data/tinyshakespeare.txt: looked up under the current directory and its parents,
 // then under the source tree this binary was built from. An Error if none exists.

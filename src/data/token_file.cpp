@@ -11,6 +11,7 @@ namespace scratchgpt {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'G', 'T', 'K'};
+constexpr int kMaxVocab = 1 << 30;  // ids fit an int32 with room to spare
 
 uint64_t fnv1a(const void* data, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -34,59 +35,150 @@ U get(const std::string& s, size_t off) {
   return v;
 }
 
-}  // namespace
-
-void write_token_file(const std::string& path, const std::vector<uint16_t>& tokens,
-                      int vocab_size) {
-  SG_CHECK(vocab_size > 0 && vocab_size <= 65535, "token files hold vocabularies of 1..65535, got ",
-           vocab_size);
-  std::string bytes(kTokenFileHeaderBytes + 2 * tokens.size(), '\0');
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    SG_CHECK(tokens[i] < vocab_size, "token ", tokens[i], " at ", i, " is >= vocab_size ",
-             vocab_size);
-    put<uint16_t>(bytes, kTokenFileHeaderBytes + 2 * i, tokens[i]);
+// Appends count ids of width bytes each from bytes[off...], checking each against vocab.
+void read_ids(const std::string& bytes, size_t off, uint64_t count, size_t width, uint32_t vocab,
+              const std::string& path, const std::string& fix, std::vector<uint32_t>& out) {
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    out[i] = width == 2 ? get<uint16_t>(bytes, off + 2 * i) : get<uint32_t>(bytes, off + 4 * i);
+    SG_CHECK(out[i] < vocab, "token file ", path, ": token ", out[i], " at ", i,
+             " is >= vocab_size ", vocab, fix);
   }
-  std::memcpy(bytes.data(), kMagic, 4);
-  put<uint32_t>(bytes, 4, kTokenFileVersion);
-  put<uint64_t>(bytes, 8, tokens.size());
-  put<uint32_t>(bytes, 16, static_cast<uint32_t>(vocab_size));
-  put<uint32_t>(bytes, 20, 0);
-  put<uint64_t>(bytes, 24,
-                fnv1a(bytes.data() + kTokenFileHeaderBytes, bytes.size() - kTokenFileHeaderBytes));
-  write_file_atomic(path, bytes);
 }
 
-TokenFile read_token_file(const std::string& path) { return parse_token_file(read_file(path), path); }
-
-TokenFile parse_token_file(const std::string& bytes, const std::string& path) {
+TokenFile parse_scratchgpt(const std::string& bytes, const std::string& path) {
   const std::string fix = ": run 'scratchgpt prepare' again to rebuild it";
   SG_CHECK(bytes.size() >= kTokenFileHeaderBytes, "token file ", path, " is truncated (",
            bytes.size(), " bytes, shorter than its header)", fix);
-  SG_CHECK(std::memcmp(bytes.data(), kMagic, 4) == 0, "token file ", path,
-           " has a bad magic number (not a scratchgpt token file or corrupted)", fix);
   const auto version = get<uint32_t>(bytes, 4);
-  SG_CHECK(version == kTokenFileVersion, "token file ", path, " has version ", version,
-           ", this build reads version ", kTokenFileVersion, fix);
+  SG_CHECK(version == 1 || version == kTokenFileVersion, "token file ", path, " has version ",
+           version, ", this build reads versions 1 and ", kTokenFileVersion, fix);
   const auto count = get<uint64_t>(bytes, 8);
   const auto vocab = get<uint32_t>(bytes, 16);
-  SG_CHECK(count <= (bytes.size() - kTokenFileHeaderBytes) / 2 &&
-               kTokenFileHeaderBytes + 2 * count == bytes.size(),
-           "token file ", path, " says it holds ", count, " tokens but its size is ", bytes.size(),
+  const auto width_field = get<uint32_t>(bytes, 20);
+  SG_CHECK(version == 1 ? width_field == 0 : (width_field == 2 || width_field == 4), "token file ",
+           path, " has a corrupted header (token_bytes ", width_field, ")", fix);
+  const size_t width = version == 1 ? 2 : width_field;
+  const size_t payload = bytes.size() - kTokenFileHeaderBytes;
+  SG_CHECK(count <= payload / width && count * width == payload, "token file ", path,
+           " says it holds ", count, " tokens but its size is ", bytes.size(),
            " bytes (truncated or corrupted)", fix);
-  SG_CHECK(vocab >= 1 && vocab <= 65535, "token file ", path, " has a bad vocab_size ", vocab, fix);
-  SG_CHECK(get<uint32_t>(bytes, 20) == 0, "token file ", path, " has a corrupted header", fix);
-  SG_CHECK(get<uint64_t>(bytes, 24) ==
-               fnv1a(bytes.data() + kTokenFileHeaderBytes, bytes.size() - kTokenFileHeaderBytes),
+  SG_CHECK(vocab >= 1 && vocab <= (width == 2 ? 65536u : static_cast<uint32_t>(kMaxVocab)),
+           "token file ", path, " has a bad vocab_size ", vocab, fix);
+  SG_CHECK(get<uint64_t>(bytes, 24) == fnv1a(bytes.data() + kTokenFileHeaderBytes, payload),
            "token file ", path, " fails its checksum (corrupted)", fix);
   TokenFile tf;
   tf.vocab_size = static_cast<int>(vocab);
-  tf.tokens.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    tf.tokens[i] = get<uint16_t>(bytes, kTokenFileHeaderBytes + 2 * i);
-    SG_CHECK(tf.tokens[i] < vocab, "token file ", path, ": token ", tf.tokens[i], " at ", i,
-             " is >= vocab_size ", vocab, fix);
-  }
+  tf.format = TokenFormat::kScratchgpt;
+  read_ids(bytes, kTokenFileHeaderBytes, count, width, vocab, path, fix, tf.tokens);
   return tf;
+}
+
+TokenFile parse_llmc(const std::string& bytes, const std::string& path) {
+  const std::string fix = ": write it again with llm.c's data scripts or 'scratchgpt prepare "
+                          "--format llmc'";
+  SG_CHECK(bytes.size() >= kLlmcHeaderBytes, "llm.c token shard ", path, " is truncated (",
+           bytes.size(), " bytes, shorter than its 1024-byte header)", fix);
+  const auto version = get<uint32_t>(bytes, 4);
+  SG_CHECK(version == 1, "llm.c token shard ", path, " has version ", version,
+           ", this build reads version 1 (GPT-2's uint16 tokens)", fix);
+  const auto count = get<uint32_t>(bytes, 8);
+  SG_CHECK(static_cast<uint64_t>(count) * 2 == bytes.size() - kLlmcHeaderBytes,
+           "llm.c token shard ", path, " says it holds ", count, " tokens but its size is ",
+           bytes.size(), " bytes (truncated or corrupted)", fix);
+  TokenFile tf;
+  tf.vocab_size = kGpt2VocabSize;
+  tf.format = TokenFormat::kLlmc;
+  read_ids(bytes, kLlmcHeaderBytes, count, 2, kGpt2VocabSize, path, fix, tf.tokens);
+  return tf;
+}
+
+TokenFile parse_nanogpt(const std::string& bytes, const std::string& path, int vocab) {
+  const std::string fix = ": check --vocab-size, or rebuild the file with nanoGPT's prepare.py";
+  SG_CHECK(bytes.size() % 2 == 0, "token file ", path, " has ", bytes.size(),
+           " bytes, an odd count: not nanoGPT's raw uint16 ids (and no scratchgpt or llm.c "
+           "header)", fix);
+  SG_CHECK(vocab >= 1 && vocab <= 65536, "nanoGPT's raw token files hold uint16 ids, so a "
+           "vocabulary of 1..65536, not ", vocab, fix);
+  TokenFile tf;
+  tf.vocab_size = vocab;
+  tf.format = TokenFormat::kNanoGpt;
+  read_ids(bytes, 0, bytes.size() / 2, 2, static_cast<uint32_t>(vocab), path, fix, tf.tokens);
+  return tf;
+}
+
+}  // namespace
+
+const char* token_format_name(TokenFormat f) {
+  switch (f) {
+    case TokenFormat::kNanoGpt: return "nanogpt";
+    case TokenFormat::kLlmc: return "llmc";
+    case TokenFormat::kScratchgpt: break;
+  }
+  return "scratchgpt";
+}
+
+TokenFormat token_format_from_name(const std::string& name) {
+  for (TokenFormat f : {TokenFormat::kScratchgpt, TokenFormat::kNanoGpt, TokenFormat::kLlmc})
+    if (name == token_format_name(f)) return f;
+  fail("unknown token file format '", name, "': choose scratchgpt, nanogpt or llmc");
+}
+
+void write_token_file(const std::string& path, const std::vector<uint32_t>& tokens, int vocab_size,
+                      TokenFormat format) {
+  SG_CHECK(vocab_size > 0 && vocab_size <= kMaxVocab, "token files hold vocabularies of 1..",
+           kMaxVocab, ", got ", vocab_size);
+  const bool wide = vocab_size > 65536;
+  SG_CHECK(!wide || format == TokenFormat::kScratchgpt, token_format_name(format),
+           " token files hold uint16 ids, so vocabularies up to 65536, not ", vocab_size,
+           ": write --format scratchgpt");
+  SG_CHECK(format != TokenFormat::kLlmc || vocab_size == kGpt2VocabSize,
+           "llm.c's token shards hold GPT-2's tokens (", kGpt2VocabSize, "), not a vocabulary of ",
+           vocab_size, ": prepare with --tokenizer gpt2, or write --format scratchgpt");
+  SG_CHECK(format != TokenFormat::kLlmc || tokens.size() <= 0x7FFFFFFFu,
+           "llm.c's token shards hold at most 2^31-1 tokens, got ", tokens.size());
+  const size_t width = wide ? 4 : 2;
+  const size_t header = format == TokenFormat::kScratchgpt ? kTokenFileHeaderBytes
+                        : format == TokenFormat::kLlmc     ? kLlmcHeaderBytes
+                                                           : 0;
+  std::string bytes(header + width * tokens.size(), '\0');
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    SG_CHECK(tokens[i] < static_cast<uint32_t>(vocab_size), "token ", tokens[i], " at ", i,
+             " is >= vocab_size ", vocab_size);
+    if (wide)
+      put<uint32_t>(bytes, header + 4 * i, tokens[i]);
+    else
+      put<uint16_t>(bytes, header + 2 * i, static_cast<uint16_t>(tokens[i]));
+  }
+  if (format == TokenFormat::kScratchgpt) {
+    std::memcpy(bytes.data(), kMagic, 4);
+    put<uint32_t>(bytes, 4, kTokenFileVersion);
+    put<uint64_t>(bytes, 8, tokens.size());
+    put<uint32_t>(bytes, 16, static_cast<uint32_t>(vocab_size));
+    put<uint32_t>(bytes, 20, static_cast<uint32_t>(width));
+    put<uint64_t>(bytes, 24, fnv1a(bytes.data() + header, bytes.size() - header));
+  } else if (format == TokenFormat::kLlmc) {
+    put<uint32_t>(bytes, 0, static_cast<uint32_t>(kLlmcMagic));
+    put<uint32_t>(bytes, 4, 1);
+    put<uint32_t>(bytes, 8, static_cast<uint32_t>(tokens.size()));
+  }
+  write_file_atomic(path, bytes);
+}
+
+TokenFile read_token_file(const std::string& path, int raw_vocab_size) {
+  return parse_token_file(read_file(path), path, raw_vocab_size);
+}
+
+TokenFile parse_token_file(const std::string& bytes, const std::string& path, int raw_vocab_size) {
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0)
+    return parse_scratchgpt(bytes, path);
+  if (bytes.size() >= 4 && get<uint32_t>(bytes, 0) == static_cast<uint32_t>(kLlmcMagic))
+    return parse_llmc(bytes, path);
+  SG_CHECK(raw_vocab_size > 0, "token file ", path,
+           " is neither a scratchgpt token file (bad magic number) nor an llm.c shard: if it is "
+           "nanoGPT's raw uint16 ids, pass --vocab-size N (50257 for GPT-2's tokens); else run "
+           "'scratchgpt prepare' again to rebuild it");
+  return parse_nanogpt(bytes, path, raw_vocab_size);
 }
 
 }  // namespace scratchgpt

@@ -1,14 +1,23 @@
-// token_file.h: token files (train.bin, val.bin): a small header, then uint16 token ids.
-// Format, all little-endian (version 1, 32-byte header):
-//   offset  0  char[4]  magic "SGTK"
-//   offset  4  uint32   version = 1
-//   offset  8  uint64   count: number of tokens that follow
-//   offset 16  uint32   vocab_size: every token id is < vocab_size (<= 65535)
-//   offset 20  uint32   reserved = 0
-//   offset 24  uint64   checksum: FNV-1a 64 over the token bytes
-//   offset 32  uint16   tokens[count]
-// Every defect (bad magic, unknown version, size not matching count, checksum, id out of range)
-// is an Error naming the file. Leaves out: ids >= 65536 (BPE vocabularies would need uint32).
+// token_file.h: token files (train.bin, val.bin) in the three formats users bring, read and written:
+//
+//   scratchgpt  ours (version 2), all little-endian, a 32-byte header then the ids:
+//     offset  0  char[4]  magic "SGTK"
+//     offset  4  uint32   version = 2 (version 1, uint16 ids only, is still read)
+//     offset  8  uint64   count: number of tokens that follow
+//     offset 16  uint32   vocab_size: every token id is < vocab_size
+//     offset 20  uint32   token_bytes: 2 (uint16 ids, vocabularies up to 65536) or 4 (uint32);
+//                         version 1 has 0 here and means 2
+//     offset 24  uint64   checksum: FNV-1a 64 over the token bytes
+//     offset 32  uint16 or uint32 tokens[count]
+//   nanogpt     nanoGPT's prepare.py output: uint16 ids and nothing else (no header, no vocabulary
+//               size: the reader must be told it)
+//   llmc        llm.c's token shards: 256 int32 (1024 bytes) of header, [0] = magic 20240520,
+//               [1] = version 1, [2] = count, then uint16 ids of GPT-2's BPE (50257 tokens)
+//
+// Reading tells the formats apart by their first bytes (SGTK, llm.c's magic, else nanoGPT's raw
+// ids when a vocabulary size is given). Every defect (bad magic, unknown version, size not matching
+// count, checksum, id out of range) is an Error naming the file. In memory the ids are uint32.
+// Leaves out: llm.c's uint32 shards of other tokenizers (magic 20240801), memory-mapped reading.
 #pragma once
 
 #include <cstdint>
@@ -17,18 +26,32 @@
 
 namespace scratchgpt {
 
-inline constexpr uint32_t kTokenFileVersion = 1;
-inline constexpr size_t kTokenFileHeaderBytes = 32;
+enum class TokenFormat { kScratchgpt, kNanoGpt, kLlmc };
+// "scratchgpt", "nanogpt", "llmc" and back; an unknown name is an Error listing the three.
+const char* token_format_name(TokenFormat f);
+TokenFormat token_format_from_name(const std::string& name);
 
-// Writes atomically (tmp + fsync + rename).
-void write_token_file(const std::string& path, const std::vector<uint16_t>& tokens, int vocab_size);
+inline constexpr uint32_t kTokenFileVersion = 2;
+inline constexpr size_t kTokenFileHeaderBytes = 32;
+inline constexpr int32_t kLlmcMagic = 20240520;
+inline constexpr size_t kLlmcHeaderBytes = 256 * 4;
+inline constexpr int kGpt2VocabSize = 50257;  // what every llm.c shard of magic 20240520 holds
+
+// Writes atomically (tmp + fsync + rename). nanogpt and llmc hold uint16 ids only (vocab_size up
+// to 65536); llmc's vocabulary is GPT-2's.
+void write_token_file(const std::string& path, const std::vector<uint32_t>& tokens, int vocab_size,
+                      TokenFormat format = TokenFormat::kScratchgpt);
 
 struct TokenFile {
-  std::vector<uint16_t> tokens;
+  std::vector<uint32_t> tokens;
   int vocab_size = 0;
+  TokenFormat format = TokenFormat::kScratchgpt;
 };
-TokenFile read_token_file(const std::string& path);
+// raw_vocab_size: the vocabulary of a nanoGPT raw file (which does not say); 0 when not known, and
+// then a file that is neither ours nor llm.c's is an Error that says to pass --vocab-size.
+TokenFile read_token_file(const std::string& path, int raw_vocab_size = 0);
 // The same over bytes in memory; path only names them in errors. The fuzzers' entry point.
-TokenFile parse_token_file(const std::string& bytes, const std::string& path);
+TokenFile parse_token_file(const std::string& bytes, const std::string& path,
+                           int raw_vocab_size = 0);
 
 }  // namespace scratchgpt

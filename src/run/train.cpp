@@ -145,7 +145,12 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   TrainConfig cfg = configure(opt, run, ck);
 
   // 2. The data: its vocabulary fixes V.
-  run.data = Dataset::load(opt.data_dir);
+  // nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
+  const int given_vocab = opt.overrides.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
+  run.data = Dataset::load(opt.data_dir, opt.resume ? ck.tokenizer.vocab_size() : given_vocab);
+  SG_CHECK(given_vocab == 0 || given_vocab == run.data.tokenizer.vocab_size(), "--vocab-size ",
+           given_vocab, " differs from the data's vocabulary (", run.data.tokenizer.describe(),
+           " in ", opt.data_dir, "): drop --vocab-size");
   if (opt.resume)
     SG_CHECK(run.data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", opt.data_dir, " (",
              run.data.tokenizer.describe(), ") differs from the checkpoint's (",
@@ -153,7 +158,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   cfg.gpt.vocab_size = run.data.tokenizer.vocab_size();
   cfg.validate();
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
-  for (const auto& [name, split] : {std::pair<const char*, const std::vector<uint16_t>*>{
+  for (const auto& [name, split] : {std::pair<const char*, const std::vector<uint32_t>*>{
                                         "training", &run.data.train},
                                     {"validation", &run.data.val}})
     SG_CHECK(static_cast<int64_t>(split->size()) >= T + 1, "the ", name, " split has ",

@@ -70,18 +70,22 @@ std::string byte_to_unicode(uint8_t b) {
   return utf8_encode(256u + static_cast<uint32_t>(n));
 }
 
-BpeTokenizer BpeTokenizer::gpt2() {
-  const std::string dir = find_bundled("data/gpt2");
-  SG_CHECK(!dir.empty(), "cannot find the bundled data/gpt2/ (GPT-2's encoder.json and vocab.bpe): "
-           "run from the repository, or pass --tokenizer DIR");
-  return load(dir);
+BpeFiles BpeFiles::read(const std::string& gpt2_or_dir) {
+  std::string dir = gpt2_or_dir;
+  if (gpt2_or_dir == "gpt2") {
+    dir = find_bundled("data/gpt2");
+    SG_CHECK(!dir.empty(), "cannot find the bundled data/gpt2/ (GPT-2's encoder.json and "
+             "vocab.bpe): run from the repository, or pass --tokenizer DIR");
+  }
+  return {read_whole((fs::path(dir) / "encoder.json").string(), "the token -> id map"),
+          read_whole((fs::path(dir) / "vocab.bpe").string(), "the merges")};
 }
 
+BpeTokenizer BpeTokenizer::gpt2() { return load("gpt2"); }
+
 BpeTokenizer BpeTokenizer::load(const std::string& dir) {
-  const std::string enc_path = (fs::path(dir) / "encoder.json").string();
-  const std::string bpe_path = (fs::path(dir) / "vocab.bpe").string();
-  return parse(read_whole(enc_path, "the token -> id map"), read_whole(bpe_path, "the merges"),
-               dir);
+  const BpeFiles f = BpeFiles::read(dir);
+  return parse(f.encoder_json, f.vocab_bpe, dir);
 }
 
 BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::string& merges,

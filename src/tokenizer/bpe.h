@@ -17,6 +17,13 @@
 
 namespace scratchgpt {
 
+// The text of a BPE's two files: dir/encoder.json and dir/vocab.bpe ("gpt2" names the bundled
+// data/gpt2/). A missing or unreadable file is an Error naming it.
+struct BpeFiles {
+  std::string encoder_json, vocab_bpe;
+  static BpeFiles read(const std::string& gpt2_or_dir);
+};
+
 class BpeTokenizer {
  public:
   // Reads dir/encoder.json and dir/vocab.bpe. Missing or malformed files, and a merge naming a

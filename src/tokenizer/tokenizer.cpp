@@ -15,6 +15,11 @@ Tokenizer Tokenizer::bpe(const std::string& name, std::string encoder_json,
   return t;
 }
 
+Tokenizer Tokenizer::bpe(const std::string& gpt2_or_dir) {
+  BpeFiles f = BpeFiles::read(gpt2_or_dir);
+  return bpe(gpt2_or_dir, std::move(f.encoder_json), std::move(f.vocab_bpe));
+}
+
 std::vector<int32_t> Tokenizer::encode(const std::string& text) const {
   return bpe_ ? bpe_->encode(text) : chars_.encode(text);
 }

@@ -21,6 +21,8 @@ class Tokenizer {
   // A BPE from the text of its encoder.json and vocab.bpe; name says where it came from ("gpt2"
   // or a directory) in messages.
   static Tokenizer bpe(const std::string& name, std::string encoder_json, std::string vocab_bpe);
+  // The same from its files: "gpt2" (the bundled data/gpt2/) or a directory with both.
+  static Tokenizer bpe(const std::string& gpt2_or_dir);
 
   bool is_bpe() const { return bpe_ != nullptr; }
   const CharTokenizer& chars() const { return chars_; }

@@ -21,7 +21,7 @@ uint64_t dropout_seed(uint64_t seed, int64_t iter, int micro) {
 }
 }  // namespace
 
-BatchStream::BatchStream(const uint16_t* train, int64_t n, int B, int T, uint64_t seed,
+BatchStream::BatchStream(const uint32_t* train, int64_t n, int B, int T, uint64_t seed,
                          bool nanogpt)
     : train_(train),
       n_(n),

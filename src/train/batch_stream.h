@@ -26,7 +26,7 @@ class BatchStream {
  public:
   // train: the training split's n tokens (not copied: they must outlive the stream); B, T: the
   // batch shape.
-  BatchStream(const uint16_t* train, int64_t n, int B, int T, uint64_t seed, bool nanogpt);
+  BatchStream(const uint32_t* train, int64_t n, int B, int T, uint64_t seed, bool nanogpt);
 
   // A fresh run: the model's init (and in nanogpt mode the first batch), in the mode's order.
   void init_model(LanguageModel& model);
@@ -48,7 +48,7 @@ class BatchStream {
  private:
   void draw(std::vector<int32_t>& x, std::vector<int32_t>& y);
 
-  const uint16_t* train_;
+  const uint32_t* train_;
   int64_t n_;
   int B_, T_;
   uint64_t seed_;

@@ -8,7 +8,7 @@
 
 namespace scratchgpt {
 
-float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+float estimate_loss(LanguageModel& model, const std::vector<uint32_t>& data, int B, int T,
                     int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y,
                     Comm& comm) {
   const int N = comm.size(), per = (eval_iters + N - 1) / N;
@@ -23,13 +23,13 @@ float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int
   return static_cast<float>(sum / eval_iters);
 }
 
-float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+float estimate_loss(LanguageModel& model, const std::vector<uint32_t>& data, int B, int T,
                     int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y) {
   NullComm one;
   return estimate_loss(model, data, B, T, eval_iters, rng, x, y, one);
 }
 
-FullLoss full_loss(LanguageModel& model, const uint16_t* data, int64_t n, int B, int T) {
+FullLoss full_loss(LanguageModel& model, const uint32_t* data, int64_t n, int B, int T) {
   SG_CHECK(B > 0 && T > 0, "full_loss needs B, T > 0, got B=", B, " T=", T);
   SG_CHECK(n >= int64_t{T} + 1, "the split has ", n, " tokens, fewer than block_size + 1 = ", T + 1,
            ": use a smaller --block-size");
@@ -41,7 +41,7 @@ FullLoss full_loss(LanguageModel& model, const uint16_t* data, int64_t n, int B,
   for (int64_t w0 = 0; w0 < r.windows; w0 += B) {
     const int b = static_cast<int>(std::min<int64_t>(B, r.windows - w0));
     for (int i = 0; i < b; ++i) {
-      const uint16_t* src = data + (w0 + i) * T;
+      const uint32_t* src = data + (w0 + i) * T;
       for (int t = 0; t < T; ++t) {
         x[static_cast<size_t>(i) * T + t] = src[t];
         y[static_cast<size_t>(i) * T + t] = src[t + 1];

@@ -21,10 +21,10 @@ namespace scratchgpt {
 // x, y: scratch of B * T ids each. Eval mode (no dropout). With comm, the batches are shared out
 // among the processes (batch k to rank k mod size; every rank draws them all) and the mean is
 // taken over all of them in order: the same bits as one process.
-float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+float estimate_loss(LanguageModel& model, const std::vector<uint32_t>& data, int B, int T,
                     int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y,
                     Comm& comm);
-float estimate_loss(LanguageModel& model, const std::vector<uint16_t>& data, int B, int T,
+float estimate_loss(LanguageModel& model, const std::vector<uint32_t>& data, int B, int T,
                     int eval_iters, Rng& rng, std::vector<int32_t>& x, std::vector<int32_t>& y);
 
 struct FullLoss {
@@ -35,6 +35,6 @@ struct FullLoss {
 
 // Windows go through the model B at a time (the last batch may be smaller). An Error if the data
 // holds fewer than T + 1 tokens.
-FullLoss full_loss(LanguageModel& model, const uint16_t* data, int64_t n, int B, int T);
+FullLoss full_loss(LanguageModel& model, const uint32_t* data, int64_t n, int B, int T);
 
 }  // namespace scratchgpt

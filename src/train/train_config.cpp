@@ -149,7 +149,8 @@ const std::vector<ConfigField>& config_fields() {
             [](TrainConfig& c) -> auto& { return c.preset; }),
       enum_field("model", "the model", kModelKindNames,
                  [](TrainConfig& c) -> auto& { return c.model; }),
-      field("vocab_size", "vocabulary size V (set from the data)",
+      field("vocab_size", "vocabulary size V (set from the data; nanoGPT's raw token files do not "
+                          "say it: give it for them, 50257 for GPT-2's tokens)",
             [](TrainConfig& c) -> auto& { return c.gpt.vocab_size; }),
       field("n_layer", "transformer blocks L", [](TrainConfig& c) -> auto& { return c.gpt.n_layer; }),
       field("n_head", "attention heads NH", [](TrainConfig& c) -> auto& { return c.gpt.n_head; }),
@@ -181,7 +182,9 @@ const std::vector<ConfigField>& config_fields() {
       field("eval_iters", "batches per evaluation", [](TrainConfig& c) -> auto& { return c.eval_iters; }),
       field("log_interval", "plain progress line interval", [](TrainConfig& c) -> auto& { return c.log_interval; }),
       field("seed", "random seed (init, batches, dropout)", [](TrainConfig& c) -> auto& { return c.seed; }),
-      field("threads", "worker threads (0: all cores)", [](TrainConfig& c) -> auto& { return c.threads; }),
+      field("threads", "worker threads (0: all cores; under mpirun, the machine's cores divided "
+                       "among its processes)",
+            [](TrainConfig& c) -> auto& { return c.threads; }),
       enum_field("matmul",
                  "matmul backend: auto is onednn in a build with oneDNN, else own (our GEMM)",
                  kMatmulBackendNames, [](TrainConfig& c) -> auto& { return c.matmul; }),

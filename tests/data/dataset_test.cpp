@@ -62,19 +62,74 @@ TEST(Prepare, BadInputsAreNamedErrors) {
             std::string::npos);
 }
 
-TEST(Prepare, RejectsVocabulariesBeyondUint16) {
+// A character vocabulary past 65536 is written with uint32 ids and decodes back; the formats that
+// hold uint16 ids refuse it before writing anything.
+TEST(Prepare, VocabulariesBeyondUint16UseUint32Ids) {
   std::string text;
   for (uint32_t cp = 0x4E00; cp < 0x4E00 + 21000; ++cp) text += utf8_encode(cp);  // CJK
   for (uint32_t cp = 0x10000; cp < 0x10000 + 45000; ++cp) text += utf8_encode(cp);
   const std::string dir = tmp_dir("big");
   write_file_atomic(dir + "/in.txt", text);
-  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/in.txt", dir + "/o"); }).find("65535"),
+  EXPECT_NE(error_of([&] {
+              prepare_dataset(dir + "/in.txt", dir + "/n", "char", TokenFormat::kNanoGpt);
+            }).find("65536"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/n/train.bin"));
+  const PrepareResult r = prepare_dataset(dir + "/in.txt", dir + "/o");
+  EXPECT_EQ(r.vocab_size, 66000);
+  const Dataset d = Dataset::load(dir + "/o");
+  std::vector<int32_t> all(d.train.begin(), d.train.end());
+  all.insert(all.end(), d.val.begin(), d.val.end());
+  EXPECT_EQ(d.tokenizer.decode(all), text);
+}
+
+// The same text prepared in nanoGPT's and llm.c's formats loads to the same ids as ours; nanoGPT's
+// raw files need the vocabulary size, and a directory without a tokenizer gets GPT-2's.
+TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
+  const std::string dir = tmp_dir("formats");
+  write_file_atomic(dir + "/in.txt", "Hello, world! It's a test of the formats.\nSecond line.\n");
+  prepare_dataset(dir + "/in.txt", dir + "/ours", "gpt2");
+  prepare_dataset(dir + "/in.txt", dir + "/nano", "gpt2", TokenFormat::kNanoGpt);
+  prepare_dataset(dir + "/in.txt", dir + "/llmc", "gpt2", TokenFormat::kLlmc);
+  const Dataset ours = Dataset::load(dir + "/ours");
+  const Dataset nano = Dataset::load(dir + "/nano", 50257);
+  const Dataset llmc = Dataset::load(dir + "/llmc");
+  EXPECT_EQ(nano.train, ours.train);
+  EXPECT_EQ(nano.val, ours.val);
+  EXPECT_EQ(llmc.train, ours.train);
+  EXPECT_EQ(llmc.val, ours.val);
+  EXPECT_EQ(nano.format, TokenFormat::kNanoGpt);
+  EXPECT_EQ(llmc.format, TokenFormat::kLlmc);
+  EXPECT_NE(error_of([&] { Dataset::load(dir + "/nano"); }).find("--vocab-size"),
+            std::string::npos);
+  // As nanoGPT's own data/shakespeare dir: the two raw files and nothing else; and llm.c's
+  // tiny_shakespeare_{train,val}.bin names.
+  fs::create_directories(dir + "/bare");
+  fs::copy_file(dir + "/nano/train.bin", dir + "/bare/train.bin");
+  fs::copy_file(dir + "/nano/val.bin", dir + "/bare/val.bin");
+  const Dataset bare = Dataset::load(dir + "/bare", 50257);
+  EXPECT_EQ(bare.train, ours.train);
+  EXPECT_TRUE(bare.tokenizer.same_as(ours.tokenizer));
+  EXPECT_NE(error_of([&] { Dataset::load(dir + "/bare", 65); }).find("vocab"), std::string::npos);
+  fs::create_directories(dir + "/shards");
+  fs::copy_file(dir + "/llmc/train.bin", dir + "/shards/tiny_shakespeare_train.bin");
+  fs::copy_file(dir + "/llmc/val.bin", dir + "/shards/tiny_shakespeare_val.bin");
+  const Dataset shards = Dataset::load(dir + "/shards");
+  EXPECT_EQ(shards.val, ours.val);
+  EXPECT_TRUE(shards.tokenizer.same_as(ours.tokenizer));
+  // Mixed formats and a character text in llm.c's format are refused.
+  fs::copy_file(dir + "/ours/val.bin", dir + "/bare/val.bin", fs::copy_options::overwrite_existing);
+  EXPECT_NE(error_of([&] { Dataset::load(dir + "/bare", 50257); }).find("format"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              prepare_dataset(dir + "/in.txt", dir + "/c", "char", TokenFormat::kLlmc);
+            }).find("GPT-2"),
             std::string::npos);
 }
 
 TEST(GetBatch, OffsetsFromRandintAndTargetsShiftedByOne) {
-  std::vector<uint16_t> data(1000);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint16_t>((i * 7919) % 65);
+  std::vector<uint32_t> data(1000);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint32_t>((i * 7919) % 65);
   const int B = 4, T = 8;
   Rng rng(1337), oracle(1337);
   std::vector<int32_t> x(B * T), y(B * T);
@@ -94,7 +149,7 @@ TEST(GetBatch, OffsetsFromRandintAndTargetsShiftedByOne) {
 }
 
 TEST(GetBatch, ShortDataIsAnError) {
-  std::vector<uint16_t> data(8, 1);
+  std::vector<uint32_t> data(8, 1);
   Rng rng(1);
   std::vector<int32_t> x(8), y(8);
   EXPECT_NE(

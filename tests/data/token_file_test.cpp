@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "core/check.h"
 #include "data/file_io.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
@@ -34,7 +36,7 @@ std::string error_reading(const std::string& path) {
 
 TEST(TokenFile, RoundTripAndLayout) {
   const std::string path = tmp_dir() + "/t.bin";
-  std::vector<uint16_t> toks = {0, 1, 64, 65534, 7, 300};
+  std::vector<uint32_t> toks = {0, 1, 64, 65534, 7, 300};
   write_token_file(path, toks, 65535);
   const std::string bytes = read_file(path);
   ASSERT_EQ(bytes.size(), 32u + 2 * toks.size());
@@ -43,6 +45,8 @@ TEST(TokenFile, RoundTripAndLayout) {
   EXPECT_EQ(static_cast<uint8_t>(bytes[32 + 6]), 0xFE);
   EXPECT_EQ(static_cast<uint8_t>(bytes[32 + 7]), 0xFF);
   EXPECT_EQ(static_cast<uint8_t>(bytes[8]), 6);  // count
+  EXPECT_EQ(static_cast<uint8_t>(bytes[4]), 2);  // version
+  EXPECT_EQ(static_cast<uint8_t>(bytes[20]), 2);  // token_bytes
   const TokenFile tf = read_token_file(path);
   EXPECT_EQ(tf.tokens, toks);
   EXPECT_EQ(tf.vocab_size, 65535);
@@ -81,4 +85,83 @@ TEST(TokenFile, CorruptionIsDetected) {
   EXPECT_NE(error_reading(dir + "/missing.bin").find("not found"), std::string::npos);
   EXPECT_EQ(error_reading(good), "");
   EXPECT_THROW(write_token_file(dir + "/bad.bin", {1, 10}, 10), Error);  // id >= vocab
+  EXPECT_NE(damaged("width.bin", [](std::string& b) { b[20] = 3; }).find("token_bytes"),
+            std::string::npos);
+}
+
+// Version 1 files (uint16 ids, 0 where version 2 says the width) are still read: the bytes below
+// are what the version-1 writer produced for {1, 2, 3} over a vocabulary of 10.
+TEST(TokenFile, ReadsVersionOne) {
+  const std::string dir = tmp_dir();
+  std::string b(32 + 6, '\0');
+  b.replace(0, 4, "SGTK");
+  b[4] = 1, b[8] = 3, b[16] = 10;
+  b[32] = 1, b[34] = 2, b[36] = 3;
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 of the six token bytes, written out
+  for (size_t i = 32; i < b.size(); ++i) h = (h ^ static_cast<uint8_t>(b[i])) * 0x100000001b3ULL;
+  for (int i = 0; i < 8; ++i) b[24 + static_cast<size_t>(i)] = static_cast<char>(h >> (8 * i));
+  write_file_atomic(dir + "/v1.bin", b);
+  const TokenFile tf = read_token_file(dir + "/v1.bin");
+  EXPECT_EQ(tf.tokens, (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(tf.vocab_size, 10);
+}
+
+// Vocabularies past 65536 are written as uint32 ids.
+TEST(TokenFile, WideVocabulariesUseFourBytes) {
+  const std::string path = tmp_dir() + "/wide.bin";
+  const std::vector<uint32_t> toks = {0, 65536, 100255, 7};
+  write_token_file(path, toks, 100277);
+  const std::string bytes = read_file(path);
+  ASSERT_EQ(bytes.size(), 32u + 4 * toks.size());
+  EXPECT_EQ(static_cast<uint8_t>(bytes[20]), 4);
+  EXPECT_EQ(static_cast<uint8_t>(bytes[32 + 4 + 2]), 1);  // 65536 = 0x00010000, little-endian
+  EXPECT_EQ(read_token_file(path).tokens, toks);
+  // nanoGPT's and llm.c's formats hold uint16 ids only.
+  EXPECT_NE(test::error_of([&] {
+              write_token_file(path + ".n", toks, 100277, TokenFormat::kNanoGpt);
+            }).find("uint16"),
+            std::string::npos);
+}
+
+// nanoGPT's files are the ids as numpy's uint16 tofile() writes them, nothing else; llm.c's shards
+// are 256 int32 of header (magic 20240520, version 1, count) then uint16 ids. Both are written
+// byte for byte as those tools write them, and read back; a raw file needs its vocabulary size.
+TEST(TokenFile, NanoGptAndLlmcFormats) {
+  const std::string dir = tmp_dir();
+  const std::vector<uint32_t> toks = {50256, 0, 15496, 11, 995};
+  write_token_file(dir + "/n.bin", toks, 50257, TokenFormat::kNanoGpt);
+  std::string raw = read_file(dir + "/n.bin");
+  ASSERT_EQ(raw.size(), 2 * toks.size());
+  EXPECT_EQ(static_cast<uint8_t>(raw[0]), 0x50);  // 50256 = 0xC450
+  EXPECT_EQ(static_cast<uint8_t>(raw[1]), 0xC4);
+  EXPECT_EQ(static_cast<uint8_t>(raw[4]), 0x88);  // 15496 = 0x3C88
+  EXPECT_EQ(static_cast<uint8_t>(raw[5]), 0x3C);
+  const TokenFile n = read_token_file(dir + "/n.bin", 50257);
+  EXPECT_EQ(n.tokens, toks);
+  EXPECT_EQ(n.format, TokenFormat::kNanoGpt);
+  EXPECT_NE(error_reading(dir + "/n.bin").find("--vocab-size"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_token_file(dir + "/n.bin", 1000); }).find("50256"),
+            std::string::npos);
+
+  write_token_file(dir + "/l.bin", toks, 50257, TokenFormat::kLlmc);
+  const std::string shard = read_file(dir + "/l.bin");
+  ASSERT_EQ(shard.size(), 1024 + 2 * toks.size());
+  int32_t header[3];
+  std::memcpy(header, shard.data(), sizeof header);
+  EXPECT_EQ(header[0], 20240520);
+  EXPECT_EQ(header[1], 1);
+  EXPECT_EQ(header[2], 5);
+  EXPECT_EQ(shard.substr(1024), raw);  // the same uint16 ids after the header
+  const TokenFile l = read_token_file(dir + "/l.bin");
+  EXPECT_EQ(l.tokens, toks);
+  EXPECT_EQ(l.format, TokenFormat::kLlmc);
+  EXPECT_EQ(l.vocab_size, 50257);
+  std::string cut = shard;
+  cut.resize(cut.size() - 2);
+  write_file_atomic(dir + "/cut.bin", cut);
+  EXPECT_NE(error_reading(dir + "/cut.bin").find("says it holds 5"), std::string::npos);
+  EXPECT_NE(test::error_of([&] {
+              write_token_file(dir + "/x.bin", {1, 2}, 65, TokenFormat::kLlmc);
+            }).find("GPT-2"),
+            std::string::npos);
 }
