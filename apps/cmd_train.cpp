@@ -9,7 +9,6 @@
 
 #include "commands.h"
 #include "core/check.h"
-#include "data/file_io.h"
 #include "train/train_config.h"
 #include "run/train.h"
 
@@ -25,24 +24,25 @@ void register_train(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand(
       "train",
-      "Train a character-level model on a prepared dataset; checkpoints last.safetensors and "
+      "Train a model on a prepared dataset; checkpoints last.safetensors and "
       "best.safetensors in --out-dir. Ctrl-C stops cleanly after the current step.");
-  cmd->add_option("--preset", f->preset,
-                  "bigram | shakespeare-char | shakespeare-char-small (not needed with --resume)");
-  cmd->add_option("--data-dir", f->data_dir, "directory written by 'scratchgpt prepare'")
+  cmd->add_option("--preset", f->preset, preset_list() + " (not needed with --resume)");
+  cmd->add_option("--data-dir", f->data_dir,
+                  "directory written by 'scratchgpt prepare'; or nanoGPT's (raw train.bin and "
+                  "val.bin: give --vocab-size) or llm.c's (*_train.bin and *_val.bin shards)")
       ->required();
   cmd->add_option("--out-dir", f->out_dir, "where checkpoints and metrics.jsonl go")->required();
   cmd->add_flag("--resume", f->resume, "continue exactly from --out-dir/last.safetensors");
   cmd->add_flag("--overwrite", f->overwrite, "replace the checkpoints of an earlier run");
   cmd->add_option("--config", f->config, "JSON file of config keys (as in checkpoints' config)");
   // One flag per hyperparameter of the table (train/train_config.h), spelled as its key with
-  // dashes; "preset" and "vocab_size" have flags of their own or come from the data.
+  // dashes; "preset" has a flag of its own.
   const auto& fields = config_fields();
   f->text.resize(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     const ConfigField& field = fields[i];
     const std::string key = field.key;
-    if (key == "preset" || key == "vocab_size") continue;
+    if (key == "preset") continue;
     std::string flag = "--" + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     static const char* kTypeNames[] = {"INT", "FLOAT", "BOOL", "TEXT"};
@@ -52,32 +52,17 @@ void register_train(CLI::App& app) {
   }
   cmd->callback([f] {
     const ConfigField* first = config_fields().data();
-    SG_CHECK(!(f->resume && f->overwrite),
-             "--resume and --overwrite contradict each other: --resume continues the run in "
-             "--out-dir, --overwrite replaces it; pass one");
     TrainOptions opt;
     opt.preset = f->preset;
     opt.data_dir = f->data_dir;
     opt.out_dir = f->out_dir;
     opt.resume = f->resume;
     opt.overwrite = f->overwrite;
-    nlohmann::json over = nlohmann::json::object();
-    if (!f->config.empty()) {
-      try {
-        over = nlohmann::json::parse(read_file(f->config));
-      } catch (const nlohmann::json::exception& e) {
-        fail("--config ", f->config, " is not valid JSON (", e.what(), ")");
-      }
-      SG_CHECK(over.is_object(), "--config ", f->config, " must hold a JSON object");
-    }
-    for (const auto& [field, option] : f->given)  // given flags win
+    opt.config_file = f->config;
+    for (const auto& [field, option] : f->given)  // given flags win over --config
       if (option->count() > 0)
-        over[field->key] =
+        opt.overrides[field->key] =
             config_value_from_text(*field, f->text[static_cast<size_t>(field - first)]);
-    // A throwaway config checks every key, type and name now, before any work.
-    TrainConfig probe;
-    probe.apply_json(over);
-    opt.overrides = over;
     run_training(opt);
   });
 }

@@ -92,7 +92,23 @@ struct Run {
 
 // 1. The configuration: the preset or the checkpoint's, then the overrides. On resume, also the
 // checkpoint (returned in ck) and the lock.
-TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
+// The config keys given: --config's file, then the flags over it.
+nlohmann::json given_keys(const TrainOptions& opt) {
+  nlohmann::json over = nlohmann::json::object();
+  if (!opt.config_file.empty()) {
+    try {
+      over = nlohmann::json::parse(read_file(opt.config_file));
+    } catch (const nlohmann::json::exception& e) {
+      fail("--config ", opt.config_file, " is not valid JSON (", e.what(), ")");
+    }
+    SG_CHECK(over.is_object(), "--config ", opt.config_file, " must hold a JSON object");
+  }
+  for (auto it = opt.overrides.begin(); it != opt.overrides.end(); ++it) over[it.key()] = *it;
+  return over;
+}
+
+TrainConfig configure(const TrainOptions& opt, const nlohmann::json& given, Run& run,
+                      Checkpoint& ck) {
   TrainConfig cfg;
   std::error_code ec;
   if (opt.resume) {
@@ -114,14 +130,13 @@ TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
              "): a resumed run keeps its checkpoint's config; drop --preset");
   } else {
     SG_CHECK(!opt.preset.empty(),
-             "no preset given: pass --preset NAME (bigram, shakespeare-char, "
-             "shakespeare-char-small)");
+             "no preset given: pass --preset NAME (", preset_list(), ")");
     cfg = preset_config(opt.preset);
   }
-  cfg.apply_json(opt.overrides);
+  cfg.apply_json(given);
   if (cfg.model == ModelKind::kBigram)
     for (const char* key : {"n_layer", "n_head", "n_embd", "dropout", "bias", "tied", "activation"})
-      SG_CHECK(!opt.overrides.contains(key), "--", dashed(key),
+      SG_CHECK(!given.contains(key), "--", dashed(key),
                " does not apply to the bigram model (its only parameter is a V x V table): drop "
                "it, or train a GPT (--preset shakespeare-char-small)");
   if (opt.resume)
@@ -136,17 +151,21 @@ TrainConfig configure(const TrainOptions& opt, Run& run, Checkpoint& ck) {
 // Run holds references into itself (the step to its config and model), so it is built in place.
 void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   SG_CHECK(!opt.out_dir.empty(), "--out-dir is required");
+  SG_CHECK(!(opt.resume && opt.overwrite),
+           "--resume and --overwrite contradict each other: --resume continues the run in "
+           "--out-dir, --overwrite replaces it; pass one");
   SG_CHECK(!opt.data_dir.empty(), "--data-dir is required: prepare one with 'scratchgpt prepare'");
   run.comm = &comm;
   run.rank0 = comm.rank() == 0;
   run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
   run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
   Checkpoint ck;
-  TrainConfig cfg = configure(opt, run, ck);
+  const nlohmann::json given = given_keys(opt);
+  TrainConfig cfg = configure(opt, given, run, ck);
 
   // 2. The data: its vocabulary fixes V.
   // nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
-  const int given_vocab = opt.overrides.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
+  const int given_vocab = given.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
   run.data = Dataset::load(opt.data_dir, opt.resume ? ck.tokenizer.vocab_size() : given_vocab);
   SG_CHECK(given_vocab == 0 || given_vocab == run.data.tokenizer.vocab_size(), "--vocab-size ",
            given_vocab, " differs from the data's vocabulary (", run.data.tokenizer.describe(),

@@ -1,7 +1,8 @@
-// train.h: what 'scratchgpt train' does, nanoGPT's train.py on one process: set up (config, data,
+// train.h: what 'scratchgpt train' does, nanoGPT's train.py: set up (config, data,
 // out dir, model, or all of it from a checkpoint on --resume), then the loop: evaluate and save
 // every eval_interval steps, one optimizer step (train/train_step.h) at a time, a progress line,
-// a clean stop on Ctrl-C. Leaves out: data parallelism (later, through src/dist), mixed precision.
+// a clean stop on Ctrl-C; under mpirun, data-parallel over src/dist's Comm (train/train_step.h).
+// Leaves out: mixed precision.
 #pragma once
 
 #include <cmath>
@@ -14,7 +15,8 @@ namespace scratchgpt {
 
 struct TrainOptions {
   std::string preset;  // ignored on resume (the checkpoint's config is the base)
-  nlohmann::json overrides = nlohmann::json::object();  // config file keys, then flags
+  std::string config_file;  // a JSON object of config keys ("": none), under the flags
+  nlohmann::json overrides = nlohmann::json::object();  // the flags' config keys
   std::string data_dir;
   std::string out_dir;
   bool resume = false;      // continue from out_dir/last.safetensors

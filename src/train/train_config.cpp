@@ -17,6 +17,12 @@ std::vector<std::string> preset_names() {
   return {"bigram", "shakespeare-char", "shakespeare-char-small"};
 }
 
+std::string preset_list() {
+  std::string names;
+  for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
 TrainConfig preset_config(const std::string& name) {
   TrainConfig c;
   c.preset = name;
@@ -60,9 +66,7 @@ TrainConfig preset_config(const std::string& name) {
     c.eval_interval = 250, c.eval_iters = 20;
     c.rng_stream = RngStream::kNanoGpt;  // seed 1337 then draws nanoGPT's init, batches and eval batches
   } else {
-    std::string names;
-    for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
-    fail("unknown preset '", name, "': choose one of ", names);
+    fail("unknown preset '", name, "': choose one of ", preset_list());
   }
   return c;
 }

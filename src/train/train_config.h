@@ -89,5 +89,7 @@ nlohmann::json config_value_from_text(const ConfigField& field, const std::strin
 // "bigram", "shakespeare-char", "shakespeare-char-small"; an unknown name is an Error listing them.
 TrainConfig preset_config(const std::string& name);
 std::vector<std::string> preset_names();
+// "bigram, shakespeare-char, ...": the names for messages and help.
+std::string preset_list();
 
 }  // namespace scratchgpt

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include "core/check.h"
 #include "data/file_io.h"
@@ -164,4 +165,28 @@ TEST(TokenFile, NanoGptAndLlmcFormats) {
               write_token_file(dir + "/x.bin", {1, 2}, 65, TokenFormat::kLlmc);
             }).find("GPT-2"),
             std::string::npos);
+}
+
+// Files written by numpy exactly as nanoGPT's prepare.py and llm.c's write_datafile write them
+// (tools/make_token_file_fixtures.py): read to the same ids, and written back byte for byte.
+TEST(TokenFile, ReadsAndWritesTheirFiles) {
+  std::vector<uint32_t> ids;
+  {
+    std::istringstream in(read_file(test::fixture_path("data/ids.txt")));
+    for (uint32_t id; in >> id;) ids.push_back(id);
+  }
+  ASSERT_EQ(ids.size(), 14u);
+  const std::string dir = tmp_dir();
+  const struct {
+    const char* name;
+    TokenFormat format;
+  } cases[] = {{"nanogpt.bin", TokenFormat::kNanoGpt}, {"llmc.bin", TokenFormat::kLlmc}};
+  for (const auto& c : cases) {
+    const std::string theirs = test::fixture_path(std::string("data/") + c.name);
+    const TokenFile tf = read_token_file(theirs, 50257);
+    EXPECT_EQ(tf.format, c.format) << c.name;
+    EXPECT_EQ(tf.tokens, ids) << c.name;
+    write_token_file(dir + "/" + c.name, ids, 50257, c.format);
+    EXPECT_EQ(read_file(dir + "/" + c.name), read_file(theirs)) << c.name;
+  }
 }

@@ -66,3 +66,44 @@ TEST(TrainBpe, ATokenizerOfYourOwn) {
   expect_error(run_cli("train --resume --data-dir '" + chars + "' --out-dir '" + dir + "/run'"),
                "differs from the checkpoint's");
 }
+
+// Data prepared in nanoGPT's raw format and in llm.c's shards trains to exactly the losses of our
+// own format (the same ids in the same order); nanoGPT's files need --vocab-size, and a wrong one
+// is an error naming the token that does not fit. The raw directory carries no tokenizer, as
+// nanoGPT's data/shakespeare does not: GPT-2's is taken for 50257 tokens, so sample still works.
+TEST(TrainBpe, NanoGptAndLlmcDataTrainLikeOurs) {
+  const std::string dir = scratch_dir("bpe_formats");
+  spit(dir + "/input.txt", shakespeare(30000));
+  for (const char* f : {"scratchgpt", "nanogpt", "llmc"}) {
+    const CliResult r = run_cli("prepare --tokenizer gpt2 --input '" + dir + "/input.txt' --format " +
+                                f + " --out-dir '" + dir + "/" + f + "'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+  }
+  for (const char* f : {"encoder.json", "vocab.bpe", "meta.json"}) fs::remove(dir + "/nanogpt/" + f);
+  std::vector<std::vector<nlohmann::json>> losses;
+  for (const std::string f : {"scratchgpt", "nanogpt", "llmc"}) {
+    const CliResult r =
+        run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir + "/" + f +
+                "' --out-dir '" + dir + "/run_" + f + "'" +
+                (f == "nanogpt" ? " --vocab-size 50257" : ""));
+    ASSERT_EQ(r.rc, 0) << f << ": " << r.err;
+    losses.push_back(metrics(dir + "/run_" + f + "/metrics.jsonl", "train"));
+  }
+  ASSERT_EQ(losses[0].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(losses[1][i]["loss"], losses[0][i]["loss"]) << "nanogpt, step " << i;
+    EXPECT_EQ(losses[2][i]["loss"], losses[0][i]["loss"]) << "llmc, step " << i;
+  }
+  CliResult r = run_cli("sample --checkpoint '" + dir + "/run_nanogpt/last.safetensors' --prompt "
+                        "'ROMEO:' --num-tokens 3");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  expect_error(run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir +
+                       "/nanogpt' --out-dir '" + dir + "/run_x'"),
+               "--vocab-size");
+  expect_error(run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir +
+                       "/nanogpt' --out-dir '" + dir + "/run_y' --vocab-size 1000"),
+               "is >= vocab_size 1000");
+  expect_error(run_cli("train --preset shakespeare-char-small" + kTiny + "--data-dir '" + dir +
+                       "/llmc' --out-dir '" + dir + "/run_z' --vocab-size 1000"),
+               "drop --vocab-size");
+}
