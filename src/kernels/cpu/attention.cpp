@@ -104,7 +104,7 @@ void attention_forward(float* out, float* preatt, float* att, const float* qkv, 
                        int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const bool simd = has_avx2();
+  const auto softmax_row = pick(softmax_row_avx2, softmax_row_avx2, softmax_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
                                                                        int) {
@@ -119,14 +119,9 @@ void attention_forward(float* out, float* preatt, float* att, const float* qkv, 
                     .B = q + C, .rs_b = 1, .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
                     .C = pre, .ldc = T, .init = true, .lower_c = true},
                    detail::serial_pool());
-      for (int t = 0; t < T; ++t) {
-        if (simd)
-          softmax_row_avx2(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t,
-                           T, scale);
-        else
-          softmax_row_scalar(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T,
-                             t, T, scale);
-      }
+      for (int t = 0; t < T; ++t)
+        softmax_row(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t, T,
+                    scale);
       // out = (att * drop) v
       const float* a = w;
       if (drop) {
@@ -149,7 +144,8 @@ void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* d
                         int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const bool simd = has_avx2();
+  const auto softmax_back_row =
+      pick(softmax_back_row_avx2, softmax_back_row_avx2, softmax_back_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
                                                                        int) {
@@ -186,12 +182,8 @@ void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* d
                     .C = dq + 2 * C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
                    detail::serial_pool());
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
-      for (int t = 0; t < T; ++t) {
-        if (simd)
-          softmax_back_row_avx2(dpre + t * T, g + t * T, w + t * T, t, T, scale);
-        else
-          softmax_back_row_scalar(dpre + t * T, g + t * T, w + t * T, t, T, scale);
-      }
+      for (int t = 0; t < T; ++t)
+        softmax_back_row(dpre + t * T, g + t * T, w + t * T, t, T, scale);
       // dq += g k;  dk += g^T q.
       detail::gemm({.M = T, .N = HS, .K = T,
                     .A = g, .rs_a = T, .cs_a = 1,

@@ -22,6 +22,14 @@ SG_TARGET_BEGIN("avx2,fma")
 #include "kernels/cpu/simd/vec_math_avx2.h"
 #include "kernels/cpu/simd/rows_avx2.h"
 
+// Row n: p = softmax(x), *loss = -log p[target].
+void crossentropy_row_avx2(float* loss, float* p, const float* x, int target, int V) {
+  const float mx = row_max(x, V);
+  const float sum = row_exp(p, x, mx, V);
+  row_scale(p, 1.0f / sum, V);
+  *loss = std::log(sum) + mx - x[target];  // log-sum-exp form, as the reference
+}
+
 // d += k * (p - onehot(target))
 void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, int V) {
   const __m256 vk = _mm256_set1_ps(k);
@@ -34,38 +42,33 @@ void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, i
 
 SG_TARGET_END
 
+// The portable rows: the reference on one row.
+void crossentropy_row_scalar(float* loss, float* p, const float* x, int target, int V) {
+  ref::crossentropy_forward(loss, p, x, &target, 1, V);
+}
+
+void crossentropy_back_row_scalar(float* d, const float* p, int target, float k, int V) {
+  ref::crossentropy_backward(d, p, &target, &k, 1, V);
+}
+
 }  // namespace
 
 void crossentropy_forward(float* losses, float* probs, const float* logits,
                           const int32_t* targets, int N, int V) {
-  const bool simd = has_avx2();
+  const auto row = pick(crossentropy_row_avx2, crossentropy_row_avx2, crossentropy_row_scalar);
   detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      const float* x = logits + n * V;
-      float* p = probs + n * V;
-      if (!simd) {
-        ref::crossentropy_forward(losses + n, p, x, targets + n, 1, V);
-        continue;
-      }
-      const float mx = row_max(x, V);
-      const float sum = row_exp(p, x, mx, V);
-      row_scale(p, 1.0f / sum, V);
-      losses[n] = std::log(sum) + mx - x[targets[n]];  // log-sum-exp form, as the reference
-    }
+    for (int64_t n = r0; n < r1; ++n)
+      row(losses + n, probs + n * V, logits + n * V, targets[n], V);
   });
 }
 
 void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets,
                            const float* dlosses, int N, int V) {
-  const bool simd = has_avx2();
+  const auto row =
+      pick(crossentropy_back_row_avx2, crossentropy_back_row_avx2, crossentropy_back_row_scalar);
   detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd)
-        crossentropy_back_row_avx2(dlogits + n * V, probs + n * V, targets[n], dlosses[n], V);
-      else
-        ref::crossentropy_backward(dlogits + n * V, probs + n * V, targets + n, dlosses + n, 1,
-                                   V);
-    }
+    for (int64_t n = r0; n < r1; ++n)
+      row(dlogits + n * V, probs + n * V, targets[n], dlosses[n], V);
   });
 }
 

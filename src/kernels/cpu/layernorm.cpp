@@ -81,50 +81,49 @@ void layernorm_back_row_avx2(float* dx, const float* dy, const float* x, const f
 
 SG_TARGET_END
 
+// The portable rows: the reference's forward on one row; its backward's dinp part on one row
+// (the reference also accumulates dweight and dbias, which go by columns below).
+void layernorm_row_scalar(float* y, float* mean, float* rstd, const float* x, const float* w,
+                          const float* b, int C, float eps) {
+  ref::layernorm_forward(y, mean, rstd, x, w, b, 1, C, eps);
+}
+
+void layernorm_back_row_scalar(float* dx, const float* dy, const float* x, const float* w,
+                               float mean, float rstd, int C) {
+  float g_mean = 0, gx_mean = 0;
+  for (int c = 0; c < C; ++c) {
+    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
+    g_mean += g;
+    gx_mean += g * xh;
+  }
+  g_mean /= C;
+  gx_mean /= C;
+  for (int c = 0; c < C; ++c) {
+    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
+    dx[c] += rstd * (g - g_mean - xh * gx_mean);
+  }
+}
+
 }  // namespace
 
 void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
                        const float* bias, int N, int C, float eps) {
-  const bool simd = has_avx2();
+  const auto row = pick(layernorm_row_avx2, layernorm_row_avx2, layernorm_row_scalar);
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd)
-        layernorm_row_avx2(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, C, eps);
-      else
-        ref::layernorm_forward(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, 1, C,
-                               eps);
-    }
+    for (int64_t n = r0; n < r1; ++n)
+      row(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, C, eps);
   });
 }
 
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
                         const float* inp, const float* weight, const float* mean,
                         const float* rstd, int N, int C) {
-  const bool simd = has_avx2();
+  const auto row =
+      pick(layernorm_back_row_avx2, layernorm_back_row_avx2, layernorm_back_row_scalar);
   // dinp: rows in parallel.
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd) {
-        layernorm_back_row_avx2(dinp + n * C, dout + n * C, inp + n * C, weight, mean[n], rstd[n],
-                                C);
-      } else {
-        // The reference on one row, with throwaway parameter-gradient accumulators.
-        const float* x = inp + n * C;
-        const float* dy = dout + n * C;
-        float g_mean = 0, gx_mean = 0;
-        for (int c = 0; c < C; ++c) {
-          const float xh = (x[c] - mean[n]) * rstd[n], g = dy[c] * weight[c];
-          g_mean += g;
-          gx_mean += g * xh;
-        }
-        g_mean /= C;
-        gx_mean /= C;
-        for (int c = 0; c < C; ++c) {
-          const float xh = (x[c] - mean[n]) * rstd[n], g = dy[c] * weight[c];
-          dinp[n * C + c] += rstd[n] * (g - g_mean - xh * gx_mean);
-        }
-      }
-    }
+    for (int64_t n = r0; n < r1; ++n)
+      row(dinp + n * C, dout + n * C, inp + n * C, weight, mean[n], rstd[n], C);
   });
   // dweight, dbias: column ranges in parallel, rows in order (the reference's order).
   constexpr int kCols = 64;

@@ -1,7 +1,8 @@
 // parallel.h: how the elementwise and row-wise cpu:: kernels split work over ThreadPool::global().
 // for_chunks cuts [0, n) at fixed multiples of kChunk (never at thread-count-dependent places),
 // so a vector loop's tail falls at the same elements with any thread count; small jobs run on
-// the caller (waking the workers costs more than they would save).
+// the caller (waking the workers costs more than they would save). Header-only: both helpers are
+// templates over the caller's loop body, so there is no parallel.cpp.
 #pragma once
 
 #include <cstdint>

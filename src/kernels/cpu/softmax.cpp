@@ -22,6 +22,11 @@ SG_TARGET_BEGIN("avx2,fma")
 #include "kernels/cpu/simd/vec_math_avx2.h"
 #include "kernels/cpu/simd/rows_avx2.h"
 
+void softmax_row_avx2(float* y, const float* x, int C) {
+  const float sum = row_exp(y, x, row_max(x, C), C);
+  row_scale(y, 1.0f / sum, C);
+}
+
 void softmax_back_row_avx2(float* dx, const float* dy, const float* y, int C) {
   __m256 vd = _mm256_setzero_ps();
   int c = 0;
@@ -39,33 +44,26 @@ void softmax_back_row_avx2(float* dx, const float* dy, const float* y, int C) {
 
 SG_TARGET_END
 
+// The portable rows: the reference on one row.
+void softmax_row_scalar(float* y, const float* x, int C) { ref::softmax_forward(y, x, 1, C); }
+
+void softmax_back_row_scalar(float* dx, const float* dy, const float* y, int C) {
+  ref::softmax_backward(dx, dy, y, 1, C);
+}
+
 }  // namespace
 
 void softmax_forward(float* out, const float* inp, int N, int C) {
-  const bool simd = has_avx2();
+  const auto row = pick(softmax_row_avx2, softmax_row_avx2, softmax_row_scalar);
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (!simd) {
-        ref::softmax_forward(out + n * C, inp + n * C, 1, C);
-        continue;
-      }
-      const float* x = inp + n * C;
-      float* y = out + n * C;
-      const float sum = row_exp(y, x, row_max(x, C), C);
-      row_scale(y, 1.0f / sum, C);
-    }
+    for (int64_t n = r0; n < r1; ++n) row(out + n * C, inp + n * C, C);
   });
 }
 
 void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C) {
-  const bool simd = has_avx2();
+  const auto row = pick(softmax_back_row_avx2, softmax_back_row_avx2, softmax_back_row_scalar);
   detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n) {
-      if (simd)
-        softmax_back_row_avx2(dinp + n * C, dout + n * C, out + n * C, C);
-      else
-        ref::softmax_backward(dinp + n * C, dout + n * C, out + n * C, 1, C);
-    }
+    for (int64_t n = r0; n < r1; ++n) row(dinp + n * C, dout + n * C, out + n * C, C);
   });
 }
 

@@ -19,7 +19,8 @@ inline void set_simd_enabled(bool enabled) {
 }
 
 // The instance for the level in use. A kernel written for AVX2 only passes its AVX2 instance
-// twice: pick(row_avx2, row_avx2, row_scalar).
+// twice: pick(row_avx2, row_avx2, row_scalar); one whose AVX2 part does most of an array and
+// leaves the tail to the portable loop passes a portable part that does nothing (adamw.cpp).
 template <typename Fn>
 Fn pick(Fn avx512, Fn avx2, Fn portable) {
   switch (simd_level()) {
@@ -32,9 +33,5 @@ Fn pick(Fn avx512, Fn avx2, Fn portable) {
   }
   return portable;
 }
-
-// True when the level in use has AVX2 + FMA (AVX-512 included): for kernels that run an AVX2
-// part over most of an array and finish the rest with the portable loop.
-inline bool has_avx2() { return simd_level() >= SimdLevel::kAvx2; }
 
 }  // namespace scratchgpt::cpu
