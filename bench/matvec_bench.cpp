@@ -36,12 +36,11 @@ void BM_Matvec(benchmark::State& state) {
   Data d(N, C, OC);
   for (auto _ : state) {
     if (gemm) {
-      cpu::detail::GemmArgs g;
-      g.M = N, g.N = OC, g.K = C;
-      g.A = d.inp.data(), g.rs_a = C, g.cs_a = 1;
-      g.B = d.w.data(), g.rs_b = 1, g.cs_b = C;
-      g.C = d.out.data(), g.ldc = OC, g.init = true, g.bias = d.bias.data();
-      cpu::detail::gemm(g, ThreadPool::global());
+      cpu::detail::gemm({.M = N, .N = OC, .K = C,
+                         .A = d.inp.data(), .rs_a = C, .cs_a = 1,
+                         .B = d.w.data(), .rs_b = 1, .cs_b = C,
+                         .C = d.out.data(), .ldc = OC, .init = true, .bias = d.bias.data()},
+                        ThreadPool::global());
     } else {
       cpu::matvec_forward(d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C, OC);
     }
