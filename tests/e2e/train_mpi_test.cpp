@@ -2,8 +2,9 @@
 // processes on this machine) against one process with the same flags: with one micro-step per
 // process the losses, gradient norms and checkpoints are the same bits; with several micro-steps
 // per process the sums are grouped differently and the losses agree to rounding; a run resumes on
-// another number of processes exactly; a killed rank ends the whole job within seconds and leaves
-// a loadable checkpoint; flags that cannot work on N processes are one-line errors.
+// another number of processes exactly (2 to 1, 1 to 2); one rank failing on bad input, or a killed
+// rank, ends the whole job within seconds naming the rank, and leaves a loadable checkpoint; flags
+// that cannot work on N processes are one-line errors.
 // Skips where the build has no MPI or mpirun is missing.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -38,9 +39,12 @@ bool have_mpi() {
   GTEST_SKIP() << "no MPI in this build or no mpirun on PATH (apt-get install libopenmpi-dev " \
                   "openmpi-bin, then rebuild)"
 
-// "mpirun -np N <binary>" (as root too, more processes than cores allowed) + args.
+// mpirun, as root too, more processes than cores allowed.
+const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe ";
+
+// "mpirun -np N <binary>" + args.
 CliResult run_mpi(int np, const std::string& args) {
-  return run_cli(args, "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ");
+  return run_cli(args, kMpirun + "-np " + std::to_string(np) + " ");
 }
 
 // A small GPT, the split random stream, dropout on: every draw a process makes matters.
@@ -84,9 +88,10 @@ TEST(TrainMpi, OneMicroStepPerProcessIsBitForBitOneProcess) {
   REQUIRE_MPI();
   const std::string dir = scratch_dir("mpi_exact");
   const std::string data = prepared(dir, shakespeare(60000));
-  for (int np : {2, 3}) {
+  for (int np : {2, 3, 4}) {
     SCOPED_TRACE(std::to_string(np) + " processes");
-    const std::string one = dir + "/one" + std::to_string(np), many = dir + "/many" + std::to_string(np);
+    const std::string one = dir + "/one" + std::to_string(np),
+                      many = dir + "/many" + std::to_string(np);
     ASSERT_EQ(run_cli(train_args(data, one, np, 12)).rc, 0);
     const CliResult r = run_mpi(np, train_args(data, many, np, 12));
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -120,6 +125,42 @@ TEST(TrainMpi, ResumesOnAnotherNumberOfProcesses) {
   expect_same_losses(dir + "/whole", dir + "/cut", 0);
 }
 
+TEST(TrainMpi, ResumesFromOneProcessOnTwo) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_resume_up");
+  const std::string data = prepared(dir, shakespeare(60000));
+  ASSERT_EQ(run_cli(train_args(data, dir + "/whole", 2, 15)).rc, 0);
+  // 1 process to step 10, then 2 processes to 15: the same run.
+  ASSERT_EQ(run_cli(train_args(data, dir + "/cut", 2, 10)).rc, 0);
+  const CliResult r = run_mpi(2, train_args(data, dir + "/cut", 2, 15) + " --resume");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("2 processes"), std::string::npos) << r.err;
+  expect_same_tensors(dir + "/whole/last.safetensors", dir + "/cut/last.safetensors");
+  expect_same_losses(dir + "/whole", dir + "/cut", 0);
+}
+
+TEST(TrainMpi, OneFailingRankEndsTheJobNamingIt) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_one_bad");
+  const std::string data = prepared(dir, shakespeare(60000));
+  // MPMD: rank 0 gets good flags, rank 1 the same but a data dir that does not exist. `timeout`
+  // turns a hang into exit 124 instead of a stuck test.
+  const std::string good = train_args(data, dir + "/out", 2, 1000);
+  const std::string bad = train_args(dir + "/nonexistent", dir + "/out", 2, 1000);
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliResult r = run_cli(bad, "timeout -k 5 60 " + kMpirun + "-np 1 '" +
+                                       std::string(SCRATCHGPT_BINARY) + "' " + good + " : -np 1 ");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.rc, 0) << r.err;
+  EXPECT_NE(r.rc, 124) << "the job hung until timeout killed it:\n" << r.err;
+  EXPECT_LT(seconds, 20) << r.err;
+  EXPECT_NE(r.err.find("error (rank 1 of 2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nonexistent"), std::string::npos) << r.err;
+  // The good rank never got to write a checkpoint of a half-started run.
+  EXPECT_FALSE(fs::exists(dir + "/out/last.safetensors"));
+}
+
 TEST(TrainMpi, FlagsThatCannotWorkOnSeveralProcessesAreErrors) {
   REQUIRE_MPI();
   const std::string dir = scratch_dir("mpi_errors");
@@ -140,8 +181,7 @@ namespace {
 pid_t start_long_mpi_run(const std::string& dir, const std::string& data, const std::string& out) {
   const pid_t launcher = fork();
   if (launcher == 0) {
-    const std::string cmd = "exec mpirun --allow-run-as-root --oversubscribe -np 2 '" +
-                            std::string(SCRATCHGPT_BINARY) + "' " +
+    const std::string cmd = "exec " + kMpirun + "-np 2 '" + std::string(SCRATCHGPT_BINARY) + "' " +
                             train_args(data, out, 2, 100000) + " >'" + dir + "/log' 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
@@ -151,6 +191,25 @@ pid_t start_long_mpi_run(const std::string& dir, const std::string& data, const 
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   return launcher;
+}
+
+// The newest child process of pid (0 if none).
+pid_t newest_child(pid_t pid) {
+  const std::string list = scratch_dir("mpi_pgrep") + "/pids";
+  if (std::system(("pgrep -n -P " + std::to_string(pid) + " >'" + list + "'").c_str()) != 0)
+    return 0;
+  return static_cast<pid_t>(std::atoi(slurp(list).c_str()));
+}
+
+// OMPI_COMM_WORLD_RANK from a process's environment (-1 if absent).
+int mpi_rank_of(pid_t pid) {
+  const std::string env = slurp("/proc/" + std::to_string(pid) + "/environ");
+  const std::string key = std::string("OMPI_COMM_WORLD_RANK=");
+  for (size_t at = 0; at < env.size(); at = env.find('\0', at) + 1) {
+    if (env.compare(at, key.size(), key) == 0) return std::atoi(env.c_str() + at + key.size());
+    if (env.find('\0', at) == std::string::npos) break;
+  }
+  return -1;
 }
 
 // Waits up to `limit` for pid; false (after killing it) if it is still running then.
@@ -196,12 +255,22 @@ TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
   const pid_t launcher = start_long_mpi_run(dir, data, out);
   ASSERT_GT(launcher, 0);
   ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
-  ASSERT_EQ(std::system(("pkill -9 -n -P " + std::to_string(launcher)).c_str()), 0);
+  // The newest of mpirun's children, and its rank (OpenMPI puts it in each process's environment).
+  const pid_t victim = newest_child(launcher);
+  ASSERT_GT(victim, 0);
+  const int rank = mpi_rank_of(victim);
+  ASSERT_GE(rank, 0);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
   int status = 0;
   ASSERT_TRUE(wait_for(launcher, status, std::chrono::seconds(20)))
       << "the job still ran 20 s after a rank was killed:\n" << slurp(dir + "/log");
   EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_NE(slurp(dir + "/log").find("rank"), std::string::npos) << slurp(dir + "/log");
+  // mpirun names the process that died: "process rank 1 with PID 0 on node vm exited on signal 9
+  // (Killed)" (OpenMPI 4.1 prints PID 0 for a local process, so only the rank is checked).
+  const std::string log = slurp(dir + "/log");
+  EXPECT_NE(log.find("process rank " + std::to_string(rank) + " with PID"), std::string::npos)
+      << "killed rank " << rank << " (pid " << victim << "):\n" << log;
+  EXPECT_NE(log.find("signal 9"), std::string::npos) << log;
   // The checkpoint the survivors left is whole: eval reads it (checksum, shapes, finite).
   const CliResult r = run_cli("eval --checkpoint '" + out + "/last.safetensors' --data-dir '" +
                               data + "' --batches 1");
