@@ -5,7 +5,8 @@
 // another number of processes exactly (2 to 1, 1 to 2); one rank failing on bad input, or a killed
 // rank, ends the whole job within seconds naming the rank, and leaves a loadable checkpoint; flags
 // that cannot work on N processes are one-line errors.
-// Skips where the build has no MPI or mpirun is missing.
+// Skips where the build has no MPI or mpirun is missing; in CI (CI=true) a build with MPI and no
+// mpirun fails instead, so a broken install cannot pass as a skip.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -26,18 +27,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool have_mpi() {
+constexpr bool kBuiltWithMpi =
 #ifdef SCRATCHGPT_HAVE_MPI
-  return std::system("command -v mpirun >/dev/null 2>&1") == 0;
+    true;
 #else
-  return false;
+    false;
 #endif
+
+bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+
+// CI sets CI=true (GitHub Actions, GitLab, most others).
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
 }
 
-#define REQUIRE_MPI()                                                                        \
-  if (!have_mpi())                                                                           \
-  GTEST_SKIP() << "no MPI in this build or no mpirun on PATH (apt-get install libopenmpi-dev " \
-                  "openmpi-bin, then rebuild)"
+// Skips without MPI; fails where the build has MPI but mpirun is missing and CI=true.
+#define REQUIRE_MPI()                                                                         \
+  do {                                                                                        \
+    if (!kBuiltWithMpi) GTEST_SKIP() << "this build has no MPI (apt-get install "             \
+                                        "libopenmpi-dev openmpi-bin, then rebuild)";          \
+    if (!have_mpirun()) {                                                                     \
+      if (in_ci())                                                                            \
+        FAIL() << "built with MPI but no mpirun on PATH, and CI=true: install openmpi-bin"; \
+      GTEST_SKIP() << "no mpirun on PATH (apt-get install openmpi-bin)";                      \
+    }                                                                                         \
+  } while (false)
 
 // mpirun, as root too, more processes than cores allowed.
 const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe ";
