@@ -27,10 +27,16 @@ std::unique_ptr<Comm> make_comm() {
   if (!started_by_mpi_launcher()) return std::make_unique<NullComm>();
   std::unique_ptr<Comm> mpi = make_mpi_comm();
   if (mpi) return mpi;
-  const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
-  SG_CHECK(n == nullptr || std::strcmp(n, "1") == 0, "an MPI launcher started ", n,
-           " processes but this build has no MPI: apt-get install libopenmpi-dev openmpi-bin and "
-           "rebuild (cmake -DSCRATCHGPT_MPI=ON), or run without mpirun");
+  // Without MPI every process would train alone, each its own copy of the run: refuse a launch of
+  // several (OpenMPI's mpirun says how many in OMPI_COMM_WORLD_SIZE; MPICH, Intel MPI and Slurm's
+  // PMI in PMI_SIZE).
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* n = std::getenv(var);
+    SG_CHECK(n == nullptr || std::strtol(n, nullptr, 10) <= 1, "an MPI launcher started ", n,
+             " processes (", var, "=", n, ") but this build has no MPI: apt-get install "
+             "libopenmpi-dev openmpi-bin and rebuild with MPI (cmake -DSCRATCHGPT_MPI=ON), or run "
+             "without mpirun");
+  }
   return std::make_unique<NullComm>();
 }
 

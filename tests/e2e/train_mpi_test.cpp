@@ -99,6 +99,25 @@ void expect_same_tensors(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// A build without MPI under a launcher of several processes: each would train alone, so it is a
+// one-line error saying to rebuild with MPI (runs in the builds without MPI, e.g. CI's sanitizer
+// build; an MPI build would try to join a job that does not exist).
+TEST(TrainMpi, ALaunchOfSeveralWithoutMpiIsAnError) {
+  if (kBuiltWithMpi) GTEST_SKIP() << "this build has MPI";
+  const std::string dir = scratch_dir("mpi_none");
+  const std::string data = prepared(dir, shakespeare(60000));
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    SCOPED_TRACE(var);
+    const CliResult r = run_cli(train_args(data, dir + "/out", 2, 2),
+                                "env " + std::string(var) + "=2 ");
+    expect_error(r, std::string(var) + "=2");
+    EXPECT_NE(r.err.find("rebuild with MPI"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir + "/out"));
+  }
+  // One process (mpirun -np 1) trains as usual.
+  EXPECT_EQ(run_cli(train_args(data, dir + "/one", 2, 2), "env PMI_SIZE=1 ").rc, 0);
+}
+
 TEST(TrainMpi, OneMicroStepPerProcessIsBitForBitOneProcess) {
   REQUIRE_MPI();
   const std::string dir = scratch_dir("mpi_exact");
