@@ -1,5 +1,6 @@
 // cmd_bench.cpp: 'scratchgpt bench': options -> BenchRequest; src/run/bench.h does the work.
 #include <memory>
+#include <string>
 
 #include "commands.h"
 #include "run/bench.h"
@@ -13,8 +14,10 @@ void register_bench(CLI::App& app) {
       "Time GPT training steps (forward, backward, AdamW) on random tokens and report ms/step, "
       "tokens/s, GFLOP/s, the fraction of a measured FMA peak and peak memory; with --sample N, "
       "time generating N tokens at batch 1 through the KV cache instead.");
-  cmd->add_option("--preset", f->preset,
-                  "shakespeare-char-small | shakespeare-char | gpt2 (124M, T=64, B=4)")
+  std::string presets;
+  for (const std::string& name : bench_preset_names())
+    presets += (presets.empty() ? "" : " | ") + name;
+  cmd->add_option("--preset", f->preset, presets + " (gpt2: 124M, T=64, B=4)")
       ->capture_default_str();
   cmd->add_option("--n-layer", f->n_layer, "override: transformer blocks L");
   cmd->add_option("--n-head", f->n_head, "override: attention heads NH");
@@ -26,15 +29,11 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--dropout", f->dropout, "override: dropout probability");
   cmd->add_option("--steps", f->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", f->warmup, "untimed steps first")->capture_default_str();
-  cmd->add_option("--threads", f->threads, "worker threads (0: all cores)")->capture_default_str();
+  add_exec_options(cmd, f->threads, f->matmul);
   cmd->add_option("--sample", f->sample,
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
                   "reports tokens/s and ms/token");
-  cmd->add_option("--matmul", f->matmul,
-                  "matmul backend: auto (onednn in a build with oneDNN, else own) | own (our "
-                  "GEMM) | onednn")
-      ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->add_option("--tokenizer", f->tokenizer,
                   "time encoding text instead: gpt2 (the bundled data/gpt2/) or a directory with "

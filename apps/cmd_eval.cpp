@@ -30,9 +30,7 @@ void register_eval(CLI::App& app) {
   cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--threads", r->threads, "threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--matmul", r->matmul, "matrix-product backend: auto, own or onednn")
-      ->capture_default_str();
+  add_exec_options(cmd, r->threads, r->matmul);
   cmd->callback([r] { evaluate_checkpoint(*r, stdout); });
 }
 

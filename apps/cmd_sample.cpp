@@ -29,6 +29,7 @@ void register_sample(CLI::App& app) {
   cmd->add_option("--block-size", r->block_size,
                   "context window (default: the model's; at most the model's)")
       ->check(CLI::PositiveNumber);
+  add_exec_options(cmd, r->threads, r->matmul);
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }
 

@@ -3,8 +3,38 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+
+#include "core/check.h"
+#include "core/enum_names.h"
+#include "core/exec_context.h"
+#include "train/train_config.h"
 
 namespace scratchgpt::cli {
+
+// The help of a hyperparameter of train's table (train/train_config.h), for another command's
+// flag of the same meaning.
+inline const std::string& config_help(const std::string& key) {
+  for (const ConfigField& field : config_fields())
+    if (key == field.key) return field.help;
+  fail("no hyperparameter '", key, "' in config_fields()");
+}
+
+// --threads and --matmul, how a command computes (core/exec_context.h), for the commands other
+// than train: spelled as train's flags, the backend named by the same table (kMatmulBackendNames)
+// and explained by the same help (its row of config_fields()). An unknown backend name is an
+// Error listing the choices.
+inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul) {
+  cmd->add_option("--threads", threads, "worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--matmul",
+         [&matmul](const std::string& name) {
+           matmul = enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul");
+         },
+         config_help("matmul"))
+      ->type_name("TEXT")
+      ->default_str(enum_name<MatmulBackend>(kMatmulBackendNames, matmul));
+}
 
 void register_prepare(CLI::App& app);  // cmd_prepare.cpp
 void register_train(CLI::App& app);    // cmd_train.cpp

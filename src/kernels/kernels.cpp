@@ -1,7 +1,6 @@
 // kernels.cpp: see kernels.h.
 #include "kernels/kernels.h"
 
-#include "core/enum_names.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
 #include "kernels/cpu/simd/simd.h"
@@ -20,11 +19,6 @@ ExecContext current() {
   ctx.isa = cpu::simd_level();
   ctx.matmul = cpu::matmul_backend();
   return ctx;
-}
-
-MatmulBackend parse_matmul(const std::string& name, bool resolve) {
-  const MatmulBackend b = cpu::parse_matmul_backend(name);  // checks the name and the build
-  return resolve ? b : enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul");
 }
 
 const char* matmul_name(MatmulBackend b) { return cpu::matmul_backend_name(b); }

@@ -20,9 +20,6 @@ void use(const ExecContext& ctx);
 // What the kernels run with now (threads counted, level and backend resolved).
 ExecContext current();
 
-// "auto", "own" or "onednn" (--matmul); an unknown name, or onednn in a build without oneDNN, is
-// an Error naming the choices and the fix. Resolves auto when resolve is true.
-MatmulBackend parse_matmul(const std::string& name, bool resolve);
 const char* matmul_name(MatmulBackend b);
 bool onednn_available();
 

@@ -17,6 +17,7 @@
 #include "core/thread_pool.h"
 #include "kernels/kernels.h"
 #include "nn/gpt.h"
+#include "run/exec.h"
 #include "sample/generate.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
@@ -80,12 +81,12 @@ TrainConfig flags_config(const BenchRequest& f) {
 // through the KV cache with generate() (temperature 1, no top-k/top-p, seeded), after one short
 // untimed warm-up run. When the context fills, generate() keeps the last block_size/2 tokens and
 // re-prefills them through the cache; that time is included.
-void run_sample_bench(const BenchRequest& f) {
+void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   SG_CHECK(f.sample > 0, "--sample must be positive, got ", f.sample);
   TrainConfig cfg = flags_config(f);
   GPTConfig& g = cfg.gpt;
   g.dropout = 0.0f;  // inference
-  CountingResets model(g);
+  CountingResets model(g, ctx);
   Rng init_rng(cfg.seed);
   model.init(init_rng);
   const std::vector<int32_t> prompt = {0};
@@ -194,13 +195,18 @@ void run_tokenizer_bench(const BenchRequest& f) {
 
 }  // namespace
 
+std::vector<std::string> bench_preset_names() {
+  std::vector<std::string> names;
+  for (const std::string& name : preset_names())
+    if (preset_config(name).model == ModelKind::kGpt) names.push_back(name);
+  names.push_back("gpt2");
+  return names;
+}
+
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  ExecContext ctx;
-  ctx.threads = f.threads;
-  ctx.matmul = kernels::parse_matmul(f.matmul, /*resolve=*/true);
-  kernels::use(ctx);
-  if (f.sample != 0) return run_sample_bench(f);
+  const ExecContext ctx = use_exec_context(f.threads, f.matmul);
+  if (f.sample != 0) return run_sample_bench(f, ctx);
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
   TrainConfig cfg = flags_config(f);
@@ -211,7 +217,7 @@ void run_bench(const BenchRequest& f) {
            "], got ", T);
   SG_CHECK(B > 0, "--batch-size must be positive, got ", B);
 
-  GPT model(g);
+  GPT model(g, ctx);
   Rng init_rng(cfg.seed);
   model.init(init_rng);
   Rng dropout_rng(cfg.seed + 1);

@@ -9,6 +9,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "core/exec_context.h"
 
 namespace scratchgpt {
 
@@ -18,7 +21,7 @@ struct BenchRequest {
   int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
   float dropout = -1.0f;
   int sample = 0;  // > 0: time generating this many tokens instead of training
-  std::string matmul = "auto";
+  MatmulBackend matmul = MatmulBackend::kAuto;
   bool json = false;
   // Non-empty: time the tokenizer instead ("gpt2" or a directory): encoding `input` (default: the
   // bundled Tiny Shakespeare) repeated `repeat` times, on 1 thread and on `threads`.
@@ -29,5 +32,9 @@ struct BenchRequest {
 
 // Prints the report to stdout.
 void run_bench(const BenchRequest& request);
+
+// The presets it times: train's GPT presets (preset_names()) and gpt2 (GPT-2 small, 124M: no
+// dataset of ours has its vocabulary, so bench alone knows it).
+std::vector<std::string> bench_preset_names();
 
 }  // namespace scratchgpt

@@ -8,7 +8,7 @@
 
 #include "core/check.h"
 #include "data/dataset.h"
-#include "kernels/kernels.h"
+#include "run/exec.h"
 #include "run/model_factory.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -22,14 +22,12 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   SG_CHECK(req.batches >= 0, "--batches must be >= 0 (0: the whole split), got ", req.batches);
   SG_CHECK(req.batch_size >= 0, "--batch-size must be positive, got ", req.batch_size);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
-  SG_CHECK(req.threads >= 0, "--threads must be >= 0 (0: all cores), got ", req.threads);
   SG_CHECK(!req.data_dir.empty(), "--data-dir is required: the prepared dataset to evaluate on");
-  ExecContext ctx;  // how to compute: checked before any work
-  ctx.threads = req.threads;
-  ctx.matmul = kernels::parse_matmul(req.matmul, /*resolve=*/true);
+  // How to compute (--threads, --matmul): checked and applied before any work.
+  const ExecContext ctx = use_exec_context(req.threads, req.matmul);
 
   Checkpoint ck = load_checkpoint(req.checkpoint);
-  Dataset data = Dataset::load(req.data_dir);
+  Dataset data = Dataset::load(req.data_dir, ck.tokenizer.vocab_size());  // nanoGPT's raw files: the model's V
   SG_CHECK(data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", req.data_dir, " (",
            data.tokenizer.describe(), ") differs from the checkpoint's (", ck.tokenizer.describe(),
            "): evaluate on data prepared with the same tokenizer");
@@ -41,14 +39,13 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   SG_CHECK(T <= model_ctx, "--block-size ", T, " is longer than the checkpoint's model context (",
            model_ctx, "): use --block-size ", model_ctx, " or less");
   const int B = req.batch_size > 0 ? req.batch_size : ck.cfg.batch_size;
-  const std::vector<uint16_t>& split = req.split == "val" ? data.val : data.train;
+  const std::vector<uint32_t>& split = req.split == "val" ? data.val : data.train;
   SG_CHECK(static_cast<int64_t>(split.size()) >= int64_t{T} + 1, "the ", req.split, " split of ",
            req.data_dir, " has ", split.size(), " tokens, fewer than block_size + 1 = ", T + 1,
            ": use a smaller --block-size");
 
   restore_params(ck, model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
-  kernels::use(ctx);
 
   const auto t0 = Clock::now();
   EvalResult r;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt {
 
 struct EvalRequest {
@@ -18,7 +20,7 @@ struct EvalRequest {
   int block_size = 0;         // T; 0: the checkpoint's training context
   uint64_t seed = 1337;       // batch offsets when batches > 0
   int threads = 0;            // 0: all cores
-  std::string matmul = "auto";
+  MatmulBackend matmul = MatmulBackend::kAuto;
 };
 
 struct EvalResult {

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "core/check.h"
+#include "run/exec.h"
 #include "run/model_factory.h"
 #include "sample/generate.h"
 #include "train/checkpoint.h"
@@ -17,10 +18,11 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
   SG_CHECK(req.num_samples > 0, "--num-samples must be positive, got ", req.num_samples);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
   SG_CHECK(!req.prompt.empty(), "the prompt is empty: give at least one character");
+  const ExecContext ctx = use_exec_context(req.threads, req.matmul);  // how to compute
   Checkpoint ck = load_checkpoint(req.checkpoint);
   const std::vector<int32_t> prompt = ck.tokenizer.encode(req.prompt);  // names unknown chars
 
-  std::unique_ptr<LanguageModel> model = build_model(ck.cfg);
+  std::unique_ptr<LanguageModel> model = build_model(ck.cfg, ctx);
   restore_params(ck, *model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
   const int model_ctx = model->block_size();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/exec_context.h"
 #include "sample/sampler.h"
 
 namespace scratchgpt {
@@ -19,6 +20,8 @@ struct SampleRequest {
   uint64_t seed = 1337;
   int block_size = 0;  // context window; 0: the model's; larger than the model's is an Error
   SamplingOptions sampling;
+  int threads = 0;  // 0: all cores
+  MatmulBackend matmul = MatmulBackend::kAuto;
 };
 
 // Writes prompt + generated text of each sample to out, samples separated by a line of dashes.

@@ -1,0 +1,16 @@
+// exec.h: the execution context of a command that runs in one process (eval, sample, bench):
+// built from its --threads and --matmul, applied to the kernels (kernels::use) and returned with
+// the backend resolved, to hand to the model (build_model, GPT). train builds its own
+// (run/train.cpp): under mpirun a machine's cores are shared among its processes.
+// Leaves out: choosing the SIMD level (the best the CPU has; tests force others).
+#pragma once
+
+#include "core/exec_context.h"
+
+namespace scratchgpt {
+
+// threads: 0 for all cores; matmul: kAuto resolves to the build's default. A negative thread
+// count, or onednn in a build without oneDNN, is an Error naming the fix.
+ExecContext use_exec_context(int threads, MatmulBackend matmul);
+
+}  // namespace scratchgpt
