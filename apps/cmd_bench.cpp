@@ -17,14 +17,14 @@ void register_bench(CLI::App& app) {
   std::string presets;
   for (const std::string& name : bench_preset_names())
     presets += (presets.empty() ? "" : " | ") + name;
-  cmd->add_option("--preset", f->preset, presets + " (gpt2: 124M, T=64, B=4)")
+  cmd->add_option("--preset", f->preset, presets + " (the gpt2 shapes: T=64, B=4 by default)")
       ->capture_default_str();
   cmd->add_option("--n-layer", f->n_layer, "override: transformer blocks L");
   cmd->add_option("--n-head", f->n_head, "override: attention heads NH");
   cmd->add_option("--n-embd", f->n_embd, "override: embedding width C");
   cmd->add_option("--block-size", f->block_size, "override: longest context of the model");
   cmd->add_option("--vocab-size", f->vocab_size, "override: vocabulary size V");
-  cmd->add_option("--seq-len", f->seq_len, "tokens per sequence T (default: block size; gpt2: 64)");
+  cmd->add_option("--seq-len", f->seq_len, "tokens per sequence T (default: block size; the gpt2 shapes: 64)");
   cmd->add_option("--batch-size", f->batch_size, "override: batch size B");
   cmd->add_option("--dropout", f->dropout, "override: dropout probability");
   cmd->add_option("--steps", f->steps, "timed steps")->capture_default_str();

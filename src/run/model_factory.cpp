@@ -8,24 +8,27 @@
 
 namespace scratchgpt {
 
-namespace {
-double params(const TrainConfig& cfg) {
+double param_count(const TrainConfig& cfg) {
   const double V = cfg.gpt.vocab_size, C = cfg.gpt.n_embd, L = cfg.gpt.n_layer;
-  const double T = cfg.gpt.block_size;
+  const double T = cfg.gpt.block_size, b = cfg.gpt.bias ? 1.0 : 0.0;
   if (cfg.model == ModelKind::kBigram) return V * V;
-  // wte, wpe, per block attention (4 C^2) and MLP (8 C^2), the untied head.
-  return V * C + T * C + L * 12.0 * C * C + (cfg.gpt.tied ? 0.0 : V * C);
+  const double block = 2 * (C + b * C)          // ln_1, ln_2
+                       + 3 * C * C + b * 3 * C  // attn.c_attn
+                       + C * C + b * C          // attn.c_proj
+                       + 4 * C * C + b * 4 * C  // mlp.c_fc
+                       + 4 * C * C + b * C;     // mlp.c_proj
+  // wte, wpe, the blocks, ln_f, the head when not tied to wte.
+  return V * C + T * C + L * block + (C + b * C) + (cfg.gpt.tied ? 0.0 : V * C);
 }
-}  // namespace
 
-double weight_bytes(const TrainConfig& cfg) { return 4.0 * params(cfg); }
+double weight_bytes(const TrainConfig& cfg) { return 4.0 * param_count(cfg); }
 
 double training_bytes_lower_bound(const TrainConfig& cfg) {
   const double B = cfg.batch_size, T = cfg.gpt.block_size, V = cfg.gpt.vocab_size;
   const double acts = cfg.model == ModelKind::kBigram
                           ? B * T * V
                           : cfg.gpt.n_layer * 8.0 * B * T * cfg.gpt.n_embd + B * T * V;
-  return 4.0 * (4.0 * params(cfg) + acts);
+  return 4.0 * (4.0 * param_count(cfg) + acts);
 }
 
 void check_fits_in_memory(double bytes, const char* what, const char* fix) {

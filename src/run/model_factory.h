@@ -18,6 +18,10 @@ namespace scratchgpt {
 std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg,
                                            const ExecContext& ctx = ExecContext());
 
+// The number of parameters the model of cfg has (what num_params() of the built model returns),
+// counted from the shape alone, without allocating it; double: no overflow whatever the config.
+double param_count(const TrainConfig& cfg);
+
 // Lower bounds, in bytes and in double (no overflow whatever the config), of what a model needs:
 // its weights alone, and training at the config's B and T (weights, gradients, both AdamW moments,
 // and the activations backward keeps: at least 8 (B, T, C) tensors a block and the (B, T, V)

@@ -14,7 +14,8 @@ namespace scratchgpt {
 using nlohmann::json;
 
 std::vector<std::string> preset_names() {
-  return {"bigram", "shakespeare-char", "shakespeare-char-small", "shakespeare-bpe"};
+  return {"bigram",          "shakespeare-char", "shakespeare-char-small", "shakespeare-bpe",
+          "gpt2",            "gpt2-medium",      "gpt2-large",             "gpt2-xl"};
 }
 
 std::string preset_list() {
@@ -78,6 +79,32 @@ TrainConfig preset_config(const std::string& name) {
     c.beta2 = 0.99f;
     c.eval_interval = 250, c.eval_iters = 20;
     c.rng_stream = RngStream::kNanoGpt;
+  } else if (name == "gpt2" || name == "gpt2-medium" || name == "gpt2-large" ||
+             name == "gpt2-xl") {
+    // OpenAI's GPT-2 (124M, 350M, 774M, 1558M): 50257 tokens, context 1024, biases, tanh GELU,
+    // tied embeddings, no dropout; trained with nanoGPT's config/train_gpt2.py (and train.py's
+    // defaults): 12 x 1024 tokens x 40 micro-steps a step, lr 6e-4 to 6e-5 over 600000 steps.
+    struct Shape {
+      const char* name;
+      int n_layer, n_head, n_embd;
+    };
+    static constexpr Shape kShapes[] = {{"gpt2", 12, 12, 768},
+                                        {"gpt2-medium", 24, 16, 1024},
+                                        {"gpt2-large", 36, 20, 1280},
+                                        {"gpt2-xl", 48, 25, 1600}};
+    for (const Shape& s : kShapes)
+      if (name == s.name) c.gpt.n_layer = s.n_layer, c.gpt.n_head = s.n_head, c.gpt.n_embd = s.n_embd;
+    c.gpt.vocab_size = 50257, c.gpt.block_size = 1024;
+    c.gpt.dropout = 0.0f;
+    c.gpt.bias = true, c.gpt.tied = true, c.gpt.activation = Activation::kGelu;
+    c.batch_size = 12, c.grad_accum = 40;
+    c.max_iters = 600000, c.lr_decay_iters = 600000, c.warmup_iters = 2000;
+    c.lr = 6e-4, c.min_lr = 6e-5;
+    c.weight_decay = 0.1f;
+    c.beta1 = 0.9f, c.beta2 = 0.95f;
+    c.grad_clip = 1.0f;
+    c.eval_interval = 1000, c.eval_iters = 200, c.log_interval = 10;
+    c.rng_stream = RngStream::kSplit;
   } else {
     fail("unknown preset '", name, "': choose one of ", preset_list());
   }

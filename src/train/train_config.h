@@ -86,8 +86,9 @@ const std::vector<ConfigField>& config_fields();
 // Error naming the flag when the text is not of the field's kind.
 nlohmann::json config_value_from_text(const ConfigField& field, const std::string& text);
 
-// "bigram", "shakespeare-char", "shakespeare-char-small", "shakespeare-bpe" (GPT-2's tokens); an
-// unknown name is an Error listing them.
+// "bigram", "shakespeare-char", "shakespeare-char-small", "shakespeare-bpe" (GPT-2's tokens),
+// and GPT-2's four shapes "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl" (with nanoGPT's
+// train_gpt2.py hyperparameters); an unknown name is an Error listing them.
 TrainConfig preset_config(const std::string& name);
 std::vector<std::string> preset_names();
 // "bigram, shakespeare-char, ...": the names for messages and help.

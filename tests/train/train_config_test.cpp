@@ -53,6 +53,44 @@ TEST(TrainConfig, PresetsAreNanoGPTsRecipes) {
             std::string::npos);
 }
 
+TEST(TrainConfig, Gpt2PresetsAreGpt2WithNanoGPTsTrainGpt2) {
+  struct Shape {
+    const char* name;
+    int L, NH, C;
+  };
+  for (const Shape& s : {Shape{"gpt2", 12, 12, 768}, {"gpt2-medium", 24, 16, 1024},
+                         {"gpt2-large", 36, 20, 1280}, {"gpt2-xl", 48, 25, 1600}}) {
+    SCOPED_TRACE(s.name);
+    const TrainConfig c = preset_config(s.name);
+    EXPECT_EQ(c.preset, s.name);
+    EXPECT_EQ(c.model, ModelKind::kGpt);
+    EXPECT_EQ(c.gpt.n_layer, s.L);
+    EXPECT_EQ(c.gpt.n_head, s.NH);
+    EXPECT_EQ(c.gpt.n_embd, s.C);
+    EXPECT_EQ(c.gpt.vocab_size, 50257);
+    EXPECT_EQ(c.gpt.block_size, 1024);
+    EXPECT_TRUE(c.gpt.bias);
+    EXPECT_TRUE(c.gpt.tied);
+    EXPECT_EQ(c.gpt.activation, Activation::kGelu);
+    EXPECT_EQ(c.gpt.dropout, 0.0f);
+    EXPECT_EQ(c.lr, 6e-4);
+    EXPECT_EQ(c.min_lr, 6e-5);
+    EXPECT_EQ(c.warmup_iters, 2000);
+    EXPECT_EQ(c.max_iters, 600000);
+    EXPECT_EQ(c.lr_decay_iters, 600000);
+    EXPECT_FLOAT_EQ(c.weight_decay, 0.1f);
+    EXPECT_FLOAT_EQ(c.beta1, 0.9f);
+    EXPECT_FLOAT_EQ(c.beta2, 0.95f);
+    EXPECT_FLOAT_EQ(c.grad_clip, 1.0f);
+    EXPECT_EQ(c.batch_size, 12);
+    EXPECT_EQ(c.grad_accum, 40);
+    EXPECT_EQ(c.eval_interval, 1000);
+    EXPECT_EQ(c.eval_iters, 200);
+    EXPECT_EQ(c.rng_stream, RngStream::kSplit);
+    EXPECT_NO_THROW(c.validate());
+  }
+}
+
 TEST(TrainConfig, JsonRoundTripAndOverrides) {
   TrainConfig a = preset_config("shakespeare-char");
   a.seed = 42, a.lr = 3e-4, a.gpt.vocab_size = 77, a.grad_accum = 3;
