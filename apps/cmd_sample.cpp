@@ -10,11 +10,19 @@ namespace scratchgpt::cli {
 void register_sample(CLI::App& app) {
   auto r = std::make_shared<SampleRequest>();
   auto* cmd = app.add_subcommand(
-      "sample", "Generate text from a trained checkpoint, streamed character by character");
+      "sample",
+      "Generate text from a checkpoint with its tokenizer (characters or BPE), streamed as the "
+      "tokens arrive");
   cmd->add_option("--checkpoint", r->checkpoint, "a .safetensors file written by 'train'")
       ->required();
-  cmd->add_option("--prompt", r->prompt, "text to continue (default: a newline)");
-  cmd->add_option("--num-tokens", r->num_tokens, "characters to generate per sample")
+  cmd->add_option(
+      "--prompt", r->prompt,
+      "text to continue (default: a newline, as nanoGPT). <|endoftext|> in it is GPT-2's "
+      "special token. Empty: a BPE model starts from <|endoftext|>. A prompt longer "
+      "than the context keeps its last tokens (a note on stderr)");
+  cmd->add_option("--max-new-tokens,--num-tokens", r->max_new_tokens,
+                  "tokens to generate per sample (nanoGPT's max_new_tokens; fewer if the sample "
+                  "ends at <|endoftext|>)")
       ->capture_default_str();
   cmd->add_option("--num-samples", r->num_samples, "independent samples")->capture_default_str();
   cmd->add_option("--temperature", r->sampling.temperature, "softmax temperature (> 0)")
@@ -29,6 +37,21 @@ void register_sample(CLI::App& app) {
   cmd->add_option("--block-size", r->block_size,
                   "context window (default: the model's; at most the model's)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option_function<std::string>(
+         "--context-rule",
+         [r](const std::string& name) {
+           r->context_rule = enum_from_name<ContextRule>(kContextRuleNames, name, "--context-rule");
+         },
+         "when the context is full: 'half' keeps its last half and re-prefills it through the KV "
+         "cache (fast; tokens after a crop see fewer tokens than nanoGPT's), 'slide' is "
+         "nanoGPT's rule, exact and slower: every token sees the last block-size tokens, "
+         "re-prefilled for each new token, so a seeded sample can match nanoGPT's")
+      ->type_name("half|slide")
+      ->default_str("half");
+  cmd->add_flag(
+      "--no-stop-at-eot", [r](int64_t) { r->stop_at_eot = false; },
+      "keep generating after <|endoftext|> (written as that text), as nanoGPT does; by "
+      "default a BPE sample ends there");
   add_exec_options(cmd, r->threads, r->matmul);
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }

@@ -7,20 +7,43 @@
 #include "core/check.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
-#include "sample/generate.h"
 #include "train/checkpoint.h"
 
 namespace scratchgpt {
 
-void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
+void TextStream::put(int32_t id) {
+  const std::string s = hold_.push(tokenizer_.decode_one(id));
+  if (!s.empty()) write_(s);
+}
+
+void TextStream::finish() {
+  const std::string s = hold_.flush();
+  if (!s.empty()) write_(s);
+}
+
+void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE* err) {
   req.sampling.validate();
-  SG_CHECK(req.num_tokens >= 0, "--num-tokens must be >= 0, got ", req.num_tokens);
+  SG_CHECK(req.max_new_tokens >= 0, "--max-new-tokens must be >= 0, got ", req.max_new_tokens);
   SG_CHECK(req.num_samples > 0, "--num-samples must be positive, got ", req.num_samples);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
-  SG_CHECK(!req.prompt.empty(), "the prompt is empty: give at least one character");
   const ExecContext ctx = use_exec_context(req.threads, req.matmul);  // how to compute
+  // load_checkpoint refuses a config whose vocab_size differs from the tokenizer's.
   Checkpoint ck = load_checkpoint(req.checkpoint);
-  const std::vector<int32_t> prompt = ck.tokenizer.encode(req.prompt);  // names unknown chars
+  const Tokenizer& tok = ck.tokenizer;
+  const int32_t eot = tok.is_bpe() ? tok.bpe().eot_id() : -1;
+  std::vector<int32_t> prompt;
+  if (req.prompt.empty()) {
+    SG_CHECK(eot >= 0,
+             "the prompt is empty: give at least one character (only a BPE tokenizer "
+             "with <|endoftext|> can start from nothing; this checkpoint's is ",
+             tok.describe(), ")");
+    prompt = {eot};  // GPT-2's start of a document
+  } else if (tok.is_bpe()) {
+    // nanoGPT's sample.py: enc.encode(s, allowed_special={"<|endoftext|>"})
+    prompt = tok.bpe().encode(req.prompt, /*allow_special=*/true);
+  } else {
+    prompt = tok.encode(req.prompt);  // names characters outside the vocabulary
+  }
 
   std::unique_ptr<LanguageModel> model = build_model(ck.cfg, ctx);
   restore_params(ck, *model, /*with_optimizer=*/false);
@@ -35,17 +58,29 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out) {
              model_ctx, " or less");
     window = req.block_size;
   }
+  if (static_cast<int64_t>(prompt.size()) > window)
+    std::fprintf(err,
+                 "note: the prompt is %zu tokens, longer than the context (%d): the model "
+                 "sees its last %d, as nanoGPT crops idx[:, -block_size:]\n",
+                 prompt.size(), window, window);
 
+  const int32_t stop = req.stop_at_eot ? eot : -1;
   Rng rng(req.seed);
   for (int s = 0; s < req.num_samples; ++s) {
     if (s > 0) std::fputs("\n---------------\n", out);
     std::fputs(req.prompt.c_str(), out);
     std::fflush(out);
-    generate(*model, window, prompt, req.num_tokens, req.sampling, rng, [&](int32_t tok, const float*) {
-      const std::string& c = ck.tokenizer.decode_one(tok);
-      std::fwrite(c.data(), 1, c.size(), out);
+    TextStream text(tok, [out](std::string_view b) {
+      std::fwrite(b.data(), 1, b.size(), out);
       std::fflush(out);
     });
+    generate(
+        *model, window, prompt, req.max_new_tokens, req.sampling, rng,
+        [&](int32_t id, const float*) {
+          if (id != stop) text.put(id);  // the end of the text is not written
+        },
+        req.context_rule, stop);
+    text.finish();
   }
   std::fputs("\n", out);
   std::fflush(out);

@@ -18,9 +18,9 @@ const float* RecomputeModel::decode_step(int32_t token) {
 }
 
 std::vector<int32_t> generate(LanguageModel& model, int window, const std::vector<int32_t>& prompt,
-                              int num_tokens,
-                              const SamplingOptions& opt, Rng& rng,
-                              const std::function<void(int32_t, const float*)>& on_token) {
+                              int num_tokens, const SamplingOptions& opt, Rng& rng,
+                              const std::function<void(int32_t, const float*)>& on_token,
+                              ContextRule rule, int32_t stop_token) {
   SG_CHECK(!prompt.empty(), "the prompt is empty: give at least one character");
   SG_CHECK(window >= 2, "the context window must hold at least 2 tokens, got ", window);
   SG_CHECK(window <= model.block_size(), "the context window (", window,
@@ -43,7 +43,13 @@ std::vector<int32_t> generate(LanguageModel& model, int window, const std::vecto
     seq.push_back(tok);
     out.push_back(tok);
     if (on_token) on_token(tok, logits.data());
-    if (n + 1 == num_tokens) break;  // no need to feed the last token
+    if (n + 1 == num_tokens || tok == stop_token) break;  // no need to feed the last token
+    if (held == window && rule == ContextRule::kSlide) {
+      // nanoGPT: idx_cond = idx[:, -block_size:], the whole window again for every token.
+      model.reset_cache();
+      l = model.prefill(seq.data() + seq.size() - window, window);
+      continue;
+    }
     if (held == window) {
       // Context full: keep the last window/2 tokens before the new one and re-prefill them
       // together with it.

@@ -3,7 +3,8 @@
 // KV cache (context crops included) against the slow twin that recomputes the whole window with
 // forward() for every token: same logits to rounding, same tokens. (The GPT's own test shows
 // decode_step equals the full forward position by position; this one tests the sampler's use of
-// it.)
+// it.) The slide rule's logits past the context equal a plain forward over the last block_size
+// tokens; a stop token ends generation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -127,4 +128,55 @@ TEST(Generate, EmptyPromptIsAnError) {
   Bigram m(3);
   Rng rng(1);
   EXPECT_THROW(generate(m, 4, {}, 3, SamplingOptions(), rng, nullptr), Error);
+}
+
+// --context-rule slide, nanoGPT's rule: every step's logits are those of a plain forward over the
+// last block_size tokens of the text so far (idx[:, -block_size:]), past the context included.
+TEST(Generate, SlideEqualsForwardOverTheLastWindow) {
+  GPTConfig c;
+  c.vocab_size = 13, c.block_size = 8, c.n_layer = 2, c.n_head = 2, c.n_embd = 16;
+  c.activation = Activation::kGelu, c.bias = true, c.tied = true;
+  GPT fast(c), plain(c);
+  Rng init(3);
+  fast.init(init);
+  Rng big(4);
+  for (Param& p : fast.params())
+    if (p.value.rank == 2) big.normal(p.value.data, p.value.numel(), 0.0f, 0.4f);
+  for (size_t i = 0; i < fast.params().size(); ++i)
+    std::copy(fast.params()[i].value.begin(), fast.params()[i].value.end(),
+              plain.params()[i].value.begin());
+  const std::vector<int32_t> prompt = {1, 2, 3};
+  std::vector<int32_t> seq = prompt;  // everything before the token being drawn
+  int steps = 0;
+  Rng rng(7);
+  generate(
+      fast, c.block_size, prompt, 30, SamplingOptions(), rng,
+      [&](int32_t t, const float* l) {
+        const int T = std::min<int>(static_cast<int>(seq.size()), c.block_size);
+        plain.forward(seq.data() + seq.size() - T, nullptr, 1, T, nullptr);
+        const float* want = plain.logits().data + int64_t{T - 1} * c.vocab_size;
+        for (int v = 0; v < c.vocab_size; ++v)
+          ASSERT_NEAR(l[v], want[v], 1e-4f) << "step " << steps << " token " << v;
+        seq.push_back(t);
+        ++steps;
+      },
+      ContextRule::kSlide);
+  EXPECT_EQ(steps, 30);  // 3 + 30 tokens: 25 steps past the full context
+}
+
+// generate() ends right after drawing stop_token, which it returns and passes on.
+TEST(Generate, StopsAfterTheStopToken) {
+  Bigram m(3);
+  Rng init(1);
+  m.init(init);
+  Rng rng(2);
+  std::vector<int32_t> seen;
+  const std::vector<int32_t> all = generate(m, 4, {0}, 200, SamplingOptions(), rng,
+                                            [&](int32_t t, const float*) { seen.push_back(t); });
+  const auto first2 = std::find(all.begin(), all.end(), 2);
+  ASSERT_NE(first2, all.end());
+  Rng rng2(2);
+  const std::vector<int32_t> stopped =
+      generate(m, 4, {0}, 200, SamplingOptions(), rng2, nullptr, ContextRule::kHalf, 2);
+  EXPECT_EQ(stopped, std::vector<int32_t>(all.begin(), first2 + 1));
 }
