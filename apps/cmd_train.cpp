@@ -16,7 +16,7 @@ namespace scratchgpt::cli {
 
 void register_train(CLI::App& app) {
   struct Flags {
-    std::string preset, data_dir, out_dir, config;
+    std::string preset, data_dir, out_dir, config, init_from;
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
     std::vector<std::string> text;                                    // their values as typed
@@ -26,7 +26,7 @@ void register_train(CLI::App& app) {
       "train",
       "Train a model on a prepared dataset; checkpoints last.safetensors and "
       "best.safetensors in --out-dir. Ctrl-C stops cleanly after the current step.");
-  cmd->add_option("--preset", f->preset, preset_list() + " (not needed with --resume)");
+  cmd->add_option("--preset", f->preset, preset_list() + " (not needed with --resume; optional with --init-from)");
   cmd->add_option("--data-dir", f->data_dir,
                   "directory written by 'scratchgpt prepare'; or nanoGPT's (raw train.bin and "
                   "val.bin: give --vocab-size) or llm.c's (*_train.bin and *_val.bin shards)")
@@ -34,6 +34,10 @@ void register_train(CLI::App& app) {
   cmd->add_option("--out-dir", f->out_dir, "where checkpoints and metrics.jsonl go")->required();
   cmd->add_flag("--resume", f->resume, "continue exactly from --out-dir/last.safetensors");
   cmd->add_flag("--overwrite", f->overwrite, "replace the checkpoints of an earlier run");
+  cmd->add_option("--init-from", f->init_from,
+                  "start from this checkpoint's weights (fine-tuning): its architecture, a fresh "
+                  "optimizer, the hyperparameters of --preset (optional) and the flags; "
+                  "--block-size below its context crops the position table");
   cmd->add_option("--config", f->config, "JSON file of config keys (as in checkpoints' config)");
   // One flag per hyperparameter of the table (train/train_config.h), spelled as its key with
   // dashes; "preset" has a flag of its own.
@@ -57,6 +61,7 @@ void register_train(CLI::App& app) {
     opt.data_dir = f->data_dir;
     opt.out_dir = f->out_dir;
     opt.resume = f->resume;
+    opt.init_from = f->init_from;
     opt.overwrite = f->overwrite;
     opt.config_file = f->config;
     for (const auto& [field, option] : f->given)  // given flags win over --config

@@ -107,6 +107,24 @@ nlohmann::json given_keys(const TrainOptions& opt) {
   return over;
 }
 
+// --init-from: the keys that fix the architecture come from the checkpoint; a flag or config key
+// asking for another value is an error naming it. block_size may shrink (the position table is
+// cropped, nanoGPT's crop_block_size), never grow.
+void check_init_from(const TrainConfig& cfg, const nlohmann::json& given, const Checkpoint& ck) {
+  const nlohmann::json want = cfg.to_json(), have = ck.cfg.to_json();
+  for (const char* key :
+       {"model", "vocab_size", "n_layer", "n_head", "n_embd", "bias", "tied", "activation"})
+    SG_CHECK(!given.contains(key) || want.at(key) == have.at(key), "--init-from ", ck.path,
+             ": its ", key, " is ", have.at(key).dump(), ", but --", dashed(key), " asks for ",
+             want.at(key).dump(), ": a fine-tuned model keeps its checkpoint's architecture; drop --",
+             dashed(key));
+  if (cfg.model == ModelKind::kGpt)
+    SG_CHECK(cfg.gpt.block_size <= ck.cfg.gpt.block_size, "--init-from ", ck.path,
+             ": --block-size ", cfg.gpt.block_size, " exceeds its context (block_size ",
+             ck.cfg.gpt.block_size, "): its position table has no rows beyond ",
+             ck.cfg.gpt.block_size, "; use --block-size ", ck.cfg.gpt.block_size, " or less");
+}
+
 TrainConfig configure(const TrainOptions& opt, const nlohmann::json& given, Run& run,
                       Checkpoint& ck) {
   TrainConfig cfg;
@@ -128,12 +146,22 @@ TrainConfig configure(const TrainOptions& opt, const nlohmann::json& given, Run&
     SG_CHECK(opt.preset.empty() || opt.preset == ck.cfg.preset, "--preset ", opt.preset,
              " differs from the run's preset (", ck.cfg.preset.empty() ? "none" : ck.cfg.preset,
              "): a resumed run keeps its checkpoint's config; drop --preset");
+  } else if (!opt.init_from.empty()) {
+    ck = load_checkpoint(opt.init_from);
+    // The new run's hyperparameters: the preset's if one is given, else the checkpoint's; then
+    // --config and the flags. The architecture is the checkpoint's whatever the preset says.
+    cfg = opt.preset.empty() ? ck.cfg : preset_config(opt.preset);
+    const float dropout = cfg.gpt.dropout;  // a hyperparameter of the run, not the architecture
+    cfg.model = ck.cfg.model;
+    cfg.gpt = ck.cfg.gpt;  // block_size too, unless --block-size crops it
+    cfg.gpt.dropout = dropout;
   } else {
     SG_CHECK(!opt.preset.empty(),
-             "no preset given: pass --preset NAME (", preset_list(), ")");
+             "no preset given: pass --preset NAME (", preset_list(), "), or --init-from CHECKPOINT");
     cfg = preset_config(opt.preset);
   }
   cfg.apply_json(given);
+  if (!opt.init_from.empty()) check_init_from(cfg, given, ck);
   if (cfg.model == ModelKind::kBigram)
     for (const char* key : {"n_layer", "n_head", "n_embd", "dropout", "bias", "tied", "activation"})
       SG_CHECK(!given.contains(key), "--", dashed(key),
@@ -155,6 +183,10 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
            "--resume and --overwrite contradict each other: --resume continues the run in "
            "--out-dir, --overwrite replaces it; pass one");
   SG_CHECK(!opt.data_dir.empty(), "--data-dir is required: prepare one with 'scratchgpt prepare'");
+  SG_CHECK(!(opt.resume && !opt.init_from.empty()),
+           "--resume and --init-from contradict each other: --resume continues the run in "
+           "--out-dir (weights, optimizer and all), --init-from starts a new run from a "
+           "checkpoint's weights; pass one");
   run.comm = &comm;
   run.rank0 = comm.rank() == 0;
   run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
@@ -166,7 +198,8 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // 2. The data: its vocabulary fixes V.
   // nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
   const int given_vocab = given.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
-  run.data = Dataset::load(opt.data_dir, opt.resume ? ck.tokenizer.vocab_size() : given_vocab);
+  const bool from_ck = opt.resume || !opt.init_from.empty();
+  run.data = Dataset::load(opt.data_dir, from_ck ? ck.tokenizer.vocab_size() : given_vocab);
   SG_CHECK(given_vocab == 0 || given_vocab == run.data.tokenizer.vocab_size(), "--vocab-size ",
            given_vocab, " differs from the data's vocabulary (", run.data.tokenizer.describe(),
            " in ", opt.data_dir, "): drop --vocab-size");
@@ -174,6 +207,11 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
     SG_CHECK(run.data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", opt.data_dir, " (",
              run.data.tokenizer.describe(), ") differs from the checkpoint's (",
              ck.tokenizer.describe(), "): resume with the data it was trained on");
+  if (!opt.init_from.empty())
+    SG_CHECK(run.data.tokenizer.same_as(ck.tokenizer), "--init-from ", opt.init_from,
+             ": its tokenizer (", ck.tokenizer.describe(), ") differs from the tokenizer of ",
+             opt.data_dir, " (", run.data.tokenizer.describe(),
+             "): prepare the data with the checkpoint's tokenizer");
   cfg.gpt.vocab_size = run.data.tokenizer.vocab_size();
   cfg.validate();
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
@@ -226,7 +264,20 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
     run.batches->restore(run.state, ck.path);
     ck.st = SafeTensors();  // free the copy
   } else {
+    // With --init-from the initialisation is drawn and then overwritten, as nanoGPT's
+    // from_pretrained builds GPT(config) before copying the weights in: the random streams
+    // (rng_stream nanogpt) are the same as a fresh run's.
     run.batches->init_model(*run.model);
+    if (!opt.init_from.empty()) {
+      // Fresh AdamW moments (the model's are zero) and counters; the checkpoint's weights, the
+      // position table cropped to rows [0, T) when the new context is shorter.
+      if (cfg.model == ModelKind::kGpt && T < ck.cfg.gpt.block_size) {
+        const std::vector<float> wpe = ck.st.f32("wpe");  // (block_size, C), row-major
+        ck.st.add_f32("wpe", {T, cfg.gpt.n_embd}, wpe.data());
+      }
+      restore_params(ck, *run.model, /*with_optimizer=*/false);
+      ck.st = SafeTensors();  // free the copy
+    }
   }
   run.cfg = cfg;
   run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, comm);

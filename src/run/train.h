@@ -1,5 +1,6 @@
 // train.h: what 'scratchgpt train' does, nanoGPT's train.py: set up (config, data,
-// out dir, model, or all of it from a checkpoint on --resume), then the loop: evaluate and save
+// out dir, model, or all of it from a checkpoint on --resume; the weights of one with
+// --init-from, nanoGPT's fine-tuning), then the loop: evaluate and save
 // every eval_interval steps, one optimizer step (train/train_step.h) at a time, a progress line,
 // a clean stop on Ctrl-C; under mpirun, data-parallel over src/dist's Comm (train/train_step.h).
 // Leaves out: mixed precision.
@@ -20,6 +21,9 @@ struct TrainOptions {
   std::string data_dir;
   std::string out_dir;
   bool resume = false;      // continue from out_dir/last.safetensors
+  // A checkpoint whose weights (and architecture) start a new run: fresh optimizer and counters,
+  // the hyperparameters of the preset (optional; else the checkpoint's), --config and the flags.
+  std::string init_from;
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::FILE* log = stderr;  // progress and summary
 };
