@@ -43,6 +43,8 @@ void register_eval(CLI::App& app);     // cmd_eval.cpp
 void register_lesson(CLI::App& app);   // cmd_lesson.cpp
 void register_bench(CLI::App& app);    // cmd_bench.cpp
 void register_tokenize(CLI::App& app); // cmd_tokenize.cpp
+void register_import(CLI::App& app);   // cmd_import.cpp
+void register_export(CLI::App& app);   // cmd_export.cpp
 
 inline void register_commands(CLI::App& app) {
   register_prepare(app);
@@ -52,6 +54,8 @@ inline void register_commands(CLI::App& app) {
   register_lesson(app);
   register_bench(app);
   register_tokenize(app);
+  register_import(app);
+  register_export(app);
 }
 
 }  // namespace scratchgpt::cli

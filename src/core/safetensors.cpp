@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/atomic_file.h"
 #include "core/check.h"
@@ -152,7 +153,14 @@ uint64_t SafeTensors::checksum() const {
   return h;
 }
 
-SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::string& path) {
+namespace {
+
+// The checks every reader makes on a file's header: its length, its JSON, each tensor's dtype,
+// shape and byte range (inside the data, of the size the shape needs, no two overlapping). Calls
+// add(name, dtype, shape, begin, end) for each tensor and returns the start of the data.
+template <typename Add>
+const uint8_t* read_header(const uint8_t* bytes, size_t size, const std::string& path,
+                           std::map<std::string, std::string>& metadata, Add add) {
   SG_CHECK(size >= 8, "'", path, "' is not a safetensors file (only ", size,
            " bytes): it is truncated or corrupted");
   uint64_t header_len = 0;
@@ -168,27 +176,23 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::stri
   SG_CHECK(j.is_object(), "'", path, "' has a safetensors header that is not a JSON object");
   const uint8_t* data = bytes + 8 + header_len;
   const uint64_t data_size = size - 8 - header_len;
-
-  SafeTensors st;
-  st.source = path;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [begin, end) of each tensor's bytes
   try {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (it.key() == "__metadata__") {
         SG_CHECK(it.value().is_object(), "'", path, "': __metadata__ is not an object");
         for (auto m = it.value().begin(); m != it.value().end(); ++m)
-          st.metadata[m.key()] = m.value().get<std::string>();
+          metadata[m.key()] = m.value().get<std::string>();
         continue;
       }
-      StTensor t;
-      t.dtype = it.value().at("dtype").get<std::string>();
-      t.shape = it.value().at("shape").get<std::vector<int64_t>>();
+      std::string dtype = it.value().at("dtype").get<std::string>();
+      std::vector<int64_t> shape = it.value().at("shape").get<std::vector<int64_t>>();
       auto off = it.value().at("data_offsets").get<std::vector<uint64_t>>();
-      const int es = dtype_size(t.dtype);
-      SG_CHECK(es > 0, "'", path, "': tensor '", it.key(), "' has unsupported dtype ", t.dtype);
+      const int es = dtype_size(dtype);
+      SG_CHECK(es > 0, "'", path, "': tensor '", it.key(), "' has unsupported dtype ", dtype);
       // The element count, checked for overflow: no shape may claim more than the file holds.
       uint64_t numel = 1;
-      for (int64_t d : t.shape) {
+      for (int64_t d : shape) {
         SG_CHECK(d >= 0, "'", path, "': tensor '", it.key(), "' has a negative dimension");
         SG_CHECK(!__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) &&
                      numel <= data_size,
@@ -200,8 +204,7 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::stri
                it.key(), "' has ", off[1] - off[0], " bytes but its shape needs ",
                numel * static_cast<uint64_t>(es));
       ranges.emplace_back(off[0], off[1]);
-      t.bytes.assign(data + off[0], data + off[1]);
-      st.tensors[it.key()] = std::move(t);
+      add(it.key(), std::move(dtype), std::move(shape), off[0], off[1]);
     }
   } catch (const nlohmann::json::exception&) {
     fail("'", path, "' has a malformed safetensors header: it is corrupted");
@@ -210,11 +213,42 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::stri
   for (size_t i = 1; i < ranges.size(); ++i)
     SG_CHECK(ranges[i].first >= ranges[i - 1].second, "'", path,
              "': two tensors share bytes: it is corrupted");
+  return data;
+}
+
+}  // namespace
+
+SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::string& path) {
+  SafeTensors st;
+  st.source = path;
+  std::vector<std::tuple<std::string, uint64_t, uint64_t>> where;
+  const uint8_t* data = read_header(
+      bytes, size, path, st.metadata,
+      [&](const std::string& name, std::string dtype, std::vector<int64_t> shape, uint64_t begin,
+          uint64_t end) {
+        StTensor t;
+        t.dtype = std::move(dtype);
+        t.shape = std::move(shape);
+        st.tensors[name] = std::move(t);
+        where.emplace_back(name, begin, end);
+      });
+  for (const auto& [name, begin, end] : where)
+    st.tensors[name].bytes.assign(data + begin, data + end);
   const std::string sum = st.meta("checksum");
   if (!sum.empty())
     SG_CHECK(sum == std::to_string(st.checksum()), "'", path,
              "' failed its checksum: it is corrupted");
   return st;
+}
+
+MappedSafeTensors::MappedSafeTensors(const std::string& path) : file_(path) {
+  const uint8_t* data = read_header(
+      file_.data(), file_.size(), path, metadata,
+      [&](const std::string& name, std::string dtype, std::vector<int64_t> shape, uint64_t begin,
+          uint64_t end) {
+        tensors[name] = View{std::move(dtype), std::move(shape), nullptr, begin, end - begin};
+      });
+  for (auto& [name, v] : tensors) v.data = data + v.offset;
 }
 
 SafeTensors load_safetensors(const std::string& path) {

@@ -4,7 +4,8 @@
 // Hugging Face tools read our files and we read theirs.
 // Writes are atomic: a temporary file beside the target, fsynced, then renamed over it; a
 // checksum of the data in the metadata lets load() reject corrupted files instead of reading garbage.
-// Leaves out: memory mapping, dtypes other than F32, F64, I32, I64, U8, U16.
+// MappedSafeTensors reads a file through a read-only memory map instead (large imports: nothing
+// is copied until asked). Leaves out: dtypes other than F32, F64, I32, I64, U8, U16.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "core/mapped_file.h"
 
 namespace scratchgpt {
 
@@ -58,6 +61,26 @@ class SafeTensors {
 SafeTensors load_safetensors(const std::string& path);
 // The same over bytes in memory; path only names them in errors. The fuzzers' entry point.
 SafeTensors parse_safetensors(const uint8_t* bytes, size_t size, const std::string& path);
+
+// A safetensors file mapped read-only, with the same header checks as parse_safetensors (the
+// data's checksum, which would read every byte, is left to the caller). The views point into
+// the mapping and live as long as this object.
+class MappedSafeTensors {
+ public:
+  struct View {
+    std::string dtype;
+    std::vector<int64_t> shape;
+    const uint8_t* data;  // little-endian elements
+    uint64_t offset;      // from the start of the data section
+    uint64_t bytes;
+  };
+  explicit MappedSafeTensors(const std::string& path);
+  std::map<std::string, View> tensors;
+  std::map<std::string, std::string> metadata;
+
+ private:
+  MappedFile file_;
+};
 
 // Writes atomically (tmp + fsync + rename). Adds metadata "checksum" unless add_checksum is false.
 void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum = true);

@@ -32,12 +32,39 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
   }
 }
 
-void GPT::visit_params(ParamVisitor& v) {
-  v.visit("wte", wte, dwte, {V, C}, /*decay=*/true);
-  v.visit("wpe", wpe, dwpe, {config_.block_size, C}, /*decay=*/true);
-  for (int l = 0; l < L; ++l) blocks[l].visit_params("blocks." + std::to_string(l), v);
+namespace {
+// The parameters in checkpoint order and names, over a GPT's modules (or stand-ins of the same
+// shapes): one walk for building the model and for listing its tensors.
+void walk_params(ParamVisitor& v, const GPTConfig& config, Tensor& wte, Tensor& dwte, Tensor& wpe,
+                 Tensor& dwpe, std::vector<Block>& blocks, LayerNorm& ln_f, Linear& lm_head) {
+  v.visit("wte", wte, dwte, {config.vocab_size, config.n_embd}, /*decay=*/true);
+  v.visit("wpe", wpe, dwpe, {config.block_size, config.n_embd}, /*decay=*/true);
+  for (size_t l = 0; l < blocks.size(); ++l)
+    blocks[l].visit_params("blocks." + std::to_string(l), v);
   ln_f.visit_params("ln_f", v);
-  if (!config_.tied) lm_head.visit_params("lm_head", v);
+  if (!config.tied) lm_head.visit_params("lm_head", v);
+}
+}  // namespace
+
+void GPT::visit_params(ParamVisitor& v) {
+  walk_params(v, config_, wte, dwte, wpe, dwpe, blocks, ln_f, lm_head);
+}
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> gpt_param_shapes(
+    const GPTConfig& config) {
+  struct Record : ParamVisitor {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+    void visit(const std::string& name, Tensor&, Tensor&, const std::vector<int64_t>& shape,
+               bool) override {
+      out.emplace_back(name, shape);
+    }
+  } record;
+  Tensor wte, dwte, wpe, dwpe;  // modules allocate nothing: the store would
+  std::vector<Block> blocks(static_cast<size_t>(config.n_layer), Block(config));
+  LayerNorm ln_f(config.n_embd, config.bias);
+  Linear lm_head(config.n_embd, config.vocab_size, /*bias=*/false);
+  walk_params(record, config, wte, dwte, wpe, dwpe, blocks, ln_f, lm_head);
+  return record.out;
 }
 
 Param& GPT::param(const std::string& name) { return store_.get(name); }

@@ -104,6 +104,10 @@ class GPT : public LanguageModel {
   void allocate_cache();
 };
 
+// A GPT's parameters, names (as checkpoints have them) and shapes in order, without building the
+// model: what import and export map to and from other formats.
+std::vector<std::pair<std::string, std::vector<int64_t>>> gpt_param_shapes(const GPTConfig& config);
+
 // nanoGPT's estimate of forward + backward FLOPs per token: 6 N + 12 L NH HS T, where N counts
 // every parameter except wpe (wte once when tied). Used by benchmarks for MFU.
 double gpt_flops_per_token(const GPTConfig& c, int T);

@@ -44,6 +44,23 @@ int64_t parse_int(const Checkpoint& ck, const std::string& key) {
 
 }  // namespace
 
+namespace {
+// What every checkpoint says of itself: format, config and tokenizer.
+void describe(SafeTensors& st, const TrainConfig& cfg, const Tokenizer& tokenizer) {
+  st.metadata["format"] = kFormat;
+  st.metadata["format_version"] = kFormatVersion;
+  st.metadata["config"] = cfg.to_json().dump();
+  if (tokenizer.is_bpe())
+    st.metadata["tokenizer"] = nlohmann::json{{"type", "bpe"},
+                                              {"name", tokenizer.name()},
+                                              {"encoder.json", tokenizer.encoder_json()},
+                                              {"vocab.bpe", tokenizer.vocab_bpe()}}
+                                   .dump();
+  else
+    st.metadata["vocab"] = tokenizer.chars().to_json();
+}
+}  // namespace
+
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
                      const Tokenizer& tokenizer, const TrainState& state) {
   SafeTensors st;
@@ -60,23 +77,21 @@ void save_checkpoint(const std::string& path, LanguageModel& model, const TrainC
   if (!state.prefetch.empty())
     st.add_i32("state.prefetch", {static_cast<int64_t>(state.prefetch.size())},
                state.prefetch.data());
-  st.metadata["format"] = kFormat;
-  st.metadata["format_version"] = kFormatVersion;
-  st.metadata["config"] = cfg.to_json().dump();
-  if (tokenizer.is_bpe())
-    st.metadata["tokenizer"] = nlohmann::json{{"type", "bpe"},
-                                              {"name", tokenizer.name()},
-                                              {"encoder.json", tokenizer.encoder_json()},
-                                              {"vocab.bpe", tokenizer.vocab_bpe()}}
-                                   .dump();
-  else
-    st.metadata["vocab"] = tokenizer.chars().to_json();
+  describe(st, cfg, tokenizer);
   st.metadata["iter"] = std::to_string(state.iter);
   st.metadata["last_eval_iter"] = std::to_string(state.last_eval_iter);
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.6f", state.best_val_loss);
   st.metadata["best_val_loss"] = buf;
   save_safetensors(path, st);
+}
+
+void save_weights_checkpoint(const std::string& path, SafeTensors weights, const TrainConfig& cfg,
+                             const Tokenizer& tokenizer) {
+  weights.metadata.clear();
+  describe(weights, cfg, tokenizer);
+  weights.metadata["contents"] = "weights";
+  save_safetensors(path, weights);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
@@ -129,6 +144,10 @@ Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
   SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), "checkpoint ", path,
            ": config vocab_size ", ck.cfg.gpt.vocab_size, " differs from its vocabulary (",
            ck.tokenizer.vocab_size(), ")");
+  if (ck.st.meta("contents") == "weights") {  // no optimizer, generators or counters
+    ck.weights_only = true;
+    return ck;
+  }
   ck.state.iter = parse_int(ck, "iter");
   ck.state.last_eval_iter = parse_int(ck, "last_eval_iter");
   SG_CHECK(ck.state.iter >= 0 && ck.state.last_eval_iter >= -1 &&
@@ -145,6 +164,9 @@ Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
 }
 
 void restore_params(const Checkpoint& ck, LanguageModel& model, bool with_optimizer) {
+  SG_CHECK(!with_optimizer || !ck.weights_only, "checkpoint ", ck.path,
+           " holds weights only (imported or exported), no optimizer state to resume: start a "
+           "run from it with 'train --init-from ", ck.path, "'");
   for (Param& p : model.params()) {
     SG_CHECK(ck.st.has(p.name), "checkpoint ", ck.path, " has no tensor '", p.name,
              "': it was made for a different model");

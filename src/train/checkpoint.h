@@ -10,6 +10,9 @@
 //             vocab (CharTokenizer JSON) for a character model, or tokenizer ({"type": "bpe",
 //             "name", "encoder.json", "vocab.bpe": the two files' text}) for a BPE one,
 //             iter, last_eval_iter, best_val_loss (text)
+// A weights-only checkpoint (what import and export --format scratchgpt write) holds the weights,
+// the format, config and tokenizer metadata and contents = "weights": eval, sample and
+// train --init-from read it; --resume, which needs the optimizer, refuses it.
 // Leaves out: sharded checkpoints, half-precision weights.
 #pragma once
 
@@ -36,8 +39,13 @@ struct TrainState {
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
                      const Tokenizer& tokenizer, const TrainState& state);
 
+// weights: tensors under the Param names (F32), as a model's params() has them.
+void save_weights_checkpoint(const std::string& path, SafeTensors weights, const TrainConfig& cfg,
+                             const Tokenizer& tokenizer);
+
 struct Checkpoint {
   std::string path;
+  bool weights_only = false;  // no optimizer moments, generators or counters
   TrainConfig cfg;
   Tokenizer tokenizer;
   TrainState state;

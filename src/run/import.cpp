@@ -1,0 +1,302 @@
+// import.cpp: see import.h.
+#include "run/import.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/check.h"
+#include "core/mapped_file.h"
+#include "core/safetensors.h"
+#include "data/file_io.h"
+#include "nn/gpt.h"
+#include "run/gpt2_formats.h"
+#include "run/model_factory.h"
+#include "tokenizer/tokenizer.h"
+#include "train/checkpoint.h"
+
+namespace scratchgpt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+std::string shape_str(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+// One of our float32 tensors, to be filled.
+StTensor f32_tensor(const Shape& shape) {
+  StTensor t;
+  t.dtype = "F32";
+  t.shape = shape;
+  t.bytes.resize(static_cast<size_t>(t.numel()) * sizeof(float));
+  return t;
+}
+
+// dst (rows, cols) = src (cols, rows) transposed; src may be unaligned.
+void transpose_into(uint8_t* dst, const uint8_t* src, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(dst + (r * cols + c) * 4, src + (c * rows + r) * 4, 4);
+}
+
+// Our tensors from a safetensors file in another layout: where(ours) names each one there.
+// Every key of the file must be used, or be one that ignorable(key) accepts.
+template <typename Where, typename Ignorable>
+SafeTensors gather(const MappedSafeTensors& file, const std::string& path, const GPTConfig& g,
+                   Where where, Ignorable ignorable) {
+  SafeTensors out;
+  std::set<std::string> used;
+  for (const auto& [ours, shape] : gpt_param_shapes(g)) {
+    const ForeignTensor f = where(ours);
+    const auto it = file.tensors.find(f.name);
+    SG_CHECK(it != file.tensors.end(), path, " has no tensor '", f.name, "' (", ours,
+             "): the file is incomplete or not a GPT-2 of this config");
+    const MappedSafeTensors::View& v = it->second;
+    const Shape want = f.transposed ? Shape{shape[1], shape[0]} : shape;
+    SG_CHECK(v.dtype == "F32", path, ": tensor '", f.name, "' is ", v.dtype,
+             ", this build imports float32 weights: save the model in float32");
+    SG_CHECK(v.shape == want, path, ": tensor '", f.name, "' has shape ", shape_str(v.shape),
+             ", the config asks for ", shape_str(want), ": the file and its config disagree");
+    StTensor t = f32_tensor(shape);
+    if (f.transposed)
+      transpose_into(t.bytes.data(), v.data, shape[0], shape[1]);
+    else
+      std::memcpy(t.bytes.data(), v.data, t.bytes.size());
+    out.tensors[ours] = std::move(t);
+    used.insert(f.name);
+  }
+  for (const auto& [key, v] : file.tensors) {
+    if (used.count(key) || ignorable(key, v)) continue;
+    fail(path, " has a tensor scratchgpt does not know, '", key, "' ", shape_str(v.shape),
+         ": it is not a GPT-2 of this layout (or its config says fewer layers)");
+  }
+  return out;
+}
+
+// A tied lm_head.weight stored beside wte must be the same numbers.
+bool is_tied_copy(const MappedSafeTensors::View& v, const SafeTensors& weights) {
+  const StTensor& wte = weights.tensors.at("wte");
+  return v.dtype == "F32" && v.shape == wte.shape && v.bytes == wte.bytes.size() &&
+         std::memcmp(v.data, wte.bytes.data(), wte.bytes.size()) == 0;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int json_int(const nlohmann::json& j, const std::string& key, const std::string& path) {
+  SG_CHECK(j.contains(key) && j[key].is_number_integer(), path, " has no whole number '", key,
+           "': give a GPT-2 config.json");
+  return j[key].get<int>();
+}
+
+GPTConfig gpt2_config(int V, int T, int L, int NH, int C, bool bias, bool tied, Activation act) {
+  GPTConfig g;
+  g.vocab_size = V, g.block_size = T, g.n_layer = L, g.n_head = NH, g.n_embd = C;
+  g.dropout = 0.0f, g.bias = bias, g.tied = tied, g.activation = act;
+  g.validate();
+  return g;
+}
+
+struct Imported {
+  GPTConfig gpt;
+  SafeTensors weights;
+};
+
+Imported import_hf(const std::string& input) {
+  const fs::path in(input);
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(in, ec) ? in : in.parent_path();
+  const std::string model = fs::is_directory(in, ec) ? (in / "model.safetensors").string() : input;
+  const std::string config_path = (dir / "config.json").string();
+  SG_CHECK(fs::exists(config_path, ec), "no config.json beside ", model,
+           ": a Hugging Face model directory holds config.json and model.safetensors");
+  SG_CHECK(fs::exists(model, ec), "no model.safetensors in ", dir.string(),
+           ": download it with the model (PyTorch's pytorch_model.bin is not read)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(config_path));
+  } catch (const nlohmann::json::exception& e) {
+    fail(config_path, " is not valid JSON (", e.what(), ")");
+  }
+  SG_CHECK(j.is_object(), config_path, " must be a JSON object");
+  if (j.contains("model_type"))
+    SG_CHECK(j["model_type"] == "gpt2", config_path, " is a '", j["model_type"].dump(),
+             "' model, not gpt2: scratchgpt imports GPT-2's architecture only");
+  const double eps = j.value("layer_norm_epsilon", 1e-5);
+  SG_CHECK(std::abs(eps - 1e-5) < 1e-12, config_path, " has layer_norm_epsilon ", eps,
+           ": scratchgpt's LayerNorm uses GPT-2's 1e-5");
+  const int T = j.contains("n_positions") ? json_int(j, "n_positions", config_path)
+                                          : json_int(j, "n_ctx", config_path);
+  const bool tied = j.value("tie_word_embeddings", true);
+  const GPTConfig g = gpt2_config(
+      json_int(j, "vocab_size", config_path), T, json_int(j, "n_layer", config_path),
+      json_int(j, "n_head", config_path), json_int(j, "n_embd", config_path), /*bias=*/true, tied,
+      activation_from_hf(j.value("activation_function", std::string("gelu_new"))));
+
+  const MappedSafeTensors file(model);
+  const std::string prefix = file.tensors.count("transformer.wte.weight") ? "transformer." : "";
+  Imported r{g, {}};
+  r.weights = gather(
+      file, model, g, [&](const std::string& ours) { return hf_tensor(ours, prefix); },
+      [&](const std::string& key, const MappedSafeTensors::View&) {
+        // The causal-mask buffers older transformers saved; a tied head's copy of wte (checked
+        // below).
+        if (key.rfind(prefix + "h.", 0) == 0 &&
+            (ends_with(key, ".attn.bias") || ends_with(key, ".attn.masked_bias")))
+          return true;
+        return tied && key == "lm_head.weight";
+      });
+  if (tied && file.tensors.count("lm_head.weight"))
+    SG_CHECK(is_tied_copy(file.tensors.at("lm_head.weight"), r.weights), model,
+             ": lm_head.weight differs from wte.weight though config.json ties them "
+             "(tie_word_embeddings): set tie_word_embeddings to false for an untied head");
+  return r;
+}
+
+Imported import_nanogpt(const std::string& input, int n_head) {
+  const MappedSafeTensors file(input);
+  int V = 0, T = 0, L = 0, C = 0, NH = n_head;
+  bool bias = file.tensors.count("transformer.h.0.ln_1.bias") != 0;
+  const auto meta = file.metadata.find("model_args");
+  if (meta != file.metadata.end()) {
+    nlohmann::json m = nlohmann::json::parse(meta->second, nullptr, false);
+    SG_CHECK(m.is_object(), input, ": its model_args metadata is not a JSON object");
+    V = json_int(m, "vocab_size", input + "'s model_args");
+    T = json_int(m, "block_size", input + "'s model_args");
+    L = json_int(m, "n_layer", input + "'s model_args");
+    C = json_int(m, "n_embd", input + "'s model_args");
+    if (NH == 0) NH = json_int(m, "n_head", input + "'s model_args");
+    if (m.contains("bias") && m["bias"].is_boolean()) bias = m["bias"].get<bool>();
+  } else {  // the shapes say all but the head count
+    const auto wte = file.tensors.find("transformer.wte.weight");
+    const auto wpe = file.tensors.find("transformer.wpe.weight");
+    SG_CHECK(wte != file.tensors.end() && wpe != file.tensors.end() && wte->second.shape.size() == 2 &&
+                 wpe->second.shape.size() == 2,
+             input, " has no transformer.wte.weight and transformer.wpe.weight of 2 dimensions: "
+             "not a nanoGPT state_dict");
+    V = static_cast<int>(wte->second.shape[0]), C = static_cast<int>(wte->second.shape[1]);
+    T = static_cast<int>(wpe->second.shape[0]);
+    while (file.tensors.count("transformer.h." + std::to_string(L) + ".ln_1.weight")) ++L;
+    SG_CHECK(NH > 0, input, " has no model_args metadata, and the head count is not in the "
+             "shapes: pass --n-head");
+  }
+  const GPTConfig g = gpt2_config(V, T, L, NH, C, bias, /*tied=*/true, Activation::kGeluExact);
+  Imported r{g, {}};
+  r.weights = gather(file, input, g, nanogpt_tensor,
+                     [&](const std::string& key, const MappedSafeTensors::View& v) {
+                       // PyTorch < 2's mask buffers; the head, which nanoGPT ties to wte.
+                       if (ends_with(key, ".attn.bias") && v.shape.size() == 4) return true;
+                       return key == "lm_head.weight";
+                     });
+  if (file.tensors.count("lm_head.weight"))
+    SG_CHECK(is_tied_copy(file.tensors.at("lm_head.weight"), r.weights), input,
+             ": lm_head.weight differs from transformer.wte.weight, but nanoGPT's GPT ties them");
+  return r;
+}
+
+Imported import_llmc(const std::string& input) {
+  const MappedFile file(input);
+  SG_CHECK(file.size() >= 1024, input, " is shorter than llm.c's 1024-byte header: truncated, or "
+           "not an llm.c model file");
+  int32_t h[8];
+  std::memcpy(h, file.data(), sizeof h);
+  SG_CHECK(h[0] == kLlmcModelMagic, input, " has magic ", h[0], ", not llm.c's model file magic ",
+           kLlmcModelMagic, " (token shards, magic 20240520, go to 'train --data-dir')");
+  SG_CHECK(h[1] == 3 || h[1] == 5, input, " has llm.c version ", h[1],
+           ": this build reads version 3 (float32) and 5 (bfloat16)");
+  const size_t es = h[1] == 3 ? 4 : 2;
+  const int T = h[2], V = h[3], L = h[4], NH = h[5], C = h[6], Vp = h[7];
+  SG_CHECK(T > 0 && V > 0 && L > 0 && NH > 0 && C > 0 && Vp >= V && Vp < (1 << 26) &&
+               C < (1 << 16) && L < 4096 && T < (1 << 20),
+           input, " has an impossible header (max_seq_len ", T, ", vocab ", V, ", padded ", Vp,
+           ", layers ", L, ", heads ", NH, ", channels ", C, "): it is damaged");
+  const GPTConfig g = gpt2_config(V, T, L, NH, C, /*bias=*/true, /*tied=*/true, Activation::kGelu);
+  std::map<std::string, Shape> shapes;
+  for (const auto& [name, shape] : gpt_param_shapes(g)) shapes[name] = shape;
+  // The bytes each tensor takes in the file, in its order.
+  uint64_t total = 0;
+  const std::vector<std::string> order = llmc_order(L);
+  for (const std::string& name : order) {
+    const Shape& s = shapes.at(name);
+    uint64_t n = 1;
+    for (int64_t d : s) n *= static_cast<uint64_t>(d);
+    if (name == "wte") n = static_cast<uint64_t>(Vp) * static_cast<uint64_t>(C);
+    total += n;
+  }
+  SG_CHECK(file.size() == 1024 + total * es, input, " holds ", file.size(),
+           " bytes, but its header's model needs ", 1024 + total * es,
+           ": it is truncated or damaged");
+  Imported r{g, {}};
+  const uint8_t* p = file.data() + 1024;
+  for (const std::string& name : order) {
+    StTensor t = f32_tensor(shapes.at(name));
+    const int64_t n = t.numel();
+    if (es == 4) {
+      std::memcpy(t.bytes.data(), p, static_cast<size_t>(n) * 4);
+    } else {  // bfloat16: the high half of a float32
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, p + i * 2, 2);
+        const uint32_t bits = static_cast<uint32_t>(b) << 16;
+        std::memcpy(t.bytes.data() + i * 4, &bits, 4);
+      }
+    }
+    const int64_t stored = name == "wte" ? int64_t{Vp} * C : n;  // the padded rows are skipped
+    p += static_cast<size_t>(stored) * es;
+    r.weights.tensors[name] = std::move(t);
+  }
+  return r;
+}
+
+}  // namespace
+
+void run_import(const ImportRequest& req, std::FILE* out) {
+  const WeightFormat format = weight_format_from_name(req.format);
+  SG_CHECK(format != WeightFormat::kScratchgpt,
+           "--format scratchgpt: a scratchgpt checkpoint needs no import; use it as it is");
+  SG_CHECK(!req.input.empty(), "--input is required: the model file or directory to import");
+  SG_CHECK(!req.out.empty(), "--out is required: the checkpoint file to write");
+  std::error_code ec;
+  SG_CHECK(fs::exists(req.input, ec), "--input ", req.input, " does not exist");
+  SG_CHECK(!fs::is_directory(req.out, ec), "--out ", req.out,
+           " is a directory: give a file name, e.g. ", (fs::path(req.out) / "gpt2.safetensors").string());
+  SG_CHECK(req.n_head >= 0, "--n-head must be positive, got ", req.n_head);
+  const Tokenizer tokenizer = Tokenizer::bpe(req.tokenizer);
+  Imported m = format == WeightFormat::kHf        ? import_hf(req.input)
+               : format == WeightFormat::kNanoGpt ? import_nanogpt(req.input, req.n_head)
+                                                  : import_llmc(req.input);
+  SG_CHECK(m.gpt.vocab_size == tokenizer.vocab_size(), req.input, " is a model of ",
+           m.gpt.vocab_size, " tokens, but the tokenizer ", tokenizer.describe(), " has ",
+           tokenizer.vocab_size(), ": pass the model's own --tokenizer DIR");
+  for (const auto& [name, t] : m.weights.tensors) {
+    const auto* x = reinterpret_cast<const uint8_t*>(t.bytes.data());
+    for (size_t i = 0; i < t.bytes.size(); i += 4) {
+      float v;
+      std::memcpy(&v, x + i, 4);
+      SG_CHECK(std::isfinite(v), req.input, ": tensor ", name, " holds ", v, " at element ", i / 4,
+               ": the file is damaged");
+    }
+  }
+  TrainConfig cfg;
+  cfg.model = ModelKind::kGpt;
+  cfg.gpt = m.gpt;
+  cfg.preset = "";
+  const double params = param_count(cfg);
+  save_weights_checkpoint(req.out, std::move(m.weights), cfg, tokenizer);
+  std::fprintf(out, "imported %s (%s): %d layers, %d heads, %d wide, context %d, %d tokens, "
+               "%.1fM parameters -> %s\n",
+               req.input.c_str(), req.format.c_str(), m.gpt.n_layer, m.gpt.n_head, m.gpt.n_embd,
+               m.gpt.block_size, m.gpt.vocab_size, params / 1e6, req.out.c_str());
+}
+
+}  // namespace scratchgpt

@@ -1,0 +1,27 @@
+// import.h: what 'scratchgpt import' does: a GPT-2-shaped model from another tool's files
+// (Hugging Face, nanoGPT, llm.c: gpt2_formats.h) into a weights-only scratchgpt checkpoint that
+// eval, sample and train --init-from read. Every tensor is checked (present, float32, its shape)
+// and every key accounted for: a missing, unknown or misshapen tensor is an Error naming it.
+// Hugging Face's and nanoGPT's safetensors are read through a memory map, so importing a model
+// needs about its size in memory once (the checkpoint being built), not twice.
+// Leaves out: PyTorch's pickled .bin/.pt files (use their safetensors), sharded model files.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace scratchgpt {
+
+struct ImportRequest {
+  std::string format;  // hf, nanogpt or llmc
+  // hf: a directory with config.json and model.safetensors (or that model.safetensors);
+  // nanogpt: the .safetensors file; llmc: the .bin file
+  std::string input;
+  std::string out;                 // the checkpoint to write
+  std::string tokenizer = "gpt2";  // gpt2 (data/gpt2/) or a directory with encoder.json, vocab.bpe
+  int n_head = 0;                  // nanogpt files without model_args metadata: the head count
+};
+
+void run_import(const ImportRequest& req, std::FILE* out);
+
+}  // namespace scratchgpt
