@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 
+#include "core/cpu_features.h"
 #include "core/simd_target.h"
 
 namespace scratchgpt {
@@ -52,6 +54,38 @@ float fma_loop_avx512(int64_t iters) {
 }
 SG_TARGET_END
 
+// Sums of blocks of 64 floats with independent accumulators: the loads are the limit.
+SG_TARGET_BEGIN("avx2")
+float sum_avx2(const float* p, int64_t blocks) {
+  __m256 a[8];
+  for (auto& v : a) v = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b, p += 64)
+    for (int i = 0; i < 8; ++i) a[i] = _mm256_add_ps(a[i], _mm256_loadu_ps(p + 8 * i));
+  float s = 0;
+  for (auto& v : a) s += _mm256_cvtss_f32(v);
+  return s;
+}
+SG_TARGET_END
+
+SG_TARGET_BEGIN("avx512f")
+float sum_avx512(const float* p, int64_t blocks) {
+  __m512 a[4];
+  for (auto& v : a) v = _mm512_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b, p += 64)
+    for (int i = 0; i < 4; ++i) a[i] = _mm512_add_ps(a[i], _mm512_loadu_ps(p + 16 * i));
+  float s = 0;
+  for (auto& v : a) s += _mm512_cvtss_f32(v);
+  return s;
+}
+SG_TARGET_END
+
+float sum_scalar(const float* p, int64_t blocks) {
+  float a[8] = {};
+  for (int64_t b = 0; b < blocks; ++b, p += 64)
+    for (int i = 0; i < 64; ++i) a[i % 8] += p[i];
+  return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
 }  // namespace
 
 double fma_peak_gflops(ThreadPool& pool, bool avx512) {
@@ -65,6 +99,31 @@ double fma_peak_gflops(ThreadPool& pool, bool avx512) {
       sink = sink + (avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters));
     });
     best = std::max(best, flops / (now_s() - t0) * 1e-9);
+  }
+  return best;
+}
+
+double memory_read_gbps(ThreadPool& pool, size_t bytes) {
+  const int64_t n = static_cast<int64_t>(bytes / sizeof(float)) / 64 * 64;
+  // Left uninitialised here: each worker first-touches its own slice.
+  const std::unique_ptr<float[]> buf(new float[static_cast<size_t>(n)]);
+  float* data = buf.get();
+  pool.parallel_for(
+      n / 64, [&](int64_t b, int64_t e, int) { std::fill(data + b * 64, data + e * 64, 1.0f); });
+  const SimdLevel level = detected_simd_level();
+  const bool avx512 = level == SimdLevel::kAvx512, avx2 = level == SimdLevel::kAvx2;
+  std::atomic<float> sink{0};
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double t0 = now_s();
+    pool.parallel_for(n / 64, [&](int64_t b, int64_t e, int) {
+      const float* p = data + b * 64;
+      const int64_t blocks = e - b;  // of 64 floats (256 bytes)
+      sink = sink + (avx512 ? sum_avx512(p, blocks)
+                     : avx2 ? sum_avx2(p, blocks)
+                            : sum_scalar(p, blocks));
+    });
+    best = std::max(best, static_cast<double>(n) * sizeof(float) / (now_s() - t0) * 1e-9);
   }
   return best;
 }

@@ -1,7 +1,8 @@
 // perf_probes.h: what benchmarks measure about the machine and the process: the FMA peak in
 // GFLOP/s (a loop of independent fused multiply-adds on every thread of a pool, the ceiling that
-// "fraction of peak" figures are taken against) and the process's peak resident memory.
-// Leaves out: memory bandwidth and cache sizes.
+// "fraction of peak" figures are taken against), the memory read bandwidth (what bounds batch-1
+// decoding, which reads every weight once per token) and the process's peak resident memory.
+// Leaves out: cache sizes, write bandwidth.
 #pragma once
 
 #include "core/thread_pool.h"
@@ -11,6 +12,11 @@ namespace scratchgpt {
 // GFLOP/s of 12 independent chains of 8-wide (AVX2) or 16-wide (AVX-512) FMAs on every thread of
 // pool at once, best of 3 short runs. The caller checks that the CPU has the instruction set.
 double fma_peak_gflops(ThreadPool& pool, bool avx512);
+
+// GB/s (1e9 bytes) of reading a buffer of `bytes` (far larger than the caches) on every thread of
+// pool at once, each thread summing its own contiguous slice (touched first by that thread), best
+// of 5 passes: the bandwidth a memory-bound kernel that streams its operand once can reach.
+double memory_read_gbps(ThreadPool& pool, size_t bytes = size_t{1} << 30);
 
 // Peak resident set of this process in MB: VmHWM (reset by exec) when /proc is there, else
 // getrusage's ru_maxrss (which a child inherits from a big parent across fork + exec).

@@ -15,15 +15,16 @@
 #include "core/perf_probes.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
+#include "data/file_io.h"
+#include "data/prepare.h"
+#include "kernels/cpu/matmul.h"
 #include "kernels/kernels.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
 #include "sample/generate.h"
+#include "tokenizer/bpe.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
-#include "tokenizer/bpe.h"
-#include "data/file_io.h"
-#include "data/prepare.h"
 
 namespace scratchgpt {
 
@@ -95,7 +96,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   Rng rng(cfg.seed);
   model.resets = 0;
   const double t0 = now_s();
-  const std::vector<int32_t> out = generate(model, g.block_size, prompt, f.sample, opt, rng, nullptr);
+  const std::vector<int32_t> out =
+      generate(model, g.block_size, prompt, f.sample, opt, rng, nullptr);
   const double secs = now_s() - t0;
   SG_CHECK(static_cast<int>(out.size()) == f.sample, "generate returned ", out.size(),
            " tokens instead of ", f.sample);
@@ -105,6 +107,25 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   const double tokens_per_s = f.sample / secs;
   const SimdLevel level = kernels::current().isa;
   const double rss_mb = peak_rss_mb();
+  // The memory bound: each token reads every weight once (the lm_head the whole (V, C) matrix;
+  // wte, when untied, and wpe one row each, counted as nothing), at the read bandwidth measured
+  // here. The KV cache's reads (2 L t C floats at position t) are left out of the bound.
+  const double C = g.n_embd;
+  const double weight_bytes = 4.0 * (static_cast<double>(model.num_params()) - g.block_size * C -
+                                     (g.tied ? 0 : g.vocab_size * C));
+  const double read_gbps = memory_read_gbps(ThreadPool::global());
+  const double bound_ms = weight_bytes / (read_gbps * 1e9) * 1e3;
+  const double ms_per_token = secs * 1e3 / f.sample;
+  // Where a token's time goes: the lm_head matvec alone, timed on the model's own weight.
+  std::vector<float> h(static_cast<size_t>(g.n_embd), 0.5f),
+      logits(static_cast<size_t>(g.vocab_size));
+  const float* head_w = model.param(g.tied ? "wte" : "lm_head.weight").value.data;
+  double head_ms = 1e30;
+  for (int rep = 0; rep < 10; ++rep) {
+    const double h0 = now_s();
+    cpu::matmul_forward(logits.data(), h.data(), head_w, nullptr, 1, g.n_embd, g.vocab_size);
+    head_ms = std::min(head_ms, (now_s() - h0) * 1e3);
+  }
 
   nlohmann::json j;
   j["impl"] = "scratchgpt";
@@ -112,7 +133,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["preset"] = f.preset;
   j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
   j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
-  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
+  j["bias"] = g.bias, j["tied"] = g.tied,
+  j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = 1, j["prompt_tokens"] = static_cast<int>(prompt.size());
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
   j["threads"] = ThreadPool::global().num_threads();
@@ -122,7 +144,12 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["context_crops"] = crops;
   j["seconds"] = secs;
   j["tokens_per_s"] = tokens_per_s;
-  j["ms_per_token"] = secs * 1e3 / f.sample;
+  j["ms_per_token"] = ms_per_token;
+  j["weight_bytes_per_token"] = weight_bytes;
+  j["memory_read_gbps"] = read_gbps;
+  j["bound_ms_per_token"] = bound_ms;
+  j["fraction_of_bound"] = bound_ms / ms_per_token;
+  j["lm_head_ms"] = head_ms;
   j["peak_rss_mb"] = rss_mb;
   if (f.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -139,7 +166,13 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       "temperature 1; %d context crops)\n",
       f.sample, secs, crops);
   std::printf("  tokens/s        %.1f\n", tokens_per_s);
-  std::printf("  ms/token        %.3f\n", secs * 1e3 / f.sample);
+  std::printf("  ms/token        %.3f\n", ms_per_token);
+  std::printf(
+      "  memory bound    %.3f ms/token (%.1f MB of weights per token at %.1f GB/s measured read "
+      "bandwidth): %.0f%% of the bound\n",
+      bound_ms, weight_bytes / 1e6, read_gbps, 100.0 * bound_ms / ms_per_token);
+  std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
+              g.vocab_size, g.n_embd, 4.0 * g.vocab_size * C / (head_ms * 1e-3) * 1e-9);
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
 }
 
@@ -249,8 +282,10 @@ void run_bench(const BenchRequest& f) {
   const double flops_per_token = gpt_flops_per_token(g, T);
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
   const SimdLevel level = kernels::current().isa;
-  const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ThreadPool::global(), false) : 0.0;
-  const double peak_avx512 = level >= SimdLevel::kAvx512 ? fma_peak_gflops(ThreadPool::global(), true) : 0.0;
+  const double peak_avx2 =
+      level >= SimdLevel::kAvx2 ? fma_peak_gflops(ThreadPool::global(), false) : 0.0;
+  const double peak_avx512 =
+      level >= SimdLevel::kAvx512 ? fma_peak_gflops(ThreadPool::global(), true) : 0.0;
   const double rss_mb = peak_rss_mb();
 
   nlohmann::json j;
@@ -258,7 +293,8 @@ void run_bench(const BenchRequest& f) {
   j["preset"] = f.preset;
   j["n_layer"] = g.n_layer, j["n_head"] = g.n_head, j["n_embd"] = g.n_embd;
   j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
-  j["bias"] = g.bias, j["tied"] = g.tied, j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
+  j["bias"] = g.bias, j["tied"] = g.tied,
+  j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
   j["simd"] = simd_level_name(level);
   j["matmul"] = kernels::matmul_name(kernels::current().matmul);

@@ -1,0 +1,34 @@
+// sample_bench_test.cpp: 'bench --sample' reports decoding speed beside the memory bound: the
+// weights a token reads (every parameter but the position table, 4 bytes each), the read
+// bandwidth it measured, the bound they give and the fraction of it reached, consistently.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "train_cli_util.h"
+
+using namespace scratchgpt::test;
+
+TEST(SampleBench, ReportsTheMemoryBound) {
+  const CliResult r = run_cli("bench --preset shakespeare-char-small --sample 20 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const double params = j.at("params").get<double>();
+  const double C = j.at("n_embd").get<double>(), T = j.at("block_size").get<double>();
+  EXPECT_EQ(j.at("weight_bytes_per_token").get<double>(), 4.0 * (params - T * C));
+  const double gbps = j.at("memory_read_gbps").get<double>();
+  EXPECT_GT(gbps, 0.1);
+  EXPECT_LT(gbps, 10000.0);
+  const double bound = j.at("bound_ms_per_token").get<double>();
+  EXPECT_NEAR(bound, j.at("weight_bytes_per_token").get<double>() / (gbps * 1e9) * 1e3,
+              1e-9 * bound);
+  EXPECT_NEAR(j.at("fraction_of_bound").get<double>(), bound / j.at("ms_per_token").get<double>(),
+              1e-9);
+  EXPECT_GT(j.at("lm_head_ms").get<double>(), 0.0);
+  // The text report says the same.
+  const CliResult t = run_cli("bench --preset shakespeare-char-small --sample 20");
+  ASSERT_EQ(t.rc, 0) << t.err;
+  EXPECT_NE(t.out.find("memory bound"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("of the bound"), std::string::npos) << t.out;
+}
