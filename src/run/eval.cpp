@@ -7,7 +7,9 @@
 #include <memory>
 
 #include "core/check.h"
+#include "core/utf8.h"
 #include "data/dataset.h"
+#include "data/file_io.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
 #include "train/checkpoint.h"
@@ -22,15 +24,35 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   SG_CHECK(req.batches >= 0, "--batches must be >= 0 (0: the whole split), got ", req.batches);
   SG_CHECK(req.batch_size >= 0, "--batch-size must be positive, got ", req.batch_size);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
-  SG_CHECK(!req.data_dir.empty(), "--data-dir is required: the prepared dataset to evaluate on");
+  SG_CHECK(req.data_dir.empty() != req.text.empty(),
+           req.text.empty() ? "--data-dir or --text is required: the prepared dataset, or a text "
+                              "file, to evaluate on"
+                            : "--data-dir and --text are two things to evaluate on: pass one");
   // How to compute (--threads, --matmul): checked and applied before any work.
   const ExecContext ctx = use_exec_context(req.threads, req.matmul);
 
   Checkpoint ck = load_checkpoint(req.checkpoint);
-  Dataset data = Dataset::load(req.data_dir, ck.tokenizer.vocab_size());  // nanoGPT's raw files: the model's V
-  SG_CHECK(data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", req.data_dir, " (",
-           data.tokenizer.describe(), ") differs from the checkpoint's (", ck.tokenizer.describe(),
-           "): evaluate on data prepared with the same tokenizer");
+  Dataset data;
+  std::string what = req.split;  // what the summary line names
+  if (!req.text.empty()) {
+    // The text, tokenized as 'prepare' tokenizes a split: the checkpoint's characters, or its BPE
+    // with "<|endoftext|>" as plain text.
+    const std::string text = read_file(req.text);
+    const size_t bad = utf8_invalid_offset(text);
+    SG_CHECK(bad == std::string::npos, "--text ", req.text, " is not valid UTF-8 at byte offset ",
+             bad, ": convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8)");
+    const std::vector<int32_t> ids = ck.tokenizer.is_bpe()
+                                         ? ck.tokenizer.bpe().encode_parallel(text, false, 0)
+                                         : ck.tokenizer.encode(text);
+    data.val.assign(ids.begin(), ids.end());
+    what = "text";
+  } else {
+    data = Dataset::load(req.data_dir, ck.tokenizer.vocab_size());  // nanoGPT's raw files: the model's V
+    SG_CHECK(data.tokenizer.same_as(ck.tokenizer), "the vocabulary of ", req.data_dir, " (",
+             data.tokenizer.describe(), ") differs from the checkpoint's (",
+             ck.tokenizer.describe(), "): evaluate on data prepared with the same tokenizer");
+  }
+  const std::string source = req.text.empty() ? req.split + " split of " + req.data_dir : req.text;
   std::unique_ptr<LanguageModel> built = build_model(ck.cfg, ctx);
   LanguageModel& model = *built;
   const int model_ctx = model.block_size();
@@ -39,10 +61,10 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   SG_CHECK(T <= model_ctx, "--block-size ", T, " is longer than the checkpoint's model context (",
            model_ctx, "): use --block-size ", model_ctx, " or less");
   const int B = req.batch_size > 0 ? req.batch_size : ck.cfg.batch_size;
-  const std::vector<uint32_t>& split = req.split == "val" ? data.val : data.train;
-  SG_CHECK(static_cast<int64_t>(split.size()) >= int64_t{T} + 1, "the ", req.split, " split of ",
-           req.data_dir, " has ", split.size(), " tokens, fewer than block_size + 1 = ", T + 1,
-           ": use a smaller --block-size");
+  const std::vector<uint32_t>& split = req.split == "val" || !req.text.empty() ? data.val : data.train;
+  SG_CHECK(static_cast<int64_t>(split.size()) >= int64_t{T} + 1, "the ", source, " has ",
+           split.size(), " tokens, fewer than block_size + 1 = ", T + 1,
+           req.text.empty() ? ": use a smaller --block-size" : ": use a smaller --block-size or a longer text");
 
   restore_params(ck, model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
@@ -54,7 +76,8 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
     const FullLoss f = full_loss(model, split.data(), static_cast<int64_t>(split.size()), B, T);
     r.loss = f.loss;
     r.tokens = f.tokens;
-    how = std::to_string(f.windows) + " windows of " + std::to_string(T) + ", all of the split";
+    how = std::to_string(f.windows) + " windows of " + std::to_string(T) + ", all of the " +
+          (req.text.empty() ? "split" : "text");
   } else {
     Rng rng(req.seed);
     std::vector<int32_t> x(static_cast<size_t>(B) * T), y(x.size());
@@ -65,7 +88,7 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::fprintf(out, "%s loss %.4f (perplexity %.2f) over %lld tokens: %s, %.1f s\n",
-               req.split.c_str(), r.loss, std::exp(r.loss), static_cast<long long>(r.tokens),
+               what.c_str(), r.loss, std::exp(r.loss), static_cast<long long>(r.tokens),
                how.c_str(), r.seconds);
   std::fflush(out);
   return r;

@@ -1,6 +1,7 @@
 // eval.h: what 'scratchgpt eval' does: load a checkpoint and a prepared dataset, check that they
 // belong together, and measure the loss on a split, over all of it (train/evaluate.h's full_loss)
-// or over random batches as train logs it (estimate_loss). Leaves out: strided evaluation.
+// or over random batches as train logs it (estimate_loss); or the same over a text file
+// (--text), tokenized with the checkpoint's tokenizer. Leaves out: strided evaluation.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,9 @@ namespace scratchgpt {
 
 struct EvalRequest {
   std::string checkpoint;
-  std::string data_dir;      // a prepared dataset with the checkpoint's vocabulary
+  std::string data_dir;      // a prepared dataset with the checkpoint's vocabulary, or
+  std::string text;          // a UTF-8 text file, tokenized with the checkpoint's tokenizer and
+                             // evaluated as a split (one of the two)
   std::string split = "val";  // "val" or "train"
   int batches = 0;            // 0: full_loss; > 0: estimate_loss over this many random batches
   int batch_size = 0;         // 0: the checkpoint's

@@ -1,0 +1,97 @@
+// eval_text_test.cpp: 'eval --text FILE' tokenizes FILE with the checkpoint's tokenizer and
+// evaluates it as a split. Identity: 'prepare' puts the text's last 10% (from the code point that
+// starts it) into val.bin, tokenized on its own; so --text of a file holding exactly that part
+// prints the same line as --data-dir of the prepared directory, for the whole text and for
+// shorter windows (--block-size), for a character model and for a GPT-2 BPE model. Bad requests
+// are one error line.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "data/dataset.h"
+#include "train_cli_util.h"
+
+using namespace scratchgpt::test;
+
+namespace {
+
+struct Case {
+  std::string dir, data, checkpoint, val_text;
+};
+
+// A tiny GPT trained for a few steps on a slice of Tiny Shakespeare prepared with `tokenizer`;
+// val_text is the part of the text prepare's val split holds (the text is ASCII: characters are
+// bytes).
+Case trained(const std::string& name, const std::string& tokenizer, const std::string& preset) {
+  Case c;
+  c.dir = scratch_dir(name);
+  const std::string text = shakespeare(30000);
+  spit(c.dir + "/input.txt", text);
+  const CliResult p = run_cli("prepare --tokenizer " + tokenizer + " --input '" + c.dir +
+                              "/input.txt' --out-dir '" + c.dir + "/data'");
+  EXPECT_EQ(p.rc, 0) << p.err;
+  c.data = c.dir + "/data";
+  c.checkpoint = c.dir + "/run/last.safetensors";
+  const CliResult t = run_cli("train --preset " + preset +
+                              " --n-layer 1 --n-head 2 --n-embd 16 --block-size 16 --batch-size 4 "
+                              "--max-iters 10 --eval-interval 10 --eval-iters 1 --data-dir '" +
+                              c.data + "' --out-dir '" + c.dir + "/run'");
+  EXPECT_EQ(t.rc, 0) << t.err;
+  c.val_text = text.substr(static_cast<size_t>(static_cast<double>(text.size()) * 0.9));
+  spit(c.dir + "/val.txt", c.val_text);
+  return c;
+}
+
+// "val loss 4.1234 (perplexity ...) over N tokens: W windows of T, all of the split, ..." ->
+// everything up to the timing, with the leading word dropped.
+std::string figures(const CliResult& r) {
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const size_t from = r.out.find(" loss "), to = r.out.find(", all of the ");
+  if (from == std::string::npos || to == std::string::npos) {
+    ADD_FAILURE() << "unexpected eval output: [" << r.out << "]";
+    return "";
+  }
+  return r.out.substr(from, to - from);
+}
+
+void expect_text_equals_val_split(const Case& c) {
+  const std::string base = "eval --checkpoint '" + c.checkpoint + "' --threads 1 ";
+  for (const std::string extra : {"", "--block-size 8", "--block-size 5 --batch-size 3"}) {
+    SCOPED_TRACE(extra);
+    const CliResult split = run_cli(base + "--data-dir '" + c.data + "' " + extra);
+    const CliResult text = run_cli(base + "--text '" + c.dir + "/val.txt' " + extra);
+    EXPECT_EQ(figures(text), figures(split));
+    EXPECT_EQ(text.out.rfind("text loss ", 0), 0u) << text.out;
+  }
+  // The token count: every whole window of T=16, the remainder dropped.
+  const scratchgpt::Dataset ds = scratchgpt::Dataset::load(c.data);
+  const long long n = static_cast<long long>(ds.val.size());
+  const CliResult text = run_cli(base + "--text '" + c.dir + "/val.txt'");
+  EXPECT_NE(text.out.find("over " + std::to_string((n - 1) / 16 * 16) + " tokens: " +
+                          std::to_string((n - 1) / 16) + " windows of 16"),
+            std::string::npos)
+      << text.out;
+}
+
+}  // namespace
+
+TEST(EvalText, CharModelTextEqualsTheValSplit) {
+  expect_text_equals_val_split(trained("eval_text_char", "char", "shakespeare-char-small"));
+}
+
+TEST(EvalText, Gpt2BpeModelTextEqualsTheValSplit) {
+  expect_text_equals_val_split(trained("eval_text_bpe", "gpt2", "shakespeare-bpe"));
+}
+
+TEST(EvalText, BadRequestsAreOneErrorLine) {
+  const Case c = trained("eval_text_bad", "char", "shakespeare-char-small");
+  const std::string base = "eval --checkpoint '" + c.checkpoint + "' ";
+  expect_error(run_cli(base + "--text '" + c.dir + "/val.txt' --data-dir '" + c.data + "'"),
+               "pass one");
+  expect_error(run_cli(base), "--text");
+  expect_error(run_cli(base + "--text '" + c.dir + "/nope.txt'"), "nope.txt");
+  spit(c.dir + "/short.txt", "First Citizen");
+  expect_error(run_cli(base + "--text '" + c.dir + "/short.txt'"), "short.txt");
+  spit(c.dir + "/alien.txt", std::string(100, 'a') + "\xe2\x82\xac");  // a euro sign
+  expect_error(run_cli(base + "--text '" + c.dir + "/alien.txt'"), "character");
+}
