@@ -204,12 +204,14 @@ Imported import_nanogpt(const std::string& input, int n_head) {
   return r;
 }
 
-Imported import_llmc(const std::string& input) {
-  const MappedFile file(input);
-  SG_CHECK(file.size() >= 1024, input, " is shorter than llm.c's 1024-byte header: truncated, or "
+}  // namespace
+
+GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& input,
+                           SafeTensors& weights) {
+  SG_CHECK(size >= 1024, input, " is shorter than llm.c's 1024-byte header: truncated, or "
            "not an llm.c model file");
   int32_t h[8];
-  std::memcpy(h, file.data(), sizeof h);
+  std::memcpy(h, data, sizeof h);
   SG_CHECK(h[0] == kLlmcModelMagic, input, " has magic ", h[0], ", not llm.c's model file magic ",
            kLlmcModelMagic, " (token shards, magic 20240520, go to 'train --data-dir')");
   SG_CHECK(h[1] == 3 || h[1] == 5, input, " has llm.c version ", h[1],
@@ -233,11 +235,10 @@ Imported import_llmc(const std::string& input) {
     if (name == "wte") n = static_cast<uint64_t>(Vp) * static_cast<uint64_t>(C);
     total += n;
   }
-  SG_CHECK(file.size() == 1024 + total * es, input, " holds ", file.size(),
+  SG_CHECK(size == 1024 + total * es, input, " holds ", size,
            " bytes, but its header's model needs ", 1024 + total * es,
            ": it is truncated or damaged");
-  Imported r{g, {}};
-  const uint8_t* p = file.data() + 1024;
+  const uint8_t* p = data + 1024;
   for (const std::string& name : order) {
     StTensor t = f32_tensor(shapes.at(name));
     const int64_t n = t.numel();
@@ -253,8 +254,17 @@ Imported import_llmc(const std::string& input) {
     }
     const int64_t stored = name == "wte" ? int64_t{Vp} * C : n;  // the padded rows are skipped
     p += static_cast<size_t>(stored) * es;
-    r.weights.tensors[name] = std::move(t);
+    weights.tensors[name] = std::move(t);
   }
+  return g;
+}
+
+namespace {
+
+Imported import_llmc(const std::string& input) {
+  const MappedFile file(input);
+  Imported r{{}, {}};
+  r.gpt = parse_llmc_model(file.data(), file.size(), input, r.weights);
   return r;
 }
 

@@ -7,8 +7,13 @@
 // Leaves out: PyTorch's pickled .bin/.pt files (use their safetensors), sharded model files.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+
+#include "core/safetensors.h"
+#include "nn/gpt_config.h"
 
 namespace scratchgpt {
 
@@ -23,5 +28,10 @@ struct ImportRequest {
 };
 
 void run_import(const ImportRequest& req, std::FILE* out);
+
+// llm.c's model file over its bytes (path names them in errors): the header's config, and the
+// weights under our names into weights. The fuzzer's entry point.
+GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& path,
+                           SafeTensors& weights);
 
 }  // namespace scratchgpt
