@@ -19,9 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     st.metadata["checksum"] = std::to_string(st.checksum());
     const Checkpoint ck = checkpoint_from(std::move(st), "fuzz");
     if (weight_bytes(ck.cfg) > 64.0 * 1024 * 1024) return 0;  // stay within the fuzzer's memory
-    if (ck.cfg.model == "gpt" && ck.cfg.gpt.block_size > 4096) return 0;
+    if (ck.cfg.model == ModelKind::kGpt && ck.cfg.gpt.block_size > 4096) return 0;
     const std::unique_ptr<LanguageModel> model = build_model(ck.cfg);
-    restore_params(ck, *model, /*with_optimizer=*/true);
+    restore_params(ck, *model, /*with_optimizer=*/!ck.weights_only);
   } catch (const Error&) {
   }
   return 0;
