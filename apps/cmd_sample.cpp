@@ -52,6 +52,12 @@ void register_sample(CLI::App& app) {
       "--no-stop-at-eot", [r](int64_t) { r->stop_at_eot = false; },
       "keep generating after <|endoftext|> (written as that text), as nanoGPT does; by "
       "default a BPE sample ends there");
+  cmd->add_flag(
+      "--nanogpt-rng", r->nanogpt_rng,
+      "draw random numbers as nanoGPT's sample.py: it seeds, then builds the model, whose "
+      "init draws from the generator before the samples do (this builds and initialises "
+      "a second model once); with --context-rule slide and the same --seed, "
+      "--temperature and --top-k, sample.py's tokens");
   add_exec_options(cmd, r->threads, r->matmul);
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }

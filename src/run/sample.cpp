@@ -66,6 +66,10 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
 
   const int32_t stop = req.stop_at_eot ? eot : -1;
   Rng rng(req.seed);
+  if (req.nanogpt_rng) {  // torch.manual_seed(seed); model = GPT(gptconf): the init's draws
+    std::unique_ptr<LanguageModel> drawn = build_model(ck.cfg, ctx);
+    drawn->init(rng);
+  }
   for (int s = 0; s < req.num_samples; ++s) {
     if (s > 0) std::fputs("\n---------------\n", out);
     std::fputs(req.prompt.c_str(), out);

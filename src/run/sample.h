@@ -29,6 +29,9 @@ struct SampleRequest {
   int block_size = 0;  // context window; 0: the model's; larger than the model's is an Error
   ContextRule context_rule = ContextRule::kHalf;
   bool stop_at_eot = true;  // a BPE with <|endoftext|>: a sample ends when it draws that token
+  // nanoGPT's sample.py seeds, then builds the model (its construction and init draw from the
+  // generator), then samples: with nanogpt_rng the seeded Rng first makes those same draws.
+  bool nanogpt_rng = false;
   SamplingOptions sampling;
   int threads = 0;  // 0: all cores
   MatmulBackend matmul = MatmulBackend::kAuto;
