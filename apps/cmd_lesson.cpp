@@ -1,6 +1,7 @@
 // cmd_lesson.cpp: the 'lesson' subcommand: `scratchgpt lesson --list` names the lessons,
 // `scratchgpt lesson NAME` runs one (apps/lessons/), printing PyTorch-formatted tensors.
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "commands.h"
@@ -22,6 +23,24 @@ std::string lesson_list() {
   return os.str();
 }
 
+// "--B, --T, --C and --seed" from "B T C seed".
+std::string flag_list(const std::string& flags) {
+  std::istringstream in(flags);
+  std::vector<std::string> names;
+  for (std::string f; in >> f;) names.push_back("--" + f);
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return s;
+}
+
+bool takes(const lessons::Lesson& l, const std::string& flag) {
+  std::istringstream in(l.flags);
+  for (std::string f; in >> f;)
+    if (f == flag) return true;
+  return false;
+}
+
 }  // namespace
 
 void register_lesson(CLI::App& app) {
@@ -33,6 +52,8 @@ void register_lesson(CLI::App& app) {
     std::string name;
     bool list = false;
     lessons::LessonOptions lesson;
+    std::map<std::string, int64_t> sizes;  // flag name -> value, for the flags given
+    uint64_t seed = 0;
   };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("name", opts->name, "the lesson to run (see --list)");
@@ -40,8 +61,24 @@ void register_lesson(CLI::App& app) {
   cmd->add_option("--data", opts->lesson.data_path,
                   "Tiny Shakespeare text for the bigram lesson (default: data/tinyshakespeare.txt "
                   "of the working directory or of the source tree)");
+  // Sizes and seed: each lesson takes some of them (see --list's descriptions and docs/lessons.md);
+  // left out, a lesson uses the text's own values.
+  for (const char* f : {"B", "T", "C", "head-size", "n-head", "block-size"}) {
+    const std::string what = std::string(f) == "B"           ? "batch size"
+                             : std::string(f) == "T"         ? "time steps (sequence length)"
+                             : std::string(f) == "C"         ? "channels (n_embd)"
+                             : std::string(f) == "head-size" ? "head_size of the attention head(s)"
+                             : std::string(f) == "n-head"    ? "number of heads (block)"
+                                                             : "block_size (longest T)";
+    cmd->add_option(std::string("--") + f, opts->sizes[f],
+                    what + "; default: the text's value (averaging, positional, head, block)");
+  }
+  cmd->add_option("--seed", opts->seed,
+                  "torch.manual_seed of the lesson (default: the text's, 1337 in the lecture)");
+  cmd->add_flag("--trace", opts->lesson.trace,
+                "head: print every intermediate of one head for batch element 0, in order");
   cmd->footer("Lessons:\n" + lesson_list());
-  cmd->callback([opts] {
+  cmd->callback([opts, cmd] {
     if (opts->list) {
       std::cout << lesson_list() << "\n";
       return;
@@ -52,7 +89,30 @@ void register_lesson(CLI::App& app) {
     }
     for (const auto& l : lessons::all_lessons()) {
       if (opts->name == l.name) {
-        l.run(opts->lesson, std::cout);
+        lessons::LessonOptions lo = opts->lesson;
+        auto given = [&](const std::string& flag) {
+          if (cmd->get_option("--" + flag)->count() == 0) return false;
+          if (!takes(l, flag))
+            fail("lesson ", l.name, " does not take --", flag,
+                 std::string(l.flags).empty() ? std::string("; it takes no sizes")
+                                              : "; it takes " + flag_list(l.flags));
+          return true;
+        };
+        for (const auto& [flag, value] : opts->sizes)
+          if (given(flag)) {
+            if (value <= 0 || value > (1 << 20))
+              fail("--", flag, " must be between 1 and 1048576, got ", value);
+            std::optional<int>& dst = flag == "B"           ? lo.B
+                                      : flag == "T"         ? lo.T
+                                      : flag == "C"         ? lo.C
+                                      : flag == "head-size" ? lo.head_size
+                                      : flag == "n-head"    ? lo.n_head
+                                                            : lo.block_size;
+            dst = static_cast<int>(value);
+          }
+        if (given("seed")) lo.seed = opts->seed;
+        if (lo.trace) given("trace");
+        l.run(lo, std::cout);
         std::cout.flush();
         return;
       }

@@ -14,8 +14,13 @@ Writes, under tests/fixtures/lessons/:
   modules/*.safetensors weights, input, upstream gradient, output and every gradient of each
                         stepping-stone module, for tests/stones/stones_pytorch_test.cpp.
 
+  lessons_shapes.json   [{"lesson", "flags", "items"}]: the lecture's lessons again at other sizes
+                        and seeds (SHAPES), and head's --trace; shapes.txt: their output, for people.
+
 Run with Debian's PyTorch (python3-torch 1.13), from the repository root:
-  /usr/bin/python3 tools/make_lesson_fixtures.py
+  /usr/bin/python3 tools/make_lesson_fixtures.py                 # everything
+  /usr/bin/python3 tools/make_lesson_fixtures.py --shapes-only   # lessons_shapes.json, shapes.txt
+LESSON_FIXTURES_OUT=DIR writes elsewhere (to compare with the committed files).
 """
 import io
 import json
@@ -32,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_io  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "fixtures", "lessons")
+OUT = os.environ.get("LESSON_FIXTURES_OUT", os.path.join(ROOT, "tests", "fixtures", "lessons"))
 
 RASCHKA_INPUTS = [[0.43, 0.15, 0.89],  # Your     (x^1)
                   [0.55, 0.87, 0.66],  # journey  (x^2)
@@ -136,9 +141,8 @@ def lesson_bigram(r):
         r.text(line)
 
 
-def lesson_averaging(r):
-    torch.manual_seed(1337)
-    B, T, C = 4, 8, 2
+def lesson_averaging(r, B=4, T=8, C=2, seed=1337):
+    torch.manual_seed(seed)
     x = torch.randn(B, T, C)
     r.t("x.shape:", x.shape)
     xbow = torch.zeros((B, T, C))
@@ -176,13 +180,15 @@ def lesson_averaging(r):
     r.text(f"allclose(xbow, xbow3): {torch.allclose(xbow, xbow3)}")
 
 
-def lesson_positional(r):
-    torch.manual_seed(1337)
-    vocab_size, block_size, n_embd = 10, 8, 4
+def lesson_positional(r, B=2, T=4, C=4, block_size=8, seed=1337):
+    torch.manual_seed(seed)
+    vocab_size, n_embd = 10, C
     token_embedding_table = nn.Embedding(vocab_size, n_embd)
     position_embedding_table = nn.Embedding(block_size, n_embd)
-    idx = torch.tensor([[5, 5, 5, 5], [1, 2, 1, 2]])
-    B, T = idx.shape
+    # Row 0: token 5 at every position; row b > 0 alternates b and b + 1 (mod 10): the lecture's
+    # [[5, 5, 5, 5], [1, 2, 1, 2]] at B = 2, T = 4.
+    idx = torch.tensor([[5 if b == 0 else (b + t % 2) % vocab_size for t in range(T)]
+                        for b in range(B)])
     tok_emb = token_embedding_table(idx)  # (B,T,C)
     pos_emb = position_embedding_table(torch.arange(T))  # (T,C)
     x = tok_emb + pos_emb  # (B,T,C)
@@ -193,17 +199,39 @@ def lesson_positional(r):
     r.t("pos_emb:", pos_emb)
     r.t("x.shape:", x.shape)
     r.t("x[0]:", x[0])
-    r.t("x[1]:", x[1])
+    if B > 1:
+        r.t("x[1]:", x[1])
 
 
-def lesson_head(r):
-    torch.manual_seed(1337)
-    B, T, C = 4, 8, 32  # batch, time, channels
-    x = torch.randn(B, T, C)
-    head_size = 16
+def lesson_head(r, B=4, T=8, C=32, head_size=16, seed=1337, trace=False):
+    torch.manual_seed(seed)
+    x = torch.randn(B, T, C)  # B, T, C = batch, time, channels
     key = nn.Linear(C, head_size, bias=False)
     query = nn.Linear(C, head_size, bias=False)
     value = nn.Linear(C, head_size, bias=False)
+    if trace:  # --trace: the scaled Head of gpt.py, every intermediate of batch element 0
+        k = key(x)  # (B, T, hs)
+        q = query(x)  # (B, T, hs)
+        v = value(x)  # (B, T, hs)
+        r.t("x[0]:", x[0])
+        r.t("k[0]:", k[0])
+        r.t("q[0]:", q[0])
+        r.t("v[0]:", v[0])
+        wei = q @ k.transpose(-2, -1)  # (B, T, T)
+        r.t("wei = q @ k.transpose(-2, -1) [0]:", wei[0])
+        scale = head_size**-0.5
+        r.t("scale = head_size**-0.5:", torch.tensor(scale))
+        wei = wei * scale
+        r.t("wei * scale [0]:", wei[0])
+        tril = torch.tril(torch.ones(T, T))
+        r.t("tril = torch.tril(torch.ones(T, T)):", tril)
+        wei = wei.masked_fill(tril == 0, float("-inf"))
+        r.t("wei.masked_fill(tril == 0, float('-inf')) [0]:", wei[0])
+        wei = F.softmax(wei, dim=-1)
+        r.t("F.softmax(wei, dim=-1) [0]:", wei[0])
+        out = wei @ v
+        r.t("out = wei @ v [0]:", out[0])
+        return
     k = key(x)  # (B, T, 16)
     q = query(x)  # (B, T, 16)
     wei = q @ k.transpose(-2, -1)  # (B, T, 16) @ (B, 16, T) ---> (B, T, T)
@@ -295,11 +323,10 @@ class Block(nn.Module):
         return x
 
 
-def lesson_block(r):
-    torch.manual_seed(1337)
-    n_embd, n_head, block_size = 8, 2, 8
+def lesson_block(r, B=2, T=4, C=8, n_head=2, block_size=8, seed=1337):
+    torch.manual_seed(seed)
+    n_embd = C
     block = Block(n_embd, n_head, block_size, 0.0)
-    B, T = 2, 4
     x = torch.randn(B, T, n_embd)
     r.t("x[0]:", x[0])
     h = block.ln1(x)
@@ -569,6 +596,38 @@ def lesson_multi_head(r):
     r.t("context_vecs.shape:", context_vecs.shape)
 
 
+# The lessons again at other sizes and seeds: (lesson, its command-line flags, keyword arguments).
+# Written to lessons_shapes.json; lesson_test.cpp runs `scratchgpt lesson NAME FLAGS` for each.
+SHAPES = [
+    ("averaging", dict(B=1, T=2, C=3, seed=7)),
+    ("averaging", dict(B=2, T=5, C=6, seed=42)),
+    ("averaging", dict(B=3, T=1, C=1, seed=0)),
+    ("averaging", dict(B=1, T=13, C=4, seed=2024)),
+    ("positional", dict(B=1, T=2, C=3, seed=7)),
+    ("positional", dict(B=3, T=5, C=6, seed=42)),
+    ("positional", dict(B=2, T=16, C=2, block_size=16, seed=3)),
+    ("head", dict(B=1, T=2, C=3, head_size=3, seed=7)),
+    ("head", dict(B=2, T=5, C=6, head_size=4, seed=42)),
+    ("head", dict(B=1, T=1, C=2, head_size=1, seed=5)),
+    ("head", dict(B=3, T=11, C=8, head_size=2)),
+    ("head", dict(B=1, T=2, C=3, head_size=3, trace=True)),
+    ("head", dict(B=1, T=2, C=3, head_size=3, seed=7, trace=True)),
+    ("head", dict(B=2, T=5, C=6, head_size=4, seed=42, trace=True)),
+    ("block", dict(B=1, T=2, C=6, n_head=3, seed=7)),
+    ("block", dict(B=2, T=5, C=12, n_head=2, seed=42)),
+    ("block", dict(B=1, T=12, C=4, n_head=1, block_size=12, seed=0)),
+]
+
+
+def shape_flags(kwargs):
+    """dict(B=1, head_size=3, trace=True) -> "--B 1 --head-size 3 --trace"."""
+    flags = []
+    for k, v in kwargs.items():
+        flag = "--" + k.replace("_", "-")
+        flags.append(flag if v is True else f"{flag} {v}")
+    return " ".join(flags)
+
+
 LESSONS = [
     ("bigram", lesson_bigram),
     ("averaging", lesson_averaging),
@@ -690,8 +749,33 @@ def module_fixtures():
     seeded_fixture("seeded_feed_forward", lambda: FeedForward(8, 0.3), xl, 1337)
 
 
+def write_shapes():
+    """lessons_shapes.json and shapes.txt: the SHAPES runs."""
+    fns = dict(LESSONS)
+    shapes = []
+    people = io.StringIO()
+    for name, kwargs in SHAPES:
+        r = Rec()
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            with torch.no_grad():
+                fns[name](r, **kwargs)
+        flags = shape_flags(kwargs)
+        shapes.append({"lesson": name, "flags": flags, "items": r.items})
+        people.write(f"$ scratchgpt lesson {name} {flags}\n{buf.getvalue()}\n")
+    with open(os.path.join(OUT, "lessons_shapes.json"), "w", encoding="utf-8") as fh:
+        json.dump(shapes, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+    with open(os.path.join(OUT, "shapes.txt"), "w", encoding="utf-8") as fh:
+        fh.write(people.getvalue())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if "--shapes-only" in sys.argv[1:]:
+        write_shapes()
+        print(f"wrote {OUT}/lessons_shapes.json, shapes.txt")
+        return
     recorded = {}
     for name, fn in LESSONS:
         r = Rec()
@@ -705,6 +789,7 @@ def main():
     with open(os.path.join(OUT, "lessons.json"), "w", encoding="utf-8") as fh:
         json.dump(recorded, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
+    write_shapes()
 
     cases, strings = print_cases()
     safetensors_io.save(os.path.join(OUT, "print_cases.safetensors"), cases)

@@ -1,6 +1,7 @@
 // averaging.cpp: `scratchgpt lesson averaging`, the lecture's "mathematical trick in
 // self-attention": xbow[b, t] = mean of x[b, 0..t], by loops, by a tril matrix, by softmax.
-// PyTorch twin: lesson_averaging in tools/make_lesson_fixtures.py. Module: src/stones/bow_average.h.
+// PyTorch twin: lesson_averaging in tools/make_lesson_fixtures.py. Module:
+// src/stones/bow_average.h.
 
 #include <cmath>
 #include <vector>
@@ -21,17 +22,22 @@ bool allclose(const std::vector<float>& a, const std::vector<float>& b) {
 }
 }  // namespace
 
-void lesson_averaging(const LessonOptions&, std::ostream& os) {
+void lesson_averaging(const LessonOptions& opt, std::ostream& os) {
+  // The lecture's sizes and seed unless --B --T --C --seed say otherwise.
+  const int B = opt.B.value_or(4), T = opt.T.value_or(8), C = opt.C.value_or(2);
+  const uint64_t seed = opt.seed.value_or(1337);
+  check_elements(int64_t{B} * T * C + int64_t{T} * T, "--B, --T, --C");
   Rng rng;
   step(os, "A toy sequence");
-  say(os, "torch.manual_seed(1337); B, T, C = 4, 8, 2; x = torch.randn(B, T, C).");
+  say(os, "torch.manual_seed(" + seed_text(seed) + "); B, T, C = " + std::to_string(B) + ", " +
+              std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
   say(os,
       "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
       "x[b, 0..t].");
-  rng.manual_seed(1337);
-  const int B = 4, T = 8, C = 2;
-  std::vector<float> x(B * T * C);  // (B, T, C)
-  rng.randn(x.data(), B * T * C);
+  rng.manual_seed(seed);
+  const int64_t n = int64_t{B} * T * C;
+  std::vector<float> x(n);  // (B, T, C)
+  rng.randn(x.data(), n);
   show_size(os, "x.shape:", {B, T, C});
 
   step(os, "Version 1: for-loops");
@@ -58,7 +64,7 @@ void lesson_averaging(const LessonOptions&, std::ostream& os) {
 
   step(os, "Version 2: wei = tril / row sums, xbow2 = wei @ x");
   say(os, "The (T, T) weights broadcast over the batch: (B, T, T) @ (B, T, C) -> (B, T, C).");
-  std::vector<float> wei(T * T), xbow2(x.size());  // (T, T), (B, T, C)
+  std::vector<float> wei(int64_t{T} * T), xbow2(x.size());  // (T, T), (B, T, C)
   stones::bow_weights_tril(wei.data(), T);
   stones::bow_apply(xbow2.data(), wei.data(), x.data(), B, T, C);
   show(os, "wei:", wei.data(), {T, T});

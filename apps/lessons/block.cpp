@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/arena.h"
+#include "core/check.h"
 #include "core/rng.h"
 #include "kernels/ref/layernorm.h"
 #include "lessons/lesson.h"
@@ -25,23 +26,47 @@ void put(float* dst, const Vec& src) {
 }
 }  // namespace
 
-void lesson_block(const LessonOptions&, std::ostream& os) {
-  const int n_embd = 8, n_head = 2, block_size = 8, B = 2, T = 4, C = n_embd;
+void lesson_block(const LessonOptions& opt, std::ostream& os) {
+  // The lecture's sizes and seed unless --B --T --C --n-head (or --head-size) --block-size --seed
+  // say otherwise; as gpt.py's Block, head_size = n_embd // n_head.
+  const int B = opt.B.value_or(2), T = opt.T.value_or(4), n_embd = opt.C.value_or(8), C = n_embd;
+  const int block_size = opt.block_size.value_or(8);
+  const uint64_t seed = opt.seed.value_or(1337);
+  int n_head = opt.n_head.value_or(2);
+  if (opt.head_size && !opt.n_head) {
+    if (n_embd % *opt.head_size != 0)
+      fail("--head-size ", *opt.head_size, " does not divide --C ", n_embd,
+           " (Block: n_head = n_embd / head_size)");
+    n_head = n_embd / *opt.head_size;
+  }
+  if (n_embd % n_head != 0)
+    fail("--C ", n_embd, " is not divisible by --n-head ", n_head,
+         " (Block: head_size = n_embd // n_head)");
   const int head_size = n_embd / n_head;
+  if (opt.head_size && *opt.head_size != head_size)
+    fail("--head-size ", *opt.head_size, " is not --C / --n-head = ", head_size);
+  if (T > block_size)
+    fail("--T ", T, " exceeds the block size ", block_size,
+         " (the heads' tril buffer is block_size x block_size; raise --block-size)");
+  check_elements(int64_t{B} * T * C * 12 + int64_t{C} * C * 12 + int64_t{block_size} * block_size,
+                 "--B, --T, --C, --block-size");
+  const std::string c = std::to_string(C), c4 = std::to_string(4 * C);
   Rng rng;
   step(os, "A Block");
-  say(os,
-      "torch.manual_seed(1337); block = Block(n_embd=8, n_head=2): "
-      "sa = MultiHeadAttention(2 heads of 4), ffwd = FeedForward (8 -> 32 -> 8 with ReLU), "
-      "ln1, ln2 = nn.LayerNorm(8). Then x = torch.randn(2, 4, 8).");
-  rng.manual_seed(1337);
+  say(os, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
+              ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
+              std::to_string(n_head) + " heads of " + std::to_string(head_size) +
+              "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
+              " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
+              std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
+  rng.manual_seed(seed);
   stones::LectureMultiHeadAttention<float> sa(n_embd, n_head, head_size, block_size, 0.0f);
   sa.init(rng);
   stones::FeedForward<float> ffwd(n_embd, 0.0f);
   ffwd.init(rng);
   std::vector<float> ln_w(C, 1.0f), ln_b(C, 0.0f);  // nn.LayerNorm starts at weight 1, bias 0
-  std::vector<float> x(B * T * C);                  // (B, T, C)
-  rng.randn(x.data(), B * T * C);
+  std::vector<float> x(int64_t{B} * T * C);         // (B, T, C)
+  rng.randn(x.data(), static_cast<int64_t>(x.size()));
   show(os, "x[0]:", x.data(), {T, C});
 
   const int N = B * T;
@@ -59,7 +84,8 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
   show(os, "x + sa(ln1(x)) [0]:", x1.data(), {T, C});
 
   step(os, "Computation: x + ffwd(ln2(x))");
-  say(os, "Each token then thinks on its own: Linear(8, 32), ReLU, Linear(32, 8).");
+  say(os, "Each token then thinks on its own: Linear(" + c + ", " + c4 + "), ReLU, Linear(" + c4 +
+              ", " + c + ").");
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x1.data(), ln_w.data(), ln_b.data(), N,
                          C);
   ffwd.forward(f.data(), h.data(), N);
@@ -92,7 +118,8 @@ void lesson_block(const LessonOptions&, std::ostream& os) {
     put(params.get(std::string(ln) + ".weight").value.data, ln_w);
     put(params.get(std::string(ln) + ".bias").value.data, ln_b);
   }
-  float* c_attn = params.get("block.attn.c_attn.weight").value.data;  // (3C, C): q rows, k rows, v rows
+  float* c_attn =
+      params.get("block.attn.c_attn.weight").value.data;  // (3C, C): q rows, k rows, v rows
   for (int hd = 0; hd < n_head; ++hd) {
     put(c_attn + (0 * C + hd * head_size) * C, sa.heads[hd].query.weight);
     put(c_attn + (1 * C + hd * head_size) * C, sa.heads[hd].key.weight);

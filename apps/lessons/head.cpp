@@ -5,6 +5,9 @@
 
 #include "stones/head.h"
 
+#include <algorithm>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -23,28 +26,78 @@ float variance(const std::vector<float>& v) {
   for (float x : v) ss += (x - mean) * (x - mean);
   return static_cast<float>(ss / static_cast<double>(v.size() - 1));
 }
+
+// --trace: the scaled Head of gpt.py on batch element 0, one line of code at a time, each
+// intermediate named as in the code (the lecture computes wei in place; each stage is shown).
+void trace_head(std::ostream& os, stones::Head<float>& head, const std::vector<float>& x, int B,
+                int T, int C) {
+  const int HS = head.HS;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  head.scaled = true;
+  std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
+  head.forward(out.data(), x.data(), B, T);     // the module itself: k, q, v, softmax, out
+  step(os, "Trace: one Head on batch element 0");
+  say(os,
+      "k = key(x); q = query(x); wei = q @ k.transpose(-2, -1) * head_size**-0.5; "
+      "wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1); "
+      "v = value(x); out = wei @ v");
+  show(os, "x[0]:", x.data(), {T, C});
+  show(os, "k[0]:", head.k.data(), {T, HS});
+  show(os, "q[0]:", head.q.data(), {T, HS});
+  show(os, "v[0]:", head.v.data(), {T, HS});
+  // (T, T) stages of batch element 0, summed in attend_forward's order
+  std::vector<float> wei(int64_t{T} * T), scaled(wei.size()), tril(wei.size()), masked(wei.size());
+  const float scale = stones::apply_scale(1.0f, stones::Scale::kMultiplyInvSqrt, HS);
+  for (int t = 0; t < T; ++t)
+    for (int s = 0; s < T; ++s) {
+      float dot = 0;
+      for (int i = 0; i < HS; ++i) dot += head.q[int64_t{t} * HS + i] * head.k[int64_t{s} * HS + i];
+      const int64_t ts = int64_t{t} * T + s;
+      wei[ts] = dot;
+      scaled[ts] = stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
+      tril[ts] = s <= t ? 1.0f : 0.0f;
+      masked[ts] = s <= t ? scaled[ts] : neg_inf;
+    }
+  show(os, "wei = q @ k.transpose(-2, -1) [0]:", wei.data(), {T, T});
+  show_scalar(os, "scale = head_size**-0.5:", scale);
+  show(os, "wei * scale [0]:", scaled.data(), {T, T});
+  show(os, "tril = torch.tril(torch.ones(T, T)):", tril.data(), {T, T});
+  show(os, "wei.masked_fill(tril == 0, float('-inf')) [0]:", masked.data(), {T, T});
+  show(os, "F.softmax(wei, dim=-1) [0]:", head.wei.data(), {T, T});
+  show(os, "out = wei @ v [0]:", out.data(), {T, HS});
+}
 }  // namespace
 
-void lesson_head(const LessonOptions&, std::ostream& os) {
-  const int B = 4, T = 8, C = 32, HS = 16;
+void lesson_head(const LessonOptions& opt, std::ostream& os) {
+  // The lecture's sizes and seed unless --B --T --C --head-size --seed say otherwise.
+  const int B = opt.B.value_or(4), T = opt.T.value_or(8), C = opt.C.value_or(32);
+  const int HS = opt.head_size.value_or(16);
+  const uint64_t seed = opt.seed.value_or(1337);
+  check_elements(int64_t{B} * T * (C + 6 * HS) + int64_t{B} * T * T * 3 + int64_t{C} * HS * 3,
+                 "--B, --T, --C, --head-size");
+  const std::string c = std::to_string(C), hs = std::to_string(HS);
   Rng rng;
   step(os, "A single Head");
-  say(os,
-      "torch.manual_seed(1337); x = torch.randn(4, 8, 32); key, query, value = "
-      "nn.Linear(32, 16, bias=False), created in that order.");
+  say(os, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
+              ", " + std::to_string(T) + ", " + c + "); key, query, value = nn.Linear(" + c + ", " +
+              hs + ", bias=False), created in that order.");
   say(os,
       "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
       "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
-  rng.manual_seed(1337);
-  std::vector<float> x(B * T * C);  // (B, T, C)
-  rng.randn(x.data(), B * T * C);
+  rng.manual_seed(seed);
+  std::vector<float> x(int64_t{B} * T * C);  // (B, T, C)
+  rng.randn(x.data(), static_cast<int64_t>(x.size()));
   stones::Head<float> head(C, HS, T, 0.0f);
   head.init(rng);
+  std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
+  if (opt.trace) {
+    trace_head(os, head, x, B, T, C);
+    return;
+  }
   say(os,
       "The lecture's first version has no scaling: wei = q @ k^T, tril mask, softmax, "
       "out = wei @ v.");
   head.scaled = false;
-  std::vector<float> out(B * T * HS);  // (B, T, HS)
   head.forward(out.data(), x.data(), B, T);
   show_size(os, "out.shape:", {B, T, HS});
   show(os, "wei[0] (unscaled):", head.wei.data(), {T, T});
@@ -56,21 +109,25 @@ void lesson_head(const LessonOptions&, std::ostream& os) {
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(os, "wei[0] (scaled):", head.wei.data(), {T, T});
-  show(os, "out[0, 0, :4]:", out.data(), {4});
+  show(os, "out[0, 0, :4]:", out.data(), {std::min(HS, 4)});
 
   step(os, "Why scale: the variance of the scores");
   say(os,
       "k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size); "
-      "wei = q @ k^T * head_size**-0.5 has variance ~1 (without the scale it would be ~16).");
-  std::vector<float> k(B * T * HS), q(B * T * HS), wei(B * T * T);  // (B,T,HS) x2, (B,T,T)
-  rng.randn(k.data(), B * T * HS);
-  rng.randn(q.data(), B * T * HS);
+      "wei = q @ k^T * head_size**-0.5 has variance ~1 (without the scale it would be ~" +
+          hs + ").");
+  std::vector<float> k(int64_t{B} * T * HS), q(k.size()), wei(int64_t{B} * T * T);
+  // (B,T,HS) x2, (B,T,T)
+  rng.randn(k.data(), static_cast<int64_t>(k.size()));
+  rng.randn(q.data(), static_cast<int64_t>(q.size()));
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t)
       for (int s = 0; s < T; ++s) {
         float dot = 0;
-        for (int i = 0; i < HS; ++i) dot += q[(b * T + t) * HS + i] * k[(b * T + s) * HS + i];
-        wei[(b * T + t) * T + s] = stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
+        for (int i = 0; i < HS; ++i)
+          dot += q[(int64_t{b} * T + t) * HS + i] * k[(int64_t{b} * T + s) * HS + i];
+        wei[(int64_t{b} * T + t) * T + s] =
+            stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
       }
   show_scalar(os, "k.var():", variance(k));
   show_scalar(os, "q.var():", variance(q));

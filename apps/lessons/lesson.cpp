@@ -2,6 +2,7 @@
 
 #include "lessons/lesson.h"
 
+#include "core/check.h"
 #include "stones/print.h"
 
 namespace scratchgpt::lessons {
@@ -14,14 +15,15 @@ const std::vector<Lesson>& all_lessons() {
        lesson_bigram},
       {"averaging", "lecture",
        "the mathematical trick: averaging the past by loops, by a tril matrix, by softmax",
-       lesson_averaging},
+       lesson_averaging, "B T C seed"},
       {"positional", "lecture",
        "token embeddings plus position embeddings: the same token at four positions",
-       lesson_positional},
+       lesson_positional, "B T C block-size seed"},
       {"head", "lecture", "one self-attention Head: keys, queries, the tril mask, HS^-0.5 scaling",
-       lesson_head},
+       lesson_head, "B T C head-size seed trace"},
       {"block", "lecture",
-       "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block},
+       "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block,
+       "B T C n-head head-size block-size seed"},
       {"simplified-attention", "Raschka ch. 3.3",
        "attention without trainable weights on \"Your journey starts with one step\"",
        lesson_simplified_attention},
@@ -37,6 +39,14 @@ const std::vector<Lesson>& all_lessons() {
   };
   return kLessons;
 }
+
+void check_elements(int64_t elements, const char* flags) {
+  if (elements > (int64_t{1} << 26))
+    fail(flags, " too large: the lesson's tensors would hold ", elements,
+         " elements (at most 67108864)");
+}
+
+std::string seed_text(uint64_t seed) { return std::to_string(seed); }
 
 void step(std::ostream& os, const std::string& title) { os << "\n== " << title << "\n"; }
 

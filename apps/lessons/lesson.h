@@ -5,14 +5,21 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace scratchgpt::lessons {
 
+// What the command line asked for. A size or seed left out is the text's own value (each lesson
+// knows its defaults); `scratchgpt lesson` checks that only the lesson's own flags are given and
+// that every size is positive, the lesson checks the rest (T <= block_size, C % n_head == 0).
 struct LessonOptions {
   std::string data_path;  // Tiny Shakespeare for the bigram lesson ("" = find it)
+  std::optional<int> B, T, C, head_size, n_head, block_size;  // --B --T --C --head-size ...
+  std::optional<uint64_t> seed;                               // --seed (torch.manual_seed)
+  bool trace = false;  // --trace: every intermediate of one head, batch element 0
 };
 
 struct Lesson {
@@ -20,7 +27,14 @@ struct Lesson {
   const char* source;  // "lecture" or "Raschka ch. 3.x"
   const char* description;
   void (*run)(const LessonOptions&, std::ostream&);
+  // The flags it takes besides --data, space-separated ("B T C seed"); "" = none.
+  const char* flags = "";
 };
+
+// A lesson's tensors must fit in memory: fails naming `flags` when `elements` exceeds 2^26.
+void check_elements(int64_t elements, const char* flags);
+// The seed as Python writes it in a sentence ("1337").
+std::string seed_text(uint64_t seed);
 
 // Every lesson, in the order of the texts.
 const std::vector<Lesson>& all_lessons();

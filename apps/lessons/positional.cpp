@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "kernels/ref/encoder.h"
 #include "lessons/lesson.h"
@@ -11,28 +12,42 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_positional(const LessonOptions&, std::ostream& os) {
-  const int V = 10, block_size = 8, C = 4, B = 2, T = 4;
+void lesson_positional(const LessonOptions& opt, std::ostream& os) {
+  // The lecture's sizes and seed unless --B --T --C --block-size --seed say otherwise.
+  const int V = 10, B = opt.B.value_or(2), T = opt.T.value_or(4), C = opt.C.value_or(4);
+  const int block_size = opt.block_size.value_or(8);
+  const uint64_t seed = opt.seed.value_or(1337);
+  if (T > block_size)
+    fail("--T ", T, " exceeds the block size ", block_size,
+         " (position_embedding_table has block_size rows; raise --block-size)");
+  check_elements(int64_t{B} * T * C * 3 + int64_t{block_size} * C, "--B, --T, --C, --block-size");
   Rng rng;
   step(os, "Two embedding tables");
-  say(os,
-      "torch.manual_seed(1337); token_embedding_table = nn.Embedding(vocab_size=10, n_embd=4); "
-      "position_embedding_table = nn.Embedding(block_size=8, n_embd=4).");
-  rng.manual_seed(1337);
-  std::vector<float> wte(V * C), wpe(block_size * C);  // (V, C), (block_size, C)
+  say(os, "torch.manual_seed(" + seed_text(seed) +
+              "); token_embedding_table = nn.Embedding(vocab_size=10, n_embd=" + std::to_string(C) +
+              "); position_embedding_table = nn.Embedding(block_size=" +
+              std::to_string(block_size) + ", n_embd=" + std::to_string(C) + ").");
+  rng.manual_seed(seed);
+  std::vector<float> wte(int64_t{V} * C), wpe(int64_t{block_size} * C);  // (V, C), (block_size, C)
   init_embedding(rng, wte.data(), V, C);
   init_embedding(rng, wpe.data(), block_size, C);
-  const int32_t idx[B * T] = {5, 5, 5, 5, 1, 2, 1, 2};  // (B, T)
-  const int64_t idx64[B * T] = {5, 5, 5, 5, 1, 2, 1, 2};
-  show(os, "idx:", idx64, {B, T});
+  // idx (B, T): row 0 is token 5 at every position; row b > 0 alternates tokens b and b + 1
+  // (mod 10): the lecture's [[5, 5, 5, 5], [1, 2, 1, 2]] at B = 2, T = 4.
+  std::vector<int32_t> idx(int64_t{B} * T);
+  std::vector<int64_t> idx64(idx.size());
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t)
+      idx64[int64_t{b} * T + t] = idx[int64_t{b} * T + t] = b == 0 ? 5 : (b + t % 2) % V;
+  show(os, "idx:", idx64.data(), {B, T});
 
   step(os, "Token embeddings know what, not where");
   say(os,
       "tok_emb = token_embedding_table(idx): the same token 5 gets the same vector at every "
       "position, so attention alone could not tell the order of the tokens.");
-  std::vector<float> tok_emb(B * T * C), pos_emb(T * C), x(B * T * C);  // (B,T,C), (T,C), (B,T,C)
-  ref::encoder_forward(tok_emb.data(), idx, wte.data(), static_cast<const float*>(nullptr), B, T,
-                       C);
+  std::vector<float> tok_emb(int64_t{B} * T * C), pos_emb(int64_t{T} * C), x(tok_emb.size());
+  // (B,T,C), (T,C), (B,T,C)
+  ref::encoder_forward(tok_emb.data(), idx.data(), wte.data(), static_cast<const float*>(nullptr),
+                       B, T, C);
   show_size(os, "tok_emb.shape:", {B, T, C});
   show(os, "tok_emb[0]:", tok_emb.data(), {T, C});
 
@@ -46,10 +61,10 @@ void lesson_positional(const LessonOptions&, std::ostream& os) {
 
   step(os, "x = tok_emb + pos_emb");
   say(os, "(B, T, C) + (T, C) broadcasts over the batch; now token 5 differs at each position.");
-  ref::encoder_forward(x.data(), idx, wte.data(), wpe.data(), B, T, C);
+  ref::encoder_forward(x.data(), idx.data(), wte.data(), wpe.data(), B, T, C);
   show_size(os, "x.shape:", {B, T, C});
   show(os, "x[0]:", x.data(), {T, C});
-  show(os, "x[1]:", x.data() + T * C, {T, C});
+  if (B > 1) show(os, "x[1]:", x.data() + int64_t{T} * C, {T, C});
 }
 
 }  // namespace scratchgpt::lessons

@@ -1,10 +1,12 @@
 // lesson_test.cpp: `scratchgpt lesson NAME` against PyTorch. tools/make_lesson_fixtures.py runs the
 // Python of every lesson and records each tensor PyTorch printed (str(tensor), str(torch.Size))
 // and chosen whole lines; here every lesson's output must contain the same tensor blocks, in the
-// same order, string for string, and those lines. Also: --list, unknown names, a missing --data.
+// same order, string for string, and those lines. Also: --list, unknown names, a missing --data;
+// the lecture's lessons at other sizes and seeds, head's --trace, impossible shapes (issue 15).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -12,8 +14,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_util.h"
@@ -91,15 +95,20 @@ nlohmann::json fixtures() {
   return nlohmann::json::parse(in);
 }
 
-void check_lesson(const std::string& name) {
-  const nlohmann::json want = fixtures().at(name);
-  CliRun r = run_cli("lesson " + name + " 2>&1");
-  ASSERT_EQ(r.rc, 0) << r.out;
+// `scratchgpt lesson NAME FLAGS` must print the tensors of `want` (fixture items), string for
+// string and in order, and its text lines. Returns the output.
+std::string check_items(const std::string& name, const std::string& flags,
+                        const nlohmann::json& want) {
+  const std::string what = name + (flags.empty() ? "" : " " + flags);
+  CliRun r = run_cli("lesson " + what + " 2>&1");
+  EXPECT_EQ(r.rc, 0) << what << "\n" << r.out;
+  if (r.rc != 0) return r.out;
   const std::vector<std::string> got = tensor_blocks(r.out);
   std::vector<std::string> expected;
   for (const auto& item : want)
     if (item.at("kind") == "tensor") expected.push_back(item.at("text").get<std::string>());
-  ASSERT_EQ(got.size(), expected.size()) << name << ": number of printed tensors\n" << r.out;
+  EXPECT_EQ(got.size(), expected.size()) << what << ": number of printed tensors\n" << r.out;
+  if (got.size() != expected.size()) return r.out;
   int exact = 0;
   for (size_t k = 0; k < got.size(); ++k) {
     if (got[k] == expected[k]) {
@@ -111,18 +120,21 @@ void check_lesson(const std::string& name) {
     double worst = a.size() == b.size() ? 0.0 : INFINITY;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i)
       if (!(std::isinf(a[i]) && a[i] == b[i])) worst = std::max(worst, std::fabs(a[i] - b[i]));
-    ADD_FAILURE() << name << ": tensor #" << k << " differs from PyTorch (max |diff| " << worst
+    ADD_FAILURE() << what << ": tensor #" << k << " differs from PyTorch (max |diff| " << worst
                   << ")\n--- scratchgpt\n"
                   << got[k] << "\n--- PyTorch\n"
                   << expected[k];
   }
-  EXPECT_EQ(exact, static_cast<int>(expected.size()));
+  EXPECT_EQ(exact, static_cast<int>(expected.size())) << what;
   for (const auto& item : want)
     if (item.at("kind") == "text") {
       const std::string line = item.at("text").get<std::string>() + "\n";
-      EXPECT_NE(r.out.find(line), std::string::npos) << name << ": missing line: " << line;
+      EXPECT_NE(r.out.find(line), std::string::npos) << what << ": missing line: " << line;
     }
+  return r.out;
 }
+
+void check_lesson(const std::string& name) { check_items(name, "", fixtures().at(name)); }
 
 TEST(Lesson, Averaging) { check_lesson("averaging"); }
 TEST(Lesson, Positional) { check_lesson("positional"); }
@@ -161,6 +173,141 @@ TEST(Lesson, MissingDataFileNamesTheFlag) {
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.out.find("--data"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("tensor("), std::string::npos) << r.out;
+}
+
+// ---- issue 15: the lecture's lessons at any shape and seed, and head's --trace
+
+nlohmann::json shape_fixtures() {
+  std::ifstream in(scratchgpt::test::fixture_path("lessons/lessons_shapes.json"));
+  EXPECT_TRUE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+// Every run of tools/make_lesson_fixtures.py's SHAPES (other B, T, C, head_size, n_head,
+// block_size, seed; head --trace) prints PyTorch's tensors string for string.
+TEST(LessonShapes, EveryShapeAndSeedPrintsWhatPyTorchPrints) {
+  const nlohmann::json all = shape_fixtures();
+  ASSERT_GE(all.size(), 10u);
+  std::set<std::string> lessons;
+  for (const auto& run : all) {
+    const std::string name = run.at("lesson"), flags = run.at("flags");
+    SCOPED_TRACE("lesson " + name + " " + flags);
+    check_items(name, flags, run.at("items"));
+    lessons.insert(name);
+  }
+  EXPECT_EQ(lessons, (std::set<std::string>{"averaging", "positional", "head", "block"}));
+}
+
+// The lecture's values given as flags print exactly what the lesson prints without them.
+TEST(LessonShapes, TheLecturesValuesAsFlagsChangeNothing) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"averaging", "--B 4 --T 8 --C 2 --seed 1337"},
+      {"positional", "--B 2 --T 4 --C 4 --block-size 8 --seed 1337"},
+      {"head", "--B 4 --T 8 --C 32 --head-size 16 --seed 1337"},
+      {"block", "--B 2 --T 4 --C 8 --n-head 2 --block-size 8 --seed 1337"},
+      {"block", "--head-size 4"},
+  };
+  for (const auto& [name, flags] : cases) {
+    const CliRun plain = run_cli(std::string("lesson ") + name + " 2>&1");
+    const CliRun given = run_cli(std::string("lesson ") + name + " " + flags + " 2>&1");
+    EXPECT_EQ(plain.rc, 0);
+    EXPECT_EQ(given.rc, 0);
+    EXPECT_EQ(given.out, plain.out) << name << " " << flags;
+  }
+}
+
+// The run of one fixture, by lesson and flags.
+nlohmann::json shape_items(const std::string& name, const std::string& flags) {
+  for (const auto& run : shape_fixtures())
+    if (run.at("lesson") == name && run.at("flags") == flags) return run.at("items");
+  ADD_FAILURE() << "no fixture for lesson " << name << " " << flags;
+  return nlohmann::json::array();
+}
+
+// The hand-traced case: one head at B=1, T=2, C=3, head_size=3. Every intermediate is printed, in
+// the order of the code, under its name, with PyTorch's numbers; and the numbers hang together
+// (read back from the output): wei = q k^T, the scaled scores, -inf above the diagonal,
+// softmax rows that sum to 1, out = softmax @ v.
+TEST(LessonTrace, HeadAtT2C3IsTheHandTracedCase) {
+  const std::string flags = "--B 1 --T 2 --C 3 --head-size 3 --trace";
+  const std::string out = check_items("head", flags, shape_items("head", flags));
+  const char* names[] = {"x[0]:",
+                         "k[0]:",
+                         "q[0]:",
+                         "v[0]:",
+                         "wei = q @ k.transpose(-2, -1) [0]:",
+                         "scale = head_size**-0.5:",
+                         "wei * scale [0]:",
+                         "tril = torch.tril(torch.ones(T, T)):",
+                         "wei.masked_fill(tril == 0, float('-inf')) [0]:",
+                         "F.softmax(wei, dim=-1) [0]:",
+                         "out = wei @ v [0]:"};
+  size_t at = 0;
+  for (const char* n : names) {
+    const size_t p = out.find(std::string("\n") + n + " tensor(", at);
+    ASSERT_NE(p, std::string::npos) << "missing or out of order: " << n << "\n" << out;
+    at = p + 1;
+  }
+  const std::vector<std::string> blocks = tensor_blocks(out);
+  ASSERT_EQ(blocks.size(), 11u) << out;
+  std::vector<std::vector<double>> m;
+  for (const auto& b : blocks) m.push_back(numbers(b));
+  const auto &k = m[1], &q = m[2], &v = m[3], &wei = m[4], &scale = m[5], &scaled = m[6],
+             &tril = m[7], &masked = m[8], &soft = m[9], &o = m[10];
+  ASSERT_EQ(m[0].size(), 6u);
+  ASSERT_EQ(k.size(), 6u);
+  ASSERT_EQ(wei.size(), 4u);
+  ASSERT_EQ(scale.size(), 1u);
+  EXPECT_NEAR(scale[0], 1 / std::sqrt(3.0), 1e-4);
+  for (int t = 0; t < 2; ++t)
+    for (int s = 0; s < 2; ++s) {
+      double dot = 0;
+      for (int i = 0; i < 3; ++i) dot += q[t * 3 + i] * k[s * 3 + i];
+      EXPECT_NEAR(wei[t * 2 + s], dot, 1e-3) << t << "," << s;
+      EXPECT_NEAR(scaled[t * 2 + s], wei[t * 2 + s] * scale[0], 1e-3);
+      EXPECT_EQ(tril[t * 2 + s], s <= t ? 1.0 : 0.0);
+      if (s > t)
+        EXPECT_TRUE(std::isinf(masked[t * 2 + s]) && masked[t * 2 + s] < 0);
+      else
+        EXPECT_EQ(masked[t * 2 + s], scaled[t * 2 + s]);
+    }
+  EXPECT_EQ(soft[0], 1.0);  // the first token sees only itself
+  EXPECT_EQ(soft[1], 0.0);
+  EXPECT_NEAR(soft[2] + soft[3], 1.0, 2e-4);
+  EXPECT_NEAR(soft[2] / soft[3], std::exp(scaled[2] - scaled[3]), 2e-3);
+  for (int t = 0; t < 2; ++t)
+    for (int i = 0; i < 3; ++i)
+      EXPECT_NEAR(o[t * 3 + i], soft[t * 2] * v[i] + soft[t * 2 + 1] * v[3 + i], 2e-4);
+}
+
+// An impossible shape, or a flag the lesson does not take, is one line naming the flag.
+TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"block --C 8 --n-head 3", "--n-head"},
+      {"block --C 8 --head-size 3", "--head-size"},
+      {"block --C 8 --n-head 2 --head-size 2", "--head-size"},
+      {"block --T 9", "--T"},
+      {"positional --T 9", "--T"},
+      {"positional --T 16 --block-size 8", "--block-size"},
+      {"head --T 0", "--T"},
+      {"averaging --B 0", "--B"},
+      {"head --C -3", "--C"},
+      {"head --head-size 0", "--head-size"},
+      {"averaging --head-size 4", "--head-size"},
+      {"averaging --trace", "--trace"},
+      {"positional --n-head 2", "--n-head"},
+      {"bigram --seed 3", "--seed"},
+      {"multi-head --T 3", "--T"},
+      {"head --B 100000 --T 100000", "--T"},
+  };
+  for (const auto& [args, flag] : cases) {
+    CliRun r = run_cli(std::string("lesson ") + args + " 2>&1");
+    EXPECT_NE(r.rc, 0) << args;
+    EXPECT_EQ(r.out.rfind("error: ", 0), 0u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(flag), std::string::npos) << args << "\n" << r.out;
+    EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("tensor("), std::string::npos) << args << "\n" << r.out;
+  }
 }
 
 TEST(LessonBlocks, ExtractorFindsNestedBlocksAndSkipsTorchTensorCalls) {
