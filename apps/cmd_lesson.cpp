@@ -77,6 +77,8 @@ void register_lesson(CLI::App& app) {
                   "torch.manual_seed of the lesson (default: the text's, 1337 in the lecture)");
   cmd->add_flag("--trace", opts->lesson.trace,
                 "head: print every intermediate of one head for batch element 0, in order");
+  cmd->add_option("--html", opts->lesson.html,
+                  "head: write the trace as a self-contained page (inline CSS/SVG) to FILE");
   cmd->footer("Lessons:\n" + lesson_list());
   cmd->callback([opts, cmd] {
     if (opts->list) {
@@ -112,6 +114,7 @@ void register_lesson(CLI::App& app) {
           }
         if (given("seed")) lo.seed = opts->seed;
         if (lo.trace) given("trace");
+        if (given("html") && lo.html.empty()) fail("--html needs a file name");
         l.run(lo, std::cout);
         std::cout.flush();
         return;

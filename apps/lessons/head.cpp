@@ -6,6 +6,7 @@
 #include "stones/head.h"
 
 #include <algorithm>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
+#include "lessons/trace_page.h"
 
 namespace scratchgpt::lessons {
 
@@ -28,25 +30,18 @@ float variance(const std::vector<float>& v) {
 }
 
 // --trace: the scaled Head of gpt.py on batch element 0, one line of code at a time, each
-// intermediate named as in the code (the lecture computes wei in place; each stage is shown).
-void trace_head(std::ostream& os, stones::Head<float>& head, const std::vector<float>& x, int B,
-                int T, int C) {
+// intermediate named as in the code (the lecture computes wei in place; each stage is kept).
+std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector<float>& x, int B,
+                                    int T, int C) {
   const int HS = head.HS;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   head.scaled = true;
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   head.forward(out.data(), x.data(), B, T);     // the module itself: k, q, v, softmax, out
-  step(os, "Trace: one Head on batch element 0");
-  say(os,
-      "k = key(x); q = query(x); wei = q @ k.transpose(-2, -1) * head_size**-0.5; "
-      "wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1); "
-      "v = value(x); out = wei @ v");
-  show(os, "x[0]:", x.data(), {T, C});
-  show(os, "k[0]:", head.k.data(), {T, HS});
-  show(os, "q[0]:", head.q.data(), {T, HS});
-  show(os, "v[0]:", head.v.data(), {T, HS});
+  const int64_t tc = int64_t{T} * C, th = int64_t{T} * HS, tt = int64_t{T} * T;
   // (T, T) stages of batch element 0, summed in attend_forward's order
-  std::vector<float> wei(int64_t{T} * T), scaled(wei.size()), tril(wei.size()), masked(wei.size());
+  std::vector<float> wei(tt), scaled(tt), tril(tt), masked(tt);
+  std::vector<bool> future(tt);  // s > t: what the mask hides
   const float scale = stones::apply_scale(1.0f, stones::Scale::kMultiplyInvSqrt, HS);
   for (int t = 0; t < T; ++t)
     for (int s = 0; s < T; ++s) {
@@ -57,15 +52,34 @@ void trace_head(std::ostream& os, stones::Head<float>& head, const std::vector<f
       scaled[ts] = stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
       tril[ts] = s <= t ? 1.0f : 0.0f;
       masked[ts] = s <= t ? scaled[ts] : neg_inf;
+      future[ts] = s > t;
     }
-  show(os, "wei = q @ k.transpose(-2, -1) [0]:", wei.data(), {T, T});
-  show_scalar(os, "scale = head_size**-0.5:", scale);
-  show(os, "wei * scale [0]:", scaled.data(), {T, T});
-  show(os, "tril = torch.tril(torch.ones(T, T)):", tril.data(), {T, T});
-  show(os, "wei.masked_fill(tril == 0, float('-inf')) [0]:", masked.data(), {T, T});
-  show(os, "F.softmax(wei, dim=-1) [0]:", head.wei.data(), {T, T});
-  show(os, "out = wei @ v [0]:", out.data(), {T, HS});
+  const std::vector<int64_t> t_c = {T, C}, t_hs = {T, HS}, t_t = {T, T};
+  return {
+      {"x[0]:", "x = torch.randn(B, T, C)", {x.begin(), x.begin() + tc}, t_c, {}},
+      {"k[0]:", "k = key(x)", {head.k.begin(), head.k.begin() + th}, t_hs, {}},
+      {"q[0]:", "q = query(x)", {head.q.begin(), head.q.begin() + th}, t_hs, {}},
+      {"v[0]:", "v = value(x)", {head.v.begin(), head.v.begin() + th}, t_hs, {}},
+      {"wei = q @ k.transpose(-2, -1) [0]:", "wei = q @ k.transpose(-2, -1)", wei, t_t, {}},
+      {"scale = head_size**-0.5:", "scale = head_size**-0.5", {scale}, {}, {}},
+      {"wei * scale [0]:", "wei = wei * scale", scaled, t_t, {}},
+      {"tril = torch.tril(torch.ones(T, T)):", "tril = torch.tril(torch.ones(T, T))", tril, t_t,
+       future},
+      {"wei.masked_fill(tril == 0, float('-inf')) [0]:",
+       "wei = wei.masked_fill(tril == 0, float('-inf'))", masked, t_t, future},
+      {"F.softmax(wei, dim=-1) [0]:",
+       "wei = F.softmax(wei, dim=-1)",
+       {head.wei.begin(), head.wei.begin() + tt},
+       t_t,
+       future},
+      {"out = wei @ v [0]:", "out = wei @ v", {out.begin(), out.begin() + th}, t_hs, {}},
+  };
 }
+
+const char* kTraceCode =
+    "k = key(x); q = query(x); wei = q @ k.transpose(-2, -1) * head_size**-0.5; "
+    "wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1); "
+    "v = value(x); out = wei @ v";
 }  // namespace
 
 void lesson_head(const LessonOptions& opt, std::ostream& os) {
@@ -76,7 +90,25 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
   check_elements(int64_t{B} * T * (C + 6 * HS) + int64_t{B} * T * T * 3 + int64_t{C} * HS * 3,
                  "--B, --T, --C, --head-size");
   const std::string c = std::to_string(C), hs = std::to_string(HS);
+  // The draws first (x, then key, query, value), so that an unwritable --html fails before any
+  // output; the sentences draw nothing.
   Rng rng;
+  rng.manual_seed(seed);
+  std::vector<float> x(int64_t{B} * T * C);  // (B, T, C)
+  rng.randn(x.data(), static_cast<int64_t>(x.size()));
+  stones::Head<float> head(C, HS, T, 0.0f);
+  head.init(rng);
+  std::vector<TraceMatrix> trace;
+  if (opt.trace || !opt.html.empty()) trace = trace_head(head, x, B, T, C);
+  if (!opt.html.empty()) {
+    write_trace_page(opt.html, "One self-attention Head, traced (scratchgpt lesson head)",
+                     "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" +
+                         std::to_string(B) + ", " + std::to_string(T) + ", " + c +
+                         "); key, query, value = nn.Linear(" + c + ", " + hs +
+                         ", bias=False). Batch element 0, every intermediate in order.",
+                     kTraceCode, trace);
+    std::cerr << "wrote " << opt.html << "\n";
+  }
   step(os, "A single Head");
   say(os, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
               ", " + std::to_string(T) + ", " + c + "); key, query, value = nn.Linear(" + c + ", " +
@@ -84,14 +116,11 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
   say(os,
       "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
       "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
-  rng.manual_seed(seed);
-  std::vector<float> x(int64_t{B} * T * C);  // (B, T, C)
-  rng.randn(x.data(), static_cast<int64_t>(x.size()));
-  stones::Head<float> head(C, HS, T, 0.0f);
-  head.init(rng);
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   if (opt.trace) {
-    trace_head(os, head, x, B, T, C);
+    step(os, "Trace: one Head on batch element 0");
+    say(os, kTraceCode);
+    print_trace(os, trace);
     return;
   }
   say(os,

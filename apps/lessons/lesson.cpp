@@ -20,7 +20,7 @@ const std::vector<Lesson>& all_lessons() {
        "token embeddings plus position embeddings: the same token at four positions",
        lesson_positional, "B T C block-size seed"},
       {"head", "lecture", "one self-attention Head: keys, queries, the tril mask, HS^-0.5 scaling",
-       lesson_head, "B T C head-size seed trace"},
+       lesson_head, "B T C head-size seed trace html"},
       {"block", "lecture",
        "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block,
        "B T C n-head head-size block-size seed"},

@@ -20,6 +20,7 @@ struct LessonOptions {
   std::optional<int> B, T, C, head_size, n_head, block_size;  // --B --T --C --head-size ...
   std::optional<uint64_t> seed;                               // --seed (torch.manual_seed)
   bool trace = false;  // --trace: every intermediate of one head, batch element 0
+  std::string html;    // --html FILE: the same trace as a self-contained page
 };
 
 struct Lesson {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -308,6 +309,165 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
     EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
     EXPECT_EQ(r.out.find("tensor("), std::string::npos) << args << "\n" << r.out;
   }
+}
+
+// ---- --html: the trace as a page
+
+// A folder of its own under the system's temporary directory.
+std::string temp_dir() {
+  std::string tmpl =
+      (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") + "/lesson_html_XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  const char* d = mkdtemp(buf.data());
+  EXPECT_NE(d, nullptr);
+  return d ? d : "/tmp";
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// One grid of the page: its data-name, data-rows, data-cols, its cells' texts and which are masked.
+struct Grid {
+  std::string name;
+  int rows = 0, cols = 0;
+  std::vector<std::string> cells;
+  std::vector<bool> masked;
+};
+
+std::string unescape(std::string s) {
+  const std::pair<const char*, const char*> ents[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [e, c] : ents)
+    for (size_t p; (p = s.find(e)) != std::string::npos;) s.replace(p, std::strlen(e), c);
+  return s;
+}
+
+std::string attr(const std::string& tag, const std::string& name) {
+  const size_t p = tag.find(name + "=\"");
+  if (p == std::string::npos) return "";
+  const size_t a = p + name.size() + 2, b = tag.find('"', a);
+  return unescape(tag.substr(a, b - a));
+}
+
+std::vector<Grid> grids(const std::string& page) {
+  std::vector<Grid> out;
+  for (size_t p = 0; (p = page.find("<table class=\"grid\"", p)) != std::string::npos;) {
+    const size_t tag_end = page.find('>', p), end = page.find("</table>", p);
+    const std::string tag = page.substr(p, tag_end - p);
+    Grid g;
+    g.name = attr(tag, "data-name");
+    g.rows = std::atoi(attr(tag, "data-rows").c_str());
+    g.cols = std::atoi(attr(tag, "data-cols").c_str());
+    for (size_t c = tag_end; (c = page.find("<td", c)) != std::string::npos && c < end;) {
+      const size_t open_end = page.find('>', c), close = page.find("</td>", c);
+      g.masked.push_back(page.substr(c, open_end - c).find("masked") != std::string::npos);
+      g.cells.push_back(unescape(page.substr(open_end + 1, close - open_end - 1)));
+      c = close;
+    }
+    out.push_back(g);
+    p = end;
+  }
+  return out;
+}
+
+// The page holds every matrix of the trace, named as in the code and in order, each cell the
+// number PyTorch prints (read back from the page and compared with the fixture's tensors), the
+// future positions of tril, the masked scores and softmax drawn as masked; nothing is fetched.
+TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
+  const std::string dir = temp_dir();
+  for (const std::string flags : {"--B 1 --T 2 --C 3 --head-size 3 --trace",
+                                  "--B 2 --T 5 --C 6 --head-size 4 --seed 42 --trace"}) {
+    SCOPED_TRACE(flags);
+    const std::string page_path = dir + "/trace.html";
+    CliRun r = run_cli("lesson head " + flags + " --html '" + page_path + "' 2>&1");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("wrote " + page_path), std::string::npos) << r.out;
+    const std::string page = read_all(page_path);
+    for (const char* net : {"http://", "https://", "<script", "<link", "src=", "url("})
+      EXPECT_EQ(page.find(net), std::string::npos) << net;
+    const nlohmann::json want = shape_items("head", flags);
+    std::vector<std::string> tensors;
+    for (const auto& item : want)
+      if (item.at("kind") == "tensor") tensors.push_back(item.at("text"));
+    const std::vector<std::string> names = {"x[0]:",
+                                            "k[0]:",
+                                            "q[0]:",
+                                            "v[0]:",
+                                            "wei = q @ k.transpose(-2, -1) [0]:",
+                                            "scale = head_size**-0.5:",
+                                            "wei * scale [0]:",
+                                            "tril = torch.tril(torch.ones(T, T)):",
+                                            "wei.masked_fill(tril == 0, float('-inf')) [0]:",
+                                            "F.softmax(wei, dim=-1) [0]:",
+                                            "out = wei @ v [0]:"};
+    const std::vector<Grid> g = grids(page);
+    ASSERT_EQ(g.size(), names.size());
+    ASSERT_EQ(tensors.size(), names.size());
+    for (size_t m = 0; m < g.size(); ++m) {
+      EXPECT_EQ(g[m].name, names[m]);
+      const std::vector<double> expect = numbers(tensors[m]);
+      ASSERT_EQ(g[m].cells.size(), expect.size()) << names[m];
+      EXPECT_EQ(static_cast<size_t>(g[m].rows) * g[m].cols, expect.size()) << names[m];
+      int masked = 0;
+      for (size_t i = 0; i < expect.size(); ++i) {
+        EXPECT_NE(tensors[m].find(g[m].cells[i]), std::string::npos)
+            << names[m] << " cell " << i << " '" << g[m].cells[i] << "' not in PyTorch's text";
+        const std::vector<double> got = numbers(g[m].cells[i]);
+        ASSERT_EQ(got.size(), 1u) << g[m].cells[i];
+        EXPECT_EQ(got[0], expect[i]) << names[m] << " cell " << i;
+        masked += g[m].masked[i];
+        if (g[m].masked[i]) {
+          EXPECT_GT(i % g[m].cols, i / g[m].cols) << names[m] << " cell " << i;
+        }
+      }
+      const bool has_mask = m == 7 || m == 8 || m == 9;
+      EXPECT_EQ(masked, has_mask ? g[m].rows * (g[m].rows - 1) / 2 : 0) << names[m];
+    }
+  }
+}
+
+TEST(LessonHtml, UnwritablePageIsOneLineErrorNamingTheFlag) {
+  CliRun r = run_cli("lesson head --T 2 --html /nonexistent/dir/page.html 2>&1");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_EQ(r.out.rfind("error: --html: cannot write /nonexistent/dir/page.html", 0), 0u) << r.out;
+  EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  r = run_cli("lesson averaging --html /tmp/x.html 2>&1");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("does not take --html"), std::string::npos) << r.out;
+}
+
+// In a real browser: headless Chromium's DOM of the page has one grid per intermediate.
+TEST(LessonHtml, ChromiumShowsOneGridPerIntermediate) {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0)
+    GTEST_SKIP()
+        << "chromium is not installed (Debian: apt-get install -y chromium); the page's "
+           "contents are still checked by PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers";
+  const std::string dir = temp_dir(), page_path = dir + "/trace.html";
+  CliRun r = run_cli("lesson head --B 1 --T 2 --C 3 --head-size 3 --html '" + page_path +
+                     "' >/dev/null 2>&1");
+  ASSERT_EQ(r.rc, 0);
+  const std::string cmd =
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu "
+      "--user-data-dir='" +
+      dir + "/profile' --dump-dom 'file://" + page_path + "' 2>/dev/null";
+  std::string dom;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 4096> buf;
+  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) dom.append(buf.data(), n);
+  ASSERT_EQ(pclose(p), 0) << cmd;
+  const std::vector<Grid> g = grids(dom);
+  ASSERT_EQ(g.size(), 11u) << dom.substr(0, 2000);
+  EXPECT_EQ(g[0].name, "x[0]:");
+  EXPECT_EQ(g[5].name, "scale = head_size**-0.5:");
+  EXPECT_EQ(g[10].name, "out = wei @ v [0]:");
+  for (const auto& grid : g)
+    EXPECT_EQ(grid.cells.size(), static_cast<size_t>(grid.rows * grid.cols));
 }
 
 TEST(LessonBlocks, ExtractorFindsNestedBlocksAndSkipsTorchTensorCalls) {

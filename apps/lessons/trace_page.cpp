@@ -1,0 +1,170 @@
+// trace_page.cpp: print_trace and write_trace_page (see trace_page.h).
+
+#include "lessons/trace_page.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/check.h"
+#include "stones/print.h"
+
+namespace scratchgpt::lessons {
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Red for positive, blue for negative, opacity by |v| / the largest finite |v| of the matrix.
+std::string cell_colour(float v, float vmax) {
+  if (!std::isfinite(v) || vmax <= 0) return "transparent";
+  const double a = std::min(1.0, std::fabs(static_cast<double>(v)) / vmax) * 0.85;
+  std::ostringstream os;
+  os.precision(3);
+  os << (v >= 0 ? "rgba(214,69,50," : "rgba(45,100,214,") << a << ")";
+  return os.str();
+}
+
+const char* kStyle = R"(
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
+h1 { font-size: 1.4em; margin-bottom: 0.2em; }
+pre.code { background: #f4f4f4; padding: 0.8em; border-radius: 4px; white-space: pre-wrap; }
+section.step { margin: 0.4em 0 0.4em 0; }
+div.arrow { display: flex; align-items: center; gap: 0.5em; color: #555; }
+div.arrow code { background: #f4f4f4; padding: 0.1em 0.4em; border-radius: 3px; }
+h2 { font-size: 1.05em; margin: 0.2em 0; font-family: ui-monospace, monospace; }
+span.shape { color: #777; font-weight: normal; margin-left: 0.6em; }
+table.grid { border-collapse: collapse; font-family: ui-monospace, monospace; font-size: 0.9em; }
+table.grid td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; min-width: 4em; }
+table.grid td.masked { color: #888;
+  background: repeating-linear-gradient(45deg, #eee, #eee 4px, #d4d4d4 4px, #d4d4d4 8px); }
+p.legend span { display: inline-block; width: 1.2em; height: 0.9em; vertical-align: middle; }
+)";
+
+}  // namespace
+
+std::vector<std::string> element_texts(const float* data, const std::vector<int64_t>& shape) {
+  const int64_t n = numel(shape);
+  std::vector<std::string> out;
+  std::string s = format_tensor(data, shape);
+  if (s.find("...") == std::string::npos) {
+    s = s.substr(7, s.size() - 8);  // "tensor(" ... ")"
+    std::string cur;
+    for (char c : s) {
+      if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\n') {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    if (static_cast<int64_t>(out.size()) == n) return out;
+    out.clear();
+  }
+  for (int64_t i = 0; i < n; ++i) {  // summarised: each element in a format of its own
+    const std::string e = format_tensor(data + i, {});
+    out.push_back(e.substr(7, e.size() - 8));
+  }
+  return out;
+}
+
+void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {
+  for (const auto& m : trace) os << m.name << " " << format_tensor(m.data.data(), m.shape) << "\n";
+}
+
+void write_trace_page(const std::string& path, const std::string& title,
+                      const std::string& sentence, const std::string& code,
+                      const std::vector<TraceMatrix>& trace) {
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+    << escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  h << "<h1>" << escape(title) << "</h1>\n<p>" << escape(sentence) << "</p>\n";
+  h << "<pre class=\"code\">" << escape(code) << "</pre>\n";
+  h << "<p class=\"legend\"><span style=\"background:rgba(214,69,50,0.85)\"></span> positive "
+       "<span style=\"background:rgba(45,100,214,0.85)\"></span> negative (stronger colour: larger "
+       "|value| within the matrix) <span style=\"background:repeating-linear-gradient(45deg,#eee,"
+       "#eee 4px,#d4d4d4 4px,#d4d4d4 8px)\"></span> masked</p>\n";
+  for (const auto& m : trace) {
+    const int64_t rows = m.shape.size() == 2 ? m.shape[0] : 1;
+    const int64_t cols = m.shape.empty() ? 1 : m.shape.back();
+    const std::vector<std::string> texts = element_texts(m.data.data(), m.shape);
+    float vmax = 0;
+    for (size_t i = 0; i < m.data.size(); ++i)
+      if (std::isfinite(m.data[i]) && (m.masked.empty() || !m.masked[i]))
+        vmax = std::max(vmax, std::fabs(m.data[i]));
+    std::string name = m.name;
+    if (!name.empty() && name.back() == ':') name.pop_back();
+    h << "<section class=\"step\">\n";
+    if (!m.op.empty())
+      h << "<div class=\"arrow\"><svg width=\"24\" height=\"34\" viewBox=\"0 0 24 34\" "
+           "aria-hidden=\"true\"><line x1=\"12\" y1=\"2\" x2=\"12\" y2=\"24\" stroke=\"#888\" "
+           "stroke-width=\"2\"/><polygon points=\"5,22 19,22 12,32\" fill=\"#888\"/></svg><code>"
+        << escape(m.op) << "</code></div>\n";
+    h << "<h2>" << escape(name) << "<span class=\"shape\">";
+    if (m.shape.empty()) {
+      h << "scalar";
+    } else {
+      h << "(";
+      for (size_t d = 0; d < m.shape.size(); ++d) h << (d ? ", " : "") << m.shape[d];
+      h << ")";
+    }
+    h << "</span></h2>\n<table class=\"grid\" data-name=\"" << escape(m.name) << "\" data-rows=\""
+      << rows << "\" data-cols=\"" << cols << "\">\n";
+    for (int64_t r = 0; r < rows; ++r) {
+      h << "<tr>";
+      for (int64_t c = 0; c < cols; ++c) {
+        const size_t i = static_cast<size_t>(r * cols + c);
+        const bool masked = !m.masked.empty() && m.masked[i];
+        if (masked)
+          h << "<td class=\"masked\">";
+        else
+          h << "<td style=\"background:" << cell_colour(m.data[i], vmax) << "\">";
+        h << escape(texts[i]) << "</td>";
+      }
+      h << "</tr>\n";
+    }
+    h << "</table>\n</section>\n";
+  }
+  h << "</body>\n</html>\n";
+  std::ofstream f(path, std::ios::binary);
+  if (!f) fail("--html: cannot write ", path, ": ", std::strerror(errno));
+  f << h.str();
+  f.close();
+  if (!f) fail("--html: cannot write ", path, ": ", std::strerror(errno));
+}
+
+}  // namespace scratchgpt::lessons

@@ -1,0 +1,36 @@
+// trace_page.h: the intermediates of a lesson's --trace, and `--html FILE`: the same trace as one
+// self-contained page (inline CSS and SVG, no script, nothing fetched). Each matrix is a grid of
+// its numbers as PyTorch prints them, each cell coloured by its magnitude (red positive, blue
+// negative), masked cells hatched grey; an arrow before each matrix names the operation that made
+// it. Leaves out: interaction, several heads, large matrices beyond a readable size.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace scratchgpt::lessons {
+
+struct TraceMatrix {
+  std::string name;         // the label printed before the tensor, e.g. "k[0]:"
+  std::string op;           // how it was made, for the page's arrow, e.g. "k = key(x)"
+  std::vector<float> data;  // (rows, cols), row-major; a scalar has shape {}
+  std::vector<int64_t> shape;
+  std::vector<bool> masked;  // per element: shown as masked (empty: none)
+};
+
+// "name tensor(...)" per matrix, in order, as the text trace prints it.
+void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);
+
+// The page: a title, one sentence, the code, then one grid per matrix, in order. Fails naming
+// --html when the file cannot be written.
+void write_trace_page(const std::string& path, const std::string& title,
+                      const std::string& sentence, const std::string& code,
+                      const std::vector<TraceMatrix>& trace);
+
+// The elements of a tensor as PyTorch prints them (shared width and precision), in order:
+// "0.3796", "-inf", "1.". Summarised tensors (over 1000 elements) print each element alone.
+std::vector<std::string> element_texts(const float* data, const std::vector<int64_t>& shape);
+
+}  // namespace scratchgpt::lessons
