@@ -38,7 +38,12 @@ void register_train(CLI::App& app) {
                   "start from this checkpoint's weights (fine-tuning): its architecture, a fresh "
                   "optimizer, the hyperparameters of --preset (optional) and the flags; "
                   "--block-size below its context crops the position table");
-  cmd->add_option("--config", f->config, "JSON file of config keys (as in checkpoints' config)");
+  cmd->add_option("--config", f->config,
+                  "config file: a JSON object of config keys (as in checkpoints' config), or "
+                  "nanoGPT's key = value lines (config/train_shakespeare_char.py; its names such "
+                  "as learning_rate are read too). With it, --preset is optional (the base is "
+                  "nanoGPT's train.py defaults). nanoGPT's --key=value overrides work as well");
+  cmd->allow_extras();  // nanoGPT's --key=value words and config path: src/run/train.cpp reads them
   // One flag per hyperparameter of the table (train/train_config.h), spelled as its key with
   // dashes; "preset" has a flag of its own.
   const auto& fields = config_fields();
@@ -54,7 +59,7 @@ void register_train(CLI::App& app) {
                          ->type_name(kTypeNames[static_cast<int>(field.kind)]);
     f->given.emplace_back(&field, o);
   }
-  cmd->callback([f] {
+  cmd->callback([f, cmd] {
     const ConfigField* first = config_fields().data();
     TrainOptions opt;
     opt.preset = f->preset;
@@ -64,6 +69,7 @@ void register_train(CLI::App& app) {
     opt.init_from = f->init_from;
     opt.overwrite = f->overwrite;
     opt.config_file = f->config;
+    opt.extra_args = cmd->remaining();
     for (const auto& [field, option] : f->given)  // given flags win over --config
       if (option->count() > 0)
         opt.overrides[field->key] =

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -92,19 +95,146 @@ struct Run {
 
 // 1. The configuration: the preset or the checkpoint's, then the overrides. On resume, also the
 // checkpoint (returned in ck) and the lock.
-// The config keys given: --config's file, then the flags over it.
-nlohmann::json given_keys(const TrainOptions& opt) {
-  nlohmann::json over = nlohmann::json::object();
-  if (!opt.config_file.empty()) {
-    try {
-      over = nlohmann::json::parse(read_file(opt.config_file));
-    } catch (const nlohmann::json::exception& e) {
-      fail("--config ", opt.config_file, " is not valid JSON (", e.what(), ")");
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+// One Python literal of a nanoGPT config: True/False, 'text' or "text", an int, a float (1e-3),
+// or a product of numbers (5 * 8). std::nullopt when it is none of them.
+std::optional<nlohmann::json> python_literal(const std::string& text) {
+  const std::string v = trimmed(text);
+  if (v == "True") return true;
+  if (v == "False") return false;
+  if (v.size() >= 2 && (v[0] == '\'' || v[0] == '"') && v.back() == v[0] &&
+      v.find(v[0], 1) == v.size() - 1)
+    return v.substr(1, v.size() - 2);
+  auto number = [](const std::string& t) -> std::optional<nlohmann::json> {
+    const std::string n = trimmed(t);
+    if (n.empty()) return std::nullopt;
+    const bool whole = n.find_first_not_of("+-0123456789") == std::string::npos;
+    char* end = nullptr;
+    errno = 0;
+    if (whole) {
+      const long long i = std::strtoll(n.c_str(), &end, 10);
+      if (*end == '\0' && errno == 0) return nlohmann::json(static_cast<int64_t>(i));
+      return std::nullopt;
     }
-    SG_CHECK(over.is_object(), "--config ", opt.config_file, " must hold a JSON object");
+    if (n.find_first_not_of("+-0123456789.eE") != std::string::npos) return std::nullopt;
+    const double d = std::strtod(n.c_str(), &end);
+    if (*end != '\0' || errno != 0 || !std::isfinite(d)) return std::nullopt;
+    return nlohmann::json(d);
+  };
+  if (v.find('*') == std::string::npos) return number(v);
+  nlohmann::json product = int64_t{1};
+  for (size_t from = 0;;) {
+    const size_t star = v.find('*', from);
+    const std::optional<nlohmann::json> f = number(v.substr(from, star - from));
+    if (!f) return std::nullopt;
+    if (product.is_number_integer() && f->is_number_integer())
+      product = product.get<int64_t>() * f->get<int64_t>();
+    else
+      product = product.get<double>() * f->get<double>();
+    if (star == std::string::npos) return product;
+    from = star + 1;
   }
+}
+
+// nanoGPT's config files (config/train_shakespeare_char.py): `key = value` lines of Python
+// literals, # comments, blank lines; import lines are skipped, and the values of keys that mean
+// nothing here are not read (nanoGPT's finetune config names its run 'ft-' + str(time.time())).
+nlohmann::json parse_nanogpt_config(const std::string& text, const std::string& path) {
+  nlohmann::json out = nlohmann::json::object();
+  const auto& skip = ignored_config_keys();
+  std::istringstream in(text);
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    // The comment starts at a # outside quotes.
+    char quote = 0;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (quote) {
+        if (line[i] == quote) quote = 0;
+      } else if (line[i] == '\'' || line[i] == '"') {
+        quote = line[i];
+      } else if (line[i] == '#') {
+        line.resize(i);
+        break;
+      }
+    }
+    line = trimmed(line);
+    if (line.empty() || line.rfind("import ", 0) == 0 || line.rfind("from ", 0) == 0) continue;
+    const size_t eq = line.find('=');
+    const std::string key = eq == std::string::npos ? "" : trimmed(line.substr(0, eq));
+    SG_CHECK(!key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                                 std::string::npos,
+             "--config ", path, " line ", no, ": expected key = value, got '", line, "'");
+    if (std::find(skip.begin(), skip.end(), key) != skip.end()) {
+      out[key] = nullptr;  // reported as ignored; its value is not read
+      continue;
+    }
+    const std::optional<nlohmann::json> value = python_literal(line.substr(eq + 1));
+    SG_CHECK(value.has_value(), "--config ", path, " line ", no, ": the value of ", key,
+             " is not a number, True/False or a quoted string: '", trimmed(line.substr(eq + 1)),
+             "'");
+    out[key] = *value;
+  }
+  return out;
+}
+
+// The config keys given: --config's file (JSON, or nanoGPT's key = value lines), then nanoGPT's
+// --key=value words, then our flags over them; nanoGPT's names become ours. Keys with no meaning
+// here are appended to ignored; unknown keys, from every source, are one error.
+nlohmann::json given_keys(const TrainOptions& opt, std::vector<std::string>& ignored) {
+  std::vector<std::string> unknown;
+  nlohmann::json over = nlohmann::json::object();
+  std::string config_file = opt.config_file;
+  nlohmann::json words = nlohmann::json::object();
+  for (const std::string& w : opt.extra_args) {
+    if (w.rfind("--", 0) == 0 && w.find('=') != std::string::npos) {
+      // nanoGPT's configurator: literal_eval of the value, or the text itself.
+      const size_t eq = w.find('=');
+      const std::string key = w.substr(2, eq - 2), text = w.substr(eq + 1);
+      words[key] = python_literal(text).value_or(nlohmann::json(text));
+    } else if (!w.empty() && w[0] != '-' && config_file.empty()) {
+      config_file = w;  // nanoGPT's `train.py config/file.py`
+    } else {
+      fail("unknown argument '", w, "' to train: see 'scratchgpt train --help' (nanoGPT's "
+           "overrides are written --key=value)");
+    }
+  }
+  if (!config_file.empty()) {
+    const std::string text = read_file(config_file);
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    nlohmann::json file;
+    if (first != std::string::npos && text[first] == '{') {
+      try {
+        file = nlohmann::json::parse(text);
+      } catch (const nlohmann::json::exception& e) {
+        fail("--config ", config_file, " is not valid JSON (", e.what(), ")");
+      }
+    } else {
+      file = parse_nanogpt_config(text, config_file);
+    }
+    over = canonical_config_keys(file, ignored, unknown, "--config " + config_file);
+  }
+  const nlohmann::json cli = canonical_config_keys(words, ignored, unknown, "the command line");
+  SG_CHECK(unknown.empty(), "unknown config key", unknown.size() > 1 ? "s" : "", " ", [&] {
+    std::string all;
+    for (const std::string& k : unknown) all += (all.empty() ? "'" : ", '") + k + "'";
+    return all;
+  }(), ": see 'scratchgpt train --help' for the names (nanoGPT's are read too)");
+  for (auto it = cli.begin(); it != cli.end(); ++it) over[it.key()] = *it;
   for (auto it = opt.overrides.begin(); it != opt.overrides.end(); ++it) over[it.key()] = *it;
   return over;
+}
+
+bool has_config(const TrainOptions& opt) {
+  if (!opt.config_file.empty()) return true;
+  for (const std::string& w : opt.extra_args)
+    if (!w.empty() && w[0] != '-') return true;
+  return false;
 }
 
 // --init-from: the keys that fix the architecture come from the checkpoint; a flag or config key
@@ -155,9 +285,12 @@ TrainConfig configure(const TrainOptions& opt, const nlohmann::json& given, Run&
     cfg.model = ck.cfg.model;
     cfg.gpt = ck.cfg.gpt;  // block_size too, unless --block-size crops it
     cfg.gpt.dropout = dropout;
+  } else if (opt.preset.empty()) {
+    // A config file alone: over nanoGPT's train.py defaults, as nanoGPT's configs are written.
+    SG_CHECK(has_config(opt), "no preset given: pass --preset NAME (", preset_list(),
+             "), a --config FILE, or --init-from CHECKPOINT");
+    cfg = nanogpt_defaults();
   } else {
-    SG_CHECK(!opt.preset.empty(),
-             "no preset given: pass --preset NAME (", preset_list(), "), or --init-from CHECKPOINT");
     cfg = preset_config(opt.preset);
   }
   cfg.apply_json(given);
@@ -192,7 +325,16 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
   run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
   Checkpoint ck;
-  const nlohmann::json given = given_keys(opt);
+  std::vector<std::string> ignored;
+  const nlohmann::json given = given_keys(opt, ignored);
+  if (!ignored.empty() && run.rank0) {
+    std::string names;
+    for (const std::string& k : ignored) names += (names.empty() ? "" : ", ") + k;
+    std::fprintf(opt.log,
+                 "ignored config keys (nanoGPT's, no meaning here: --data-dir, --out-dir and "
+                 "--init-from say where; float32 on the CPU): %s\n",
+                 names.c_str());
+  }
   TrainConfig cfg = configure(opt, given, run, ck);
 
   // 2. The data: its vocabulary fixes V.

@@ -11,13 +11,19 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace scratchgpt {
 
 struct TrainOptions {
   std::string preset;  // ignored on resume (the checkpoint's config is the base)
-  std::string config_file;  // a JSON object of config keys ("": none), under the flags
+  // Config keys ("": none), under the flags: a JSON object, or nanoGPT's config file form
+  // (`key = value` Python literals); nanoGPT's key names are read as ours.
+  std::string config_file;
   nlohmann::json overrides = nlohmann::json::object();  // the flags' config keys
+  // Command-line words the options did not take: nanoGPT's --key=value overrides (over the config
+  // file, under our flags) and, as nanoGPT's `train.py config/file.py`, a config file path.
+  std::vector<std::string> extra_args;
   std::string data_dir;
   std::string out_dir;
   bool resume = false;      // continue from out_dir/last.safetensors

@@ -111,6 +111,55 @@ TrainConfig preset_config(const std::string& name) {
   return c;
 }
 
+TrainConfig nanogpt_defaults() {
+  TrainConfig c = preset_config("gpt2");
+  c.preset.clear();
+  c.gpt.bias = false;
+  c.eval_interval = 2000, c.log_interval = 1;
+  c.rng_stream = RngStream::kNanoGpt;
+  return c;
+}
+
+const std::vector<ConfigAlias>& config_aliases() {
+  static const std::vector<ConfigAlias> aliases = {
+      {"learning_rate", "lr"}, {"gradient_accumulation_steps", "grad_accum"}};
+  return aliases;
+}
+
+const std::vector<std::string>& ignored_config_keys() {
+  static const std::vector<std::string> keys = {
+      "out_dir",   "dataset",        "init_from",     "eval_only", "always_save_checkpoint",
+      "wandb_log", "wandb_project",  "wandb_run_name", "backend",  "device",
+      "dtype",     "compile"};
+  return keys;
+}
+
+json canonical_config_keys(const json& j, std::vector<std::string>& ignored,
+                           std::vector<std::string>& unknown, const std::string& source) {
+  SG_CHECK(j.is_object(), source, " must hold config keys (a JSON object or key = value lines)");
+  const auto& fields = config_fields();
+  const auto& skip = ignored_config_keys();
+  json out = json::object();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string key = it.key();
+    for (const ConfigAlias& a : config_aliases())
+      if (key == a.nanogpt) key = a.ours;
+    if (std::find(skip.begin(), skip.end(), key) != skip.end()) {
+      ignored.push_back(key);
+      continue;
+    }
+    if (std::none_of(fields.begin(), fields.end(),
+                     [&](const ConfigField& f) { return key == f.key; })) {
+      unknown.push_back(it.key());
+      continue;
+    }
+    SG_CHECK(!out.contains(key), source, " gives '", key, "' twice (as '", key, "' and as its ",
+             "nanoGPT name): keep one");
+    out[key] = *it;
+  }
+  return out;
+}
+
 namespace {
 // "n_layer" -> "'n_layer' (--n-layer)": the key and the flag that sets it.
 std::string key_and_flag(const char* key) {
@@ -295,7 +344,8 @@ void TrainConfig::validate() const {
         {"grad_clip", grad_clip}})
     SG_CHECK(std::isfinite(v), name, " must be a finite number, got ", v);
   SG_CHECK(lr > 0, "lr must be positive, got ", lr);
-  SG_CHECK(min_lr >= 0 && min_lr <= lr, "min_lr must be in [0, lr], got ", min_lr);
+  // Without decay min_lr is unused (nanoGPT's finetune config lowers learning_rate below it).
+  SG_CHECK(!decay_lr || (min_lr >= 0 && min_lr <= lr), "min_lr must be in [0, lr], got ", min_lr);
   SG_CHECK(warmup_iters >= 0, "warmup_iters must be >= 0, got ", warmup_iters);
   SG_CHECK(!decay_lr || lr_decay_iters > warmup_iters, "lr_decay_iters (", lr_decay_iters,
            ") must exceed warmup_iters (", warmup_iters, ")");

@@ -2,7 +2,10 @@
 // named presets, and config_fields(): one table row per hyperparameter (its JSON key, help and
 // type) that drives the JSON form (config files, checkpoints) and train's command-line flags, so
 // adding a hyperparameter touches the struct and the table only. Later sources win:
-//   preset (or the checkpoint's config on --resume)  <  --config FILE  <  command-line flags.
+//   preset (or the checkpoint's config on --resume, or nanoGPT's train.py defaults given a config
+//   and no preset)  <  --config FILE  <  nanoGPT's --key=value words  <  our --flags.
+// Config files and --key=value words also take nanoGPT's key names (config_aliases) and accept
+// its keys that mean nothing here (ignored_config_keys).
 // Leaves out: learning-rate schedules other than nanoGPT's warmup + cosine (or constant).
 #pragma once
 
@@ -85,6 +88,27 @@ const std::vector<ConfigField>& config_fields();
 // A flag's text as the JSON value of its field ("4" -> 4, "true" -> true, "gelu" -> "gelu"); an
 // Error naming the flag when the text is not of the field's kind.
 nlohmann::json config_value_from_text(const ConfigField& field, const std::string& text);
+
+// nanoGPT's names (train.py, config/*.py) for keys we spell otherwise; every other nanoGPT key
+// that means something here has our name (n_layer, max_iters, min_lr, beta2, ...).
+struct ConfigAlias {
+  const char* nanogpt;
+  const char* ours;
+};
+const std::vector<ConfigAlias>& config_aliases();  // learning_rate -> lr, ...
+// nanoGPT's keys that have no meaning here (out_dir, dataset, device, wandb_*, ...): accepted in
+// a config and reported as ignored.
+const std::vector<std::string>& ignored_config_keys();
+// A config object with our key names: aliases renamed, ignored keys dropped (appended to
+// ignored), unknown keys appended to unknown (the caller lists them all in one error); a key
+// given under both names is an Error naming source.
+nlohmann::json canonical_config_keys(const nlohmann::json& j, std::vector<std::string>& ignored,
+                                     std::vector<std::string>& unknown, const std::string& source);
+// nanoGPT's train.py defaults (GPT-2 124M on OpenWebText: 12 x 768, T 1024, no biases, B 12 x 40
+// accum, lr 6e-4 -> 6e-5 over 600000 steps, eval every 2000, log every step, its random stream),
+// with the presets' tanh gelu: the base of a run given a config but no preset, as nanoGPT's config
+// files are written over these.
+TrainConfig nanogpt_defaults();
 
 // "bigram", "shakespeare-char", "shakespeare-char-small", "shakespeare-bpe" (GPT-2's tokens),
 // and GPT-2's four shapes "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl" (with nanoGPT's
