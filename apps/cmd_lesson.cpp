@@ -63,15 +63,17 @@ void register_lesson(CLI::App& app) {
                   "of the working directory or of the source tree)");
   // Sizes and seed: each lesson takes some of them (see --list's descriptions and docs/lessons.md);
   // left out, a lesson uses the text's own values.
-  for (const char* f : {"B", "T", "C", "head-size", "n-head", "block-size"}) {
+  for (const char* f : {"B", "T", "C", "head-size", "n-head", "block-size", "d-in", "d-out"}) {
     const std::string what = std::string(f) == "B"           ? "batch size"
                              : std::string(f) == "T"         ? "time steps (sequence length)"
                              : std::string(f) == "C"         ? "channels (n_embd)"
                              : std::string(f) == "head-size" ? "head_size of the attention head(s)"
                              : std::string(f) == "n-head"    ? "number of heads (block)"
+                             : std::string(f) == "d-in"      ? "the book's d_in (embedding size)"
+                             : std::string(f) == "d-out"     ? "the book's d_out"
                                                              : "block_size (longest T)";
     cmd->add_option(std::string("--") + f, opts->sizes[f],
-                    what + "; default: the text's value (averaging, positional, head, block)");
+                    what + "; default: the text's value (see docs/lessons.md for each lesson's)");
   }
   cmd->add_option("--seed", opts->seed,
                   "torch.manual_seed of the lesson (default: the text's, 1337 in the lecture)");
@@ -109,6 +111,8 @@ void register_lesson(CLI::App& app) {
                                       : flag == "C"         ? lo.C
                                       : flag == "head-size" ? lo.head_size
                                       : flag == "n-head"    ? lo.n_head
+                                      : flag == "d-in"      ? lo.d_in
+                                      : flag == "d-out"     ? lo.d_out
                                                             : lo.block_size;
             dst = static_cast<int>(value);
           }

@@ -53,10 +53,12 @@ class Rec:
     def __init__(self):
         self.items = []
 
-    def t(self, label, x):
+    def t(self, label, x, ulp=False):
+        """ulp: a sum of softmax weights, 1 up to the last bit of exp (PyTorch's vectorised Sleef
+        exp and libm's differ there), which decides "1." versus "1.0000": compared by value."""
         s = str(x.detach() if torch.is_tensor(x) else x)
         print(f"{label} {s}" if label else s)
-        self.items.append({"kind": "tensor", "text": s})
+        self.items.append({"kind": "tensor_ulp" if ulp else "tensor", "text": s})
 
     def text(self, line):
         print(line)
@@ -345,8 +347,20 @@ def lesson_block(r, B=2, T=4, C=8, n_head=2, block_size=8, seed=1337):
 
 # ------------------------------------------------------------- the book: Raschka, chapter 3
 
-def lesson_simplified_attention(r):
-    inputs = torch.tensor(RASCHKA_INPUTS)
+def book_inputs(r, T=None, d_in=None, seed=None):
+    """The book's sentence, or (any of T, d_in, seed given) T random embeddings of size d_in."""
+    if T is None and d_in is None and seed is None:
+        return torch.tensor(RASCHKA_INPUTS)
+    torch.manual_seed(123 if seed is None else seed)
+    inputs = torch.rand(6 if T is None else T, 3 if d_in is None else d_in)
+    r.t("inputs:", inputs)
+    return inputs
+
+
+def lesson_simplified_attention(r, T=None, d_in=None, seed=None):
+    inputs = book_inputs(r, T, d_in, seed)
+    ulp = not (T is None and d_in is None and seed is None)  # the book's own sums stay exact
+    T = inputs.shape[0]
     query = inputs[1]  # 2nd input token is the query
     attn_scores_2 = torch.empty(inputs.shape[0])
     for i, x_i in enumerate(inputs):
@@ -361,16 +375,16 @@ def lesson_simplified_attention(r):
 
     attn_weights_2_naive = softmax_naive(attn_scores_2)
     r.t("Attention weights:", attn_weights_2_naive)
-    r.t("Sum:", attn_weights_2_naive.sum())
+    r.t("Sum:", attn_weights_2_naive.sum(), ulp)
     attn_weights_2 = torch.softmax(attn_scores_2, dim=0)
     r.t("Attention weights:", attn_weights_2)
-    r.t("Sum:", attn_weights_2.sum())
+    r.t("Sum:", attn_weights_2.sum(), ulp)
     context_vec_2 = torch.zeros(query.shape)
     for i, x_i in enumerate(inputs):
         context_vec_2 += attn_weights_2[i] * x_i
     r.t("context_vec_2:", context_vec_2)
 
-    attn_scores = torch.empty(6, 6)
+    attn_scores = torch.empty(T, T)
     for i, x_i in enumerate(inputs):
         for j, x_j in enumerate(inputs):
             attn_scores[i, j] = torch.dot(x_i, x_j)
@@ -379,7 +393,7 @@ def lesson_simplified_attention(r):
     r.t("attn_scores (inputs @ inputs.T):", attn_scores)
     attn_weights = torch.softmax(attn_scores, dim=-1)
     r.t("attn_weights:", attn_weights)
-    r.t("All row sums:", attn_weights.sum(dim=-1))
+    r.t("All row sums:", attn_weights.sum(dim=-1), ulp)
     all_context_vecs = attn_weights @ inputs
     r.t("all_context_vecs:", all_context_vecs)
     r.t("Previous 2nd context vector:", context_vec_2)
@@ -483,11 +497,10 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(context_vec)
 
 
-def lesson_trainable_weights(r):
-    inputs = torch.tensor(RASCHKA_INPUTS)
+def lesson_trainable_weights(r, T=None, d_in=None, d_out=2, seed=None):
+    inputs = book_inputs(r, T, d_in, seed)
     x_2 = inputs[1]
     d_in = inputs.shape[1]
-    d_out = 2
     torch.manual_seed(123)
     W_query = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
     W_key = torch.nn.Parameter(torch.rand(d_in, d_out), requires_grad=False)
@@ -616,6 +629,12 @@ SHAPES = [
     ("block", dict(B=1, T=2, C=6, n_head=3, seed=7)),
     ("block", dict(B=2, T=5, C=12, n_head=2, seed=42)),
     ("block", dict(B=1, T=12, C=4, n_head=1, block_size=12, seed=0)),
+    ("simplified-attention", dict(T=2, d_in=3, seed=7)),
+    ("simplified-attention", dict(T=5, d_in=6, seed=42)),
+    ("simplified-attention", dict(seed=1)),
+    ("trainable-weights", dict(T=2, d_in=3, d_out=3, seed=7)),
+    ("trainable-weights", dict(T=5, d_in=6, d_out=4, seed=42)),
+    ("trainable-weights", dict(d_out=1)),
 ]
 
 

@@ -3,6 +3,7 @@
 #include "lessons/lesson.h"
 
 #include "core/check.h"
+#include "core/rng.h"
 #include "stones/print.h"
 
 namespace scratchgpt::lessons {
@@ -26,10 +27,10 @@ const std::vector<Lesson>& all_lessons() {
        "B T C n-head head-size block-size seed"},
       {"simplified-attention", "Raschka ch. 3.3",
        "attention without trainable weights on \"Your journey starts with one step\"",
-       lesson_simplified_attention},
+       lesson_simplified_attention, "T d-in seed"},
       {"trainable-weights", "Raschka ch. 3.4",
        "W_query, W_key, W_value, scaled dot products, SelfAttention_v1 and _v2",
-       lesson_trainable_weights},
+       lesson_trainable_weights, "T d-in d-out seed"},
       {"causal-attention", "Raschka ch. 3.5",
        "masking the future two ways, dropout on attention weights, CausalAttention",
        lesson_causal_attention},
@@ -44,6 +45,29 @@ void check_elements(int64_t elements, const char* flags) {
   if (elements > (int64_t{1} << 26))
     fail(flags, " too large: the lesson's tensors would hold ", elements,
          " elements (at most 67108864)");
+}
+
+std::vector<float> book_inputs(const LessonOptions& opt, int& T, int& d_in, std::string& sentence) {
+  if (!opt.T && !opt.d_in && !opt.seed) {
+    T = 6;
+    d_in = 3;
+    sentence =
+        "inputs = torch.tensor([...]): \"Your journey starts with one step\", 6 tokens of 3.";
+    return std::vector<float>(kJourneyInputs, kJourneyInputs + 6 * 3);
+  }
+  T = opt.T.value_or(6);
+  d_in = opt.d_in.value_or(3);
+  const uint64_t seed = opt.seed.value_or(123);
+  if (T < 2) fail("--T must be at least 2: the 2nd token is the query, got ", T);
+  check_elements(int64_t{T} * T * 4 + int64_t{T} * d_in * 4, "--T, --d-in");
+  sentence = "torch.manual_seed(" + seed_text(seed) + "); inputs = torch.rand(" +
+             std::to_string(T) + ", " + std::to_string(d_in) + "): a sentence of " +
+             std::to_string(T) + " tokens embedded in " + std::to_string(d_in) + " dimensions.";
+  std::vector<float> inputs(int64_t{T} * d_in);
+  Rng rng;
+  rng.manual_seed(seed);
+  rng.rand(inputs.data(), static_cast<int64_t>(inputs.size()));
+  return inputs;
 }
 
 std::string seed_text(uint64_t seed) { return std::to_string(seed); }

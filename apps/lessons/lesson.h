@@ -18,6 +18,7 @@ namespace scratchgpt::lessons {
 struct LessonOptions {
   std::string data_path;  // Tiny Shakespeare for the bigram lesson ("" = find it)
   std::optional<int> B, T, C, head_size, n_head, block_size;  // --B --T --C --head-size ...
+  std::optional<int> d_in, d_out;                             // the book's --d-in --d-out
   std::optional<uint64_t> seed;                               // --seed (torch.manual_seed)
   bool trace = false;  // --trace: every intermediate of one head, batch element 0
   std::string html;    // --html FILE: the same trace as a self-contained page
@@ -53,6 +54,11 @@ void show_size(std::ostream& os, const std::string& label, const std::vector<int
 
 // The six embedded tokens of "Your journey starts with one step" (Raschka ch. 3), (6, 3).
 extern const float kJourneyInputs[6 * 3];
+
+// The book's lessons' inputs (T, d_in): the journey's embeddings, or, when --T, --d-in or --seed
+// is given, a sentence of T random embeddings of size d_in: torch.manual_seed(seed, default 123);
+// inputs = torch.rand(T, d_in). T >= 2 (the 2nd token is the query). `sentence` says which.
+std::vector<float> book_inputs(const LessonOptions& opt, int& T, int& d_in, std::string& sentence);
 
 void lesson_bigram(const LessonOptions&, std::ostream&);
 void lesson_averaging(const LessonOptions&, std::ostream&);

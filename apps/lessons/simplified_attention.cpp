@@ -4,6 +4,7 @@
 // Module: stones::SimplifiedAttention (src/stones/self_attention.h).
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "kernels/ref/softmax.h"
@@ -22,13 +23,23 @@ float torch_sum(const float* x, int n) {
 }
 }  // namespace
 
-void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
-  const int T = 6, C = 3;
-  const float* inputs = kJourneyInputs;  // (T, C)
+void lesson_simplified_attention(const LessonOptions& opt, std::ostream& os) {
+  // The book's sentence, or with --T --d-in --seed a random one (see book_inputs).
+  int T = 0, C = 0;
+  std::string sentence;
+  const std::vector<float> input_store = book_inputs(opt, T, C, sentence);
+  const float* inputs = input_store.data();  // (T, C)
+  const bool journey = !opt.T && !opt.d_in && !opt.seed;
   step(os, "Attention scores for one query");
-  say(os,
-      "The 2nd token, \"journey\" (x^2), is the query; its score with every token is a dot "
-      "product.");
+  if (journey) {
+    say(os,
+        "The 2nd token, \"journey\" (x^2), is the query; its score with every token is a dot "
+        "product.");
+  } else {
+    say(os, sentence);
+    show(os, "inputs:", inputs, {T, C});
+    say(os, "The 2nd token (x^2) is the query; its score with every token is a dot product.");
+  }
   const float* query = inputs + 1 * C;  // (C)
   std::vector<float> attn_scores_2(T);  // (T)
   for (int i = 0; i < T; ++i) {
@@ -65,7 +76,7 @@ void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
 
   step(os, "All queries at once");
   say(os, "Every token as the query: two for-loops, or simply inputs @ inputs.T.");
-  std::vector<float> loops(T * T);  // (T, T)
+  std::vector<float> loops(int64_t{T} * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
       float dot = 0;
@@ -74,7 +85,7 @@ void lesson_simplified_attention(const LessonOptions&, std::ostream& os) {
     }
   show(os, "attn_scores (loops):", loops.data(), {T, T});
   stones::SimplifiedAttention<float> attention;
-  std::vector<float> all_context_vecs(T * C);  // (T, C)
+  std::vector<float> all_context_vecs(int64_t{T} * C);  // (T, C)
   attention.forward(all_context_vecs.data(), inputs, T, C);
   show(os, "attn_scores (inputs @ inputs.T):", attention.scores.data(), {T, T});
   show(os, "attn_weights:", attention.weights.data(), {T, T});

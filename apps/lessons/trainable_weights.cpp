@@ -4,6 +4,7 @@
 // Modules: stones::SelfAttentionV1 / SelfAttentionV2 (src/stones/self_attention.h).
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -13,17 +14,30 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
-  const int T = 6, d_in = 3, d_out = 2;
-  const float* inputs = kJourneyInputs;  // (T, d_in)
-  const float* x_2 = inputs + d_in;      // (d_in)
+void lesson_trainable_weights(const LessonOptions& opt, std::ostream& os) {
+  // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
+  // The weights keep the book's seeds (123 for W_query, W_key, W_value and v1, 789 for v2).
+  int T = 0, d_in = 0;
+  std::string sentence;
+  const std::vector<float> input_store = book_inputs(opt, T, d_in, sentence);
+  const int d_out = opt.d_out.value_or(2);
+  check_elements(int64_t{d_in} * d_out * 6 + int64_t{T} * d_out * 4, "--d-in, --d-out");
+  const float* inputs = input_store.data();  // (T, d_in)
+  const float* x_2 = inputs + d_in;          // (d_in)
   Rng rng;
+  if (opt.T || opt.d_in || opt.seed) {
+    step(os, "The inputs");
+    say(os, sentence);
+    show(os, "inputs:", inputs, {T, d_in});
+  }
   step(os, "Three weight matrices");
   say(os,
       "torch.manual_seed(123); W_query, W_key, W_value = torch.nn.Parameter(torch.rand(d_in, "
-      "d_out)) with d_in = 3, d_out = 2. They are trained later; here they are random.");
+      "d_out)) with d_in = " +
+          std::to_string(d_in) + ", d_out = " + std::to_string(d_out) +
+          ". They are trained later; here they are random.");
   rng.manual_seed(123);
-  std::vector<float> W_query(d_in * d_out), W_key(d_in * d_out), W_value(d_in * d_out);
+  std::vector<float> W_query(int64_t{d_in} * d_out), W_key(W_query.size()), W_value(W_query.size());
   rng.rand(W_query.data(), d_in * d_out);
   rng.rand(W_key.data(), d_in * d_out);
   rng.rand(W_value.data(), d_in * d_out);
@@ -32,10 +46,9 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   show(os, "W_value:", W_value.data(), {d_in, d_out});
 
   step(os, "Query, keys and values");
-  say(os,
-      "query_2 = x_2 @ W_query projects the 3-d input to a 2-d query; keys and values are "
-      "computed for every input.");
-  std::vector<float> query_2(d_out), keys(T * d_out), values(T * d_out);
+  say(os, "query_2 = x_2 @ W_query projects the " + std::to_string(d_in) + "-d input to a " +
+              std::to_string(d_out) + "-d query; keys and values are computed for every input.");
+  std::vector<float> query_2(d_out), keys(int64_t{T} * d_out), values(int64_t{T} * d_out);
   stones::mm(query_2.data(), x_2, W_query.data(), 1, d_in, d_out);
   stones::mm(keys.data(), inputs, W_key.data(), T, d_in, d_out);      // (T, d_out)
   stones::mm(values.data(), inputs, W_value.data(), T, d_in, d_out);  // (T, d_out)
@@ -68,7 +81,7 @@ void lesson_trainable_weights(const LessonOptions&, std::ostream& os) {
   rng.manual_seed(123);
   stones::SelfAttentionV1<float> sa_v1(d_in, d_out);
   sa_v1.init(rng);
-  std::vector<float> out(T * d_out);  // (T, d_out)
+  std::vector<float> out(int64_t{T} * d_out);  // (T, d_out)
   sa_v1.forward(out.data(), inputs, T);
   show(os, "SelfAttention_v1:", out.data(), {T, d_out});
 
