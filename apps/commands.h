@@ -45,6 +45,7 @@ void register_bench(CLI::App& app);    // cmd_bench.cpp
 void register_tokenize(CLI::App& app); // cmd_tokenize.cpp
 void register_import(CLI::App& app);   // cmd_import.cpp
 void register_export(CLI::App& app);   // cmd_export.cpp
+void register_attention(CLI::App& app);  // cmd_attention.cpp
 
 inline void register_commands(CLI::App& app) {
   register_prepare(app);
@@ -56,6 +57,7 @@ inline void register_commands(CLI::App& app) {
   register_tokenize(app);
   register_import(app);
   register_export(app);
+  register_attention(app);
 }
 
 }  // namespace scratchgpt::cli

@@ -2,12 +2,15 @@
 # bootstrap.sh: installs the Debian packages scratchgpt needs, only those that are missing.
 # Idempotent and fast when everything is present. Set SCRATCHGPT_WITH_TORCH=1 to also install
 # python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks), and
-# SCRATCHGPT_WITH_FUZZ=1 to install clang and its libFuzzer runtime (scripts/fuzz.sh; CI sets it).
+# SCRATCHGPT_WITH_FUZZ=1 to install clang and its libFuzzer runtime (scripts/fuzz.sh; CI sets it),
+# SCRATCHGPT_WITH_BROWSER=1 to install chromium (the browser test of the attention page; CI sets it).
 set -euo pipefail
 packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libdnnl-dev libopenmpi-dev openmpi-bin)
 if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch python3-numpy); fi
 if [[ "${SCRATCHGPT_WITH_FUZZ:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
+# Chromium renders the attention page in tests/e2e/attention_page_test.cpp (skipped without it).
+if [[ "${SCRATCHGPT_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -69,6 +69,12 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> gpt_param_shapes(
 
 Param& GPT::param(const std::string& name) { return store_.get(name); }
 
+const float* GPT::attention_weights(int layer) const {
+  SG_CHECK(layer >= 0 && layer < L, "layer ", layer, " is outside the model's ", L, " layers");
+  const CausalSelfAttention& a = blocks[static_cast<size_t>(layer)].attn;
+  return a.fused ? nullptr : a.att;
+}
+
 void GPT::init(Rng& rng) {
   auto fill = [](const Tensor& t, float value) { std::fill(t.begin(), t.end(), value); };
   auto normal = [&rng](const Tensor& t, double std) { rng.normal(t.data, t.numel(), 0.0, std); };

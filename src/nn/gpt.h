@@ -48,6 +48,10 @@ class GPT : public LanguageModel {
 
   // The Param with this checkpoint name ("blocks.0.attn.c_attn.weight"); Error if there is none.
   Param& param(const std::string& name);
+  // Layer l's attention weights (B, NH, T, T) from the last forward, when that forward kept them
+  // (the stored kernel: T below the ExecContext's fused_attention_min_T, or dropout); null when
+  // the fused kernel ran. Row t is query position t's softmax over key positions 0..t.
+  const float* attention_weights(int layer) const;
 
   // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
   void reset_cache() override;
