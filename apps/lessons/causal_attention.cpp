@@ -4,21 +4,34 @@
 // tools/make_lesson_fixtures.py. Module: stones::CausalAttention (src/stones/causal_attention.h).
 
 #include "stones/causal_attention.h"
-#include "stones/self_attention.h"
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
+#include "stones/self_attention.h"
 
 namespace scratchgpt::lessons {
 
-void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
-  const int T = 6, d_in = 3, d_out = 2;
-  const float* inputs = kJourneyInputs;  // (T, d_in)
+void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
+  // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
+  // The weights and dropout keep the book's seeds (789, 123).
+  int T = 0, d_in = 0;
+  std::string sentence;
+  const std::vector<float> input_store = book_inputs(opt, T, d_in, sentence);
+  const int d_out = opt.d_out.value_or(2);
+  check_elements(int64_t{d_in} * d_out * 6 + int64_t{T} * T * 12 + int64_t{T} * d_in * 4,
+                 "--T, --d-in, --d-out");
+  const float* inputs = input_store.data();  // (T, d_in)
   Rng rng;
+  if (opt.T || opt.d_in || opt.seed) {
+    step(os, "The inputs");
+    say(os, sentence);
+    show(os, "inputs:", inputs, {T, d_in});
+  }
   step(os, "Attention weights of SelfAttention_v2");
   say(os,
       "torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); every token still sees "
@@ -26,7 +39,7 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   rng.manual_seed(789);
   stones::SelfAttentionV2<float> sa_v2(d_in, d_out);
   sa_v2.init(rng);
-  std::vector<float> ctx(T * d_out);  // (T, d_out)
+  std::vector<float> ctx(int64_t{T} * d_out);  // (T, d_out)
   sa_v2.forward(ctx.data(), inputs, T);
   const std::vector<float>& attn_scores = sa_v2.scores;  // (T, T) queries @ keys.T
   show(os, "attn_weights:", sa_v2.weights.data(), {T, T});
@@ -66,7 +79,7 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
       "and scales the rest by 1 / (1 - 0.5) = 2.");
   rng.manual_seed(123);
   std::vector<float> mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);  // (T, T)
-  show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(6, 6) * mask
+  show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(T, T) * mask
   say(os, "Reseeding with 123 drops the same positions of the attention weights.");
   rng.manual_seed(123);
   mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);
@@ -77,15 +90,16 @@ void lesson_causal_attention(const LessonOptions&, std::ostream& os) {
   step(os, "The CausalAttention class on a batch");
   say(os,
       "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); "
-      "ca = CausalAttention(d_in, d_out, context_length=6, dropout=0.0).");
+      "ca = CausalAttention(d_in, d_out, context_length=" +
+          std::to_string(T) + ", dropout=0.0).");
   const int B = 2;
-  std::vector<float> batch(B * T * d_in);  // (B, T, d_in)
+  std::vector<float> batch(int64_t{B} * T * d_in);  // (B, T, d_in)
   for (int b = 0; b < B; ++b) std::copy(inputs, inputs + T * d_in, batch.begin() + b * T * d_in);
   show_size(os, "batch.shape:", {B, T, d_in});
   rng.manual_seed(123);
   stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
   ca.init(rng);
-  std::vector<float> context_vecs(B * T * d_out);  // (B, T, d_out)
+  std::vector<float> context_vecs(int64_t{B} * T * d_out);  // (B, T, d_out)
   ca.forward(context_vecs.data(), batch.data(), B, T, &rng);
   show(os, "context_vecs:", context_vecs.data(), {B, T, d_out});
   show_size(os, "context_vecs.shape:", {B, T, d_out});

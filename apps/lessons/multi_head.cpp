@@ -3,32 +3,53 @@
 // PyTorch twin: lesson_multi_head in tools/make_lesson_fixtures.py.
 // Modules: src/stones/multi_head_attention.h.
 
+#include <string>
 #include <vector>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "lessons/lesson.h"
 #include "stones/multi_head_attention.h"
 
 namespace scratchgpt::lessons {
 
-void lesson_multi_head(const LessonOptions&, std::ostream& os) {
-  const int B = 2, T = 6, d_in = 3;
-  std::vector<float> batch(B * T * d_in);  // (B, T, d_in) = torch.stack((inputs, inputs))
+void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
+  // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out and
+  // --n-head (num_heads) for both modules. The weights keep the book's seed, 123.
+  int T = 0, d_in = 0;
+  std::string sentence;
+  const std::vector<float> inputs = book_inputs(opt, T, d_in, sentence);
+  const int B = 2, d_out = opt.d_out.value_or(2), num_heads = opt.n_head.value_or(2);
+  if (d_out % num_heads != 0)
+    fail("--d-out ", d_out, " is not divisible by --n-head ", num_heads,
+         " (MultiHeadAttention: head_dim = d_out // num_heads)");
+  check_elements(int64_t{B} * T * d_out * num_heads * 6 + int64_t{d_in} * d_out * num_heads * 6 +
+                     int64_t{B} * num_heads * T * T * 4,
+                 "--T, --d-in, --d-out, --n-head");
+  std::vector<float> batch(int64_t{B} * T * d_in);  // (B, T, d_in) = torch.stack((inputs, inputs))
   for (int b = 0; b < B; ++b)
-    std::copy(kJourneyInputs, kJourneyInputs + T * d_in, batch.begin() + b * T * d_in);
+    std::copy(inputs.begin(), inputs.end(), batch.begin() + int64_t{b} * T * d_in);
+  const std::string din = std::to_string(d_in), dout = std::to_string(d_out),
+                    nh = std::to_string(num_heads), t = std::to_string(T);
   Rng rng;
+  if (opt.T || opt.d_in || opt.seed) {
+    step(os, "The inputs");
+    say(os, sentence);
+    show(os, "inputs:", inputs.data(), {T, d_in});
+  }
   step(os, "Stacking causal heads");
-  say(os,
-      "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=3, d_out=2, context_length=6, "
-      "dropout=0.0, num_heads=2) runs two CausalAttention heads and concatenates them: "
-      "2 heads x 2 dims = 4 output dims.");
+  say(os, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +
+              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " + nh +
+              " CausalAttention heads and concatenates them: " + nh + " heads x " + dout +
+              " dims = " + std::to_string(num_heads * d_out) + " output dims.");
   rng.manual_seed(123);
-  stones::MultiHeadAttentionWrapper<float> wrapper(d_in, 2, T, 0.0f, 2);
+  stones::MultiHeadAttentionWrapper<float> wrapper(d_in, d_out, T, 0.0f, num_heads);
   wrapper.init(rng);
-  std::vector<float> out(B * T * 4);  // (B, T, 4)
+  const int wide = num_heads * d_out;
+  std::vector<float> out(int64_t{B} * T * wide);  // (B, T, num_heads * d_out)
   wrapper.forward(out.data(), batch.data(), B, T, &rng);
-  show(os, "context_vecs:", out.data(), {B, T, 4});
-  show_size(os, "context_vecs.shape:", {B, T, 4});
+  show(os, "context_vecs:", out.data(), {B, T, wide});
+  show_size(os, "context_vecs.shape:", {B, T, wide});
 
   step(os, "Batched matrix multiplication over heads");
   say(os,
@@ -51,18 +72,20 @@ void lesson_multi_head(const LessonOptions&, std::ostream& os) {
   show(os, "Second head:", aat + 9, {3, 3});
 
   step(os, "One projection split across heads");
-  say(os,
-      "torch.manual_seed(123); MultiHeadAttention(d_in=3, d_out=2, context_length=6, "
-      "dropout=0.0, num_heads=2): one W_query/W_key/W_value of d_out columns viewed as "
-      "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
-      "output projection out_proj. head_dim = 1 here, and the output has d_out = 2 dims.");
+  say(os, "torch.manual_seed(123); MultiHeadAttention(d_in=" + din + ", d_out=" + dout +
+              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
+              "): one W_query/W_key/W_value of d_out columns viewed as "
+              "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
+              "output projection out_proj. head_dim = " +
+              std::to_string(d_out / num_heads) + " here, and the output has d_out = " + dout +
+              " dims.");
   rng.manual_seed(123);
-  stones::MultiHeadAttention<float> mha(d_in, 2, T, 0.0f, 2);
+  stones::MultiHeadAttention<float> mha(d_in, d_out, T, 0.0f, num_heads);
   mha.init(rng);
-  out.assign(B * T * 2, 0.0f);  // (B, T, d_out)
+  out.assign(int64_t{B} * T * d_out, 0.0f);  // (B, T, d_out)
   mha.forward(out.data(), batch.data(), B, T, &rng);
-  show(os, "context_vecs:", out.data(), {B, T, 2});
-  show_size(os, "context_vecs.shape:", {B, T, 2});
+  show(os, "context_vecs:", out.data(), {B, T, d_out});
+  show_size(os, "context_vecs.shape:", {B, T, d_out});
 }
 
 }  // namespace scratchgpt::lessons

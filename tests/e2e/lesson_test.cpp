@@ -205,7 +205,8 @@ TEST(LessonShapes, EveryShapeAndSeedPrintsWhatPyTorchPrints) {
     lessons.insert(name);
   }
   EXPECT_EQ(lessons, (std::set<std::string>{"averaging", "positional", "head", "block",
-                                            "simplified-attention", "trainable-weights"}));
+                                            "simplified-attention", "trainable-weights",
+                                            "causal-attention", "multi-head"}));
 }
 
 // The lecture's values given as flags print exactly what the lesson prints without them.
@@ -217,6 +218,8 @@ TEST(LessonShapes, TheLecturesValuesAsFlagsChangeNothing) {
       {"block", "--B 2 --T 4 --C 8 --n-head 2 --block-size 8 --seed 1337"},
       {"block", "--head-size 4"},
       {"trainable-weights", "--d-out 2"},
+      {"causal-attention", "--d-out 2"},
+      {"multi-head", "--d-out 2 --n-head 2"},
   };
   for (const auto& [name, flags] : cases) {
     const CliRun plain = run_cli(std::string("lesson ") + name + " 2>&1");
@@ -308,7 +311,8 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
       {"averaging --trace", "--trace"},
       {"positional --n-head 2", "--n-head"},
       {"bigram --seed 3", "--seed"},
-      {"multi-head --T 3", "--T"},
+      {"multi-head --d-out 4 --n-head 3", "--n-head"},
+      {"causal-attention --n-head 2", "--n-head"},
       {"simplified-attention --T 1", "--T"},
       {"trainable-weights --d-in 0", "--d-in"},
       {"simplified-attention --d-out 2", "--d-out"},
