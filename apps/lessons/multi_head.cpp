@@ -39,7 +39,8 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
   }
   step(os, "Stacking causal heads");
   say(os, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +
-              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " + nh +
+              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " +
+              (num_heads == 2 ? std::string("two") : nh) +
               " CausalAttention heads and concatenates them: " + nh + " heads x " + dout +
               " dims = " + std::to_string(num_heads * d_out) + " output dims.");
   rng.manual_seed(123);

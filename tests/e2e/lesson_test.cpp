@@ -230,6 +230,20 @@ TEST(LessonShapes, TheLecturesValuesAsFlagsChangeNothing) {
   }
 }
 
+// Without flags every lesson prints, byte for byte, what it printed before the flags existed
+// (default_output.json: scratchgpt's own output then, sentences included).
+TEST(LessonShapes, WithoutFlagsEveryLessonPrintsWhatItPrintedBefore) {
+  std::ifstream in(scratchgpt::test::fixture_path("lessons/default_output.json"));
+  ASSERT_TRUE(in.good());
+  const nlohmann::json before = nlohmann::json::parse(in);
+  EXPECT_EQ(before.size(), 9u);
+  for (const auto& [name, text] : before.items()) {
+    const CliRun r = run_cli("lesson " + name + " 2>&1");
+    EXPECT_EQ(r.rc, 0) << name;
+    EXPECT_EQ(r.out, text.get<std::string>()) << name;
+  }
+}
+
 // The run of one fixture, by lesson and flags.
 nlohmann::json shape_items(const std::string& name, const std::string& flags) {
   for (const auto& run : shape_fixtures())
