@@ -46,6 +46,7 @@ void register_tokenize(CLI::App& app); // cmd_tokenize.cpp
 void register_import(CLI::App& app);   // cmd_import.cpp
 void register_export(CLI::App& app);   // cmd_export.cpp
 void register_attention(CLI::App& app);  // cmd_attention.cpp
+void register_report(CLI::App& app);     // cmd_report.cpp
 
 inline void register_commands(CLI::App& app) {
   register_prepare(app);
@@ -58,6 +59,7 @@ inline void register_commands(CLI::App& app) {
   register_import(app);
   register_export(app);
   register_attention(app);
+  register_report(app);
 }
 
 }  // namespace scratchgpt::cli

@@ -1,0 +1,25 @@
+// report.h: what 'scratchgpt report' does: one or several training runs' metrics.jsonl drawn as
+// one self-contained page (inline SVG, CSS and a few lines of JavaScript; nothing fetched): train
+// and val loss against the step (a log-scale switch), the learning rate, the gradient norm and
+// tokens/s, the runs overlaid in colours (to compare seeds or settings), and each run's config
+// (from its last.safetensors or best.safetensors) and best val loss. Each chart is an <svg
+// data-chart="NAME"> holding one <path data-run="R" data-series="NAME"> per run and series, a
+// point per logged line. With --csv, the same series as CSV (run,type,iter,loss,...) for
+// spreadsheets and pandas. Leaves out: live updating (regenerate the page; the browser reloads).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace scratchgpt {
+
+struct ReportRequest {
+  std::vector<std::string> runs;  // out dirs of 'train', each with its metrics.jsonl
+  std::string out;                // the .html file to write ("": none)
+  std::string csv;                // the .csv file to write ("": none)
+};
+
+void run_report(const ReportRequest& req, std::FILE* out);
+
+}  // namespace scratchgpt

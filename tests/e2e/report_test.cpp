@@ -1,0 +1,90 @@
+// report_test.cpp: 'scratchgpt report' draws runs' metrics.jsonl: the loss chart's path of each run
+// has one point per logged training step (read in a real browser: Debian's chromium, headless;
+// skipped, saying so, where it is missing), two runs overlay, the CSV holds every line's numbers
+// as metrics.jsonl has them, and a directory without metrics is a one-line error.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "train_cli_util.h"
+
+using namespace scratchgpt::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The number of points of <path data-run="run" data-series="series"> in the first chart that has
+// it (each point is one "M" or "L").
+int points(const std::string& dom, int run, const std::string& series) {
+  const std::string tag = "<path data-run=\"" + std::to_string(run) + "\" data-series=\"" + series + "\"";
+  const size_t at = dom.find(tag);
+  if (at == std::string::npos) return -1;
+  const size_t d = dom.find(" d=\"", at), end = dom.find('"', d + 4);
+  const std::string path = dom.substr(d + 4, end - d - 4);
+  int n = 0;
+  for (char c : path) n += c == 'M' || c == 'L';
+  return n;
+}
+
+}  // namespace
+
+TEST(Report, ChartsHoldEveryLoggedStep) {
+  const std::string dir = scratch_dir("report");
+  const std::string data = prepared(dir, shakespeare(20000));
+  const std::string common = "train --preset shakespeare-char-small --n-layer 1 --n-head 2 "
+                             "--n-embd 16 --block-size 16 --batch-size 2 --eval-interval 5 "
+                             "--eval-iters 1 --threads 1 --data-dir '" + data + "'";
+  CliResult r = run_cli(common + " --max-iters 12 --out-dir '" + dir + "/a'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli(common + " --max-iters 7 --seed 7 --out-dir '" + dir + "/b'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("report --run '" + dir + "/a' --run '" + dir + "/b' --out '" + dir +
+              "/report.html' --csv '" + dir + "/report.csv'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto a = metrics(dir + "/a/metrics.jsonl", "train");
+  const auto b = metrics(dir + "/b/metrics.jsonl", "train");
+  ASSERT_EQ(a.size(), 12u);
+  ASSERT_EQ(b.size(), 7u);
+
+  // The CSV: a line per metrics line, the numbers as logged.
+  std::istringstream csv(slurp(dir + "/report.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "run,type,iter,loss,val_loss,lr,grad_norm,tokens_per_s,time_s");
+  int train_lines = 0;
+  while (std::getline(csv, line))
+    if (line.find(",train,") != std::string::npos) {
+      if (line.find("/a\",train,0,") != std::string::npos) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.9g", a[0]["loss"].get<double>());
+        EXPECT_NE(line.find(std::string(",") + buf + ","), std::string::npos) << line;
+      }
+      ++train_lines;
+    }
+  EXPECT_EQ(train_lines, 19);
+
+  std::string page = slurp(dir + "/report.html");
+  if (std::system("command -v chromium >/dev/null 2>&1") == 0) {
+    const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "
+                            "'file://" + dir + "/report.html' >'" + dir + "/dom.html' 2>/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    page = slurp(dir + "/dom.html");
+  } else {
+    std::printf("chromium is not installed (apt-get install chromium): checking the page's source "
+                "instead of the browser's DOM\n");
+  }
+  EXPECT_EQ(points(page, 0, "train_loss"), 12);
+  EXPECT_EQ(points(page, 1, "train_loss"), 7);
+  EXPECT_EQ(points(page, 0, "val_loss"), static_cast<int>(metrics(dir + "/a/metrics.jsonl", "eval").size()));
+  EXPECT_EQ(points(page, 1, "lr"), 7);
+  EXPECT_NE(page.find("data-chart=\"grad_norm\""), std::string::npos);
+  EXPECT_NE(page.find("data-chart=\"tokens_per_s\""), std::string::npos);
+
+  fs::create_directories(dir + "/empty");
+  expect_error(run_cli("report --run '" + dir + "/empty' --out '" + dir + "/x.html'"),
+               "no metrics.jsonl");
+  expect_error(run_cli("report --run '" + dir + "/a'"), "nothing to write");
+  EXPECT_FALSE(fs::exists(dir + "/x.html"));
+}
