@@ -205,6 +205,32 @@ def lesson_positional(r, B=2, T=4, C=4, block_size=8, seed=1337):
         r.t("x[1]:", x[1])
 
 
+def trace_head(r, x, key, query, value, head_size):
+    """--trace: the scaled Head of gpt.py on x, every intermediate of batch element 0."""
+    B, T, C = x.shape
+    k = key(x)  # (B, T, hs)
+    q = query(x)  # (B, T, hs)
+    v = value(x)  # (B, T, hs)
+    r.t("x[0]:", x[0])
+    r.t("k[0]:", k[0])
+    r.t("q[0]:", q[0])
+    r.t("v[0]:", v[0])
+    wei = q @ k.transpose(-2, -1)  # (B, T, T)
+    r.t("wei = q @ k.transpose(-2, -1) [0]:", wei[0])
+    scale = head_size**-0.5
+    r.t("scale = head_size**-0.5:", torch.tensor(scale))
+    wei = wei * scale
+    r.t("wei * scale [0]:", wei[0])
+    tril = torch.tril(torch.ones(T, T))
+    r.t("tril = torch.tril(torch.ones(T, T)):", tril)
+    wei = wei.masked_fill(tril == 0, float("-inf"))
+    r.t("wei.masked_fill(tril == 0, float('-inf')) [0]:", wei[0])
+    wei = F.softmax(wei, dim=-1)
+    r.t("F.softmax(wei, dim=-1) [0]:", wei[0])
+    out = wei @ v
+    r.t("out = wei @ v [0]:", out[0])
+
+
 def lesson_head(r, B=4, T=8, C=32, head_size=16, seed=1337, trace=False):
     torch.manual_seed(seed)
     x = torch.randn(B, T, C)  # B, T, C = batch, time, channels
@@ -212,27 +238,7 @@ def lesson_head(r, B=4, T=8, C=32, head_size=16, seed=1337, trace=False):
     query = nn.Linear(C, head_size, bias=False)
     value = nn.Linear(C, head_size, bias=False)
     if trace:  # --trace: the scaled Head of gpt.py, every intermediate of batch element 0
-        k = key(x)  # (B, T, hs)
-        q = query(x)  # (B, T, hs)
-        v = value(x)  # (B, T, hs)
-        r.t("x[0]:", x[0])
-        r.t("k[0]:", k[0])
-        r.t("q[0]:", q[0])
-        r.t("v[0]:", v[0])
-        wei = q @ k.transpose(-2, -1)  # (B, T, T)
-        r.t("wei = q @ k.transpose(-2, -1) [0]:", wei[0])
-        scale = head_size**-0.5
-        r.t("scale = head_size**-0.5:", torch.tensor(scale))
-        wei = wei * scale
-        r.t("wei * scale [0]:", wei[0])
-        tril = torch.tril(torch.ones(T, T))
-        r.t("tril = torch.tril(torch.ones(T, T)):", tril)
-        wei = wei.masked_fill(tril == 0, float("-inf"))
-        r.t("wei.masked_fill(tril == 0, float('-inf')) [0]:", wei[0])
-        wei = F.softmax(wei, dim=-1)
-        r.t("F.softmax(wei, dim=-1) [0]:", wei[0])
-        out = wei @ v
-        r.t("out = wei @ v [0]:", out[0])
+        trace_head(r, x, key, query, value, head_size)
         return
     k = key(x)  # (B, T, 16)
     q = query(x)  # (B, T, 16)
@@ -325,11 +331,15 @@ class Block(nn.Module):
         return x
 
 
-def lesson_block(r, B=2, T=4, C=8, n_head=2, block_size=8, seed=1337):
+def lesson_block(r, B=2, T=4, C=8, n_head=2, block_size=8, seed=1337, trace=False):
     torch.manual_seed(seed)
     n_embd = C
     block = Block(n_embd, n_head, block_size, 0.0)
     x = torch.randn(B, T, n_embd)
+    if trace:  # --trace: the first head of sa on ln1(x)
+        head = block.sa.heads[0]
+        trace_head(r, block.ln1(x), head.key, head.query, head.value, n_embd // n_head)
+        return
     r.t("x[0]:", x[0])
     h = block.ln1(x)
     r.t("ln1(x)[0]:", h[0])
@@ -631,6 +641,8 @@ SHAPES = [
     ("block", dict(B=1, T=2, C=6, n_head=3, seed=7)),
     ("block", dict(B=2, T=5, C=12, n_head=2, seed=42)),
     ("block", dict(B=1, T=12, C=4, n_head=1, block_size=12, seed=0)),
+    ("block", dict(B=1, T=3, C=6, n_head=2, seed=7, trace=True)),
+    ("block", dict(trace=True)),
     ("simplified-attention", dict(T=2, d_in=3, seed=7)),
     ("simplified-attention", dict(T=5, d_in=6, seed=42)),
     ("simplified-attention", dict(seed=1)),

@@ -6,6 +6,7 @@
 
 #include "nn/block.h"
 
+#include <iostream>
 #include <vector>
 
 #include "core/arena.h"
@@ -13,6 +14,7 @@
 #include "core/rng.h"
 #include "kernels/ref/layernorm.h"
 #include "lessons/lesson.h"
+#include "lessons/trace_page.h"
 #include "stones/feed_forward.h"
 #include "stones/multi_head_attention.h"
 
@@ -51,14 +53,8 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
   check_elements(int64_t{B} * T * C * 12 + int64_t{C} * C * 12 + int64_t{block_size} * block_size,
                  "--B, --T, --C, --block-size");
   const std::string c = std::to_string(C), c4 = std::to_string(4 * C);
+  // The draws first (sa, ffwd, then x), so that an unwritable --html fails before any output.
   Rng rng;
-  step(os, "A Block");
-  say(os, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
-              ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
-              std::to_string(n_head) + " heads of " + std::to_string(head_size) +
-              "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
-              " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
-              std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
   rng.manual_seed(seed);
   stones::LectureMultiHeadAttention<float> sa(n_embd, n_head, head_size, block_size, 0.0f);
   sa.init(rng);
@@ -67,10 +63,38 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
   std::vector<float> ln_w(C, 1.0f), ln_b(C, 0.0f);  // nn.LayerNorm starts at weight 1, bias 0
   std::vector<float> x(int64_t{B} * T * C);         // (B, T, C)
   rng.randn(x.data(), static_cast<int64_t>(x.size()));
-  show(os, "x[0]:", x.data(), {T, C});
-
   const int N = B * T;
   std::vector<float> h(N * C), mean(N), rstd(N), a(N * C), x1(N * C), f(N * C), out(N * C);
+  std::vector<TraceMatrix> trace;  // --trace, --html: the first head of sa on ln1(x)
+  if (opt.trace || !opt.html.empty()) {
+    ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(),
+                           N, C);
+    trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]");
+  }
+  if (!opt.html.empty()) {
+    write_trace_page(opt.html, "The first Head of a Block, traced (scratchgpt lesson block)",
+                     "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
+                         ", n_head=" + std::to_string(n_head) + "); x = torch.randn(" +
+                         std::to_string(B) + ", " + std::to_string(T) + ", " + c +
+                         "). block.sa.heads[0] on ln1(x), batch element 0, every intermediate.",
+                     kHeadTraceCode, trace);
+    std::cerr << "wrote " << opt.html << "\n";
+  }
+  step(os, "A Block");
+  say(os, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
+              ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
+              std::to_string(n_head) + " heads of " + std::to_string(head_size) +
+              "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
+              " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
+              std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
+  if (opt.trace) {  // its x is the head's input, ln1(x)
+    step(os, "Trace: sa.heads[0] on ln1(x), batch element 0");
+    say(os, kHeadTraceCode);
+    print_trace(os, trace);
+    return;
+  }
+  show(os, "x[0]:", x.data(), {T, C});
+
   step(os, "Communication: x + sa(ln1(x))");
   say(os, "Pre-norm: each token's features are normalised to mean 0, variance 1 first.");
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(), N,

@@ -29,57 +29,6 @@ float variance(const std::vector<float>& v) {
   return static_cast<float>(ss / static_cast<double>(v.size() - 1));
 }
 
-// --trace: the scaled Head of gpt.py on batch element 0, one line of code at a time, each
-// intermediate named as in the code (the lecture computes wei in place; each stage is kept).
-std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector<float>& x, int B,
-                                    int T, int C) {
-  const int HS = head.HS;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  head.scaled = true;
-  std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
-  head.forward(out.data(), x.data(), B, T);     // the module itself: k, q, v, softmax, out
-  const int64_t tc = int64_t{T} * C, th = int64_t{T} * HS, tt = int64_t{T} * T;
-  // (T, T) stages of batch element 0, summed in attend_forward's order
-  std::vector<float> wei(tt), scaled(tt), tril(tt), masked(tt);
-  std::vector<bool> future(tt);  // s > t: what the mask hides
-  const float scale = stones::apply_scale(1.0f, stones::Scale::kMultiplyInvSqrt, HS);
-  for (int t = 0; t < T; ++t)
-    for (int s = 0; s < T; ++s) {
-      float dot = 0;
-      for (int i = 0; i < HS; ++i) dot += head.q[int64_t{t} * HS + i] * head.k[int64_t{s} * HS + i];
-      const int64_t ts = int64_t{t} * T + s;
-      wei[ts] = dot;
-      scaled[ts] = stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
-      tril[ts] = s <= t ? 1.0f : 0.0f;
-      masked[ts] = s <= t ? scaled[ts] : neg_inf;
-      future[ts] = s > t;
-    }
-  const std::vector<int64_t> t_c = {T, C}, t_hs = {T, HS}, t_t = {T, T};
-  return {
-      {"x[0]:", "x = torch.randn(B, T, C)", {x.begin(), x.begin() + tc}, t_c, {}},
-      {"k[0]:", "k = key(x)", {head.k.begin(), head.k.begin() + th}, t_hs, {}},
-      {"q[0]:", "q = query(x)", {head.q.begin(), head.q.begin() + th}, t_hs, {}},
-      {"v[0]:", "v = value(x)", {head.v.begin(), head.v.begin() + th}, t_hs, {}},
-      {"wei = q @ k.transpose(-2, -1) [0]:", "wei = q @ k.transpose(-2, -1)", wei, t_t, {}},
-      {"scale = head_size**-0.5:", "scale = head_size**-0.5", {scale}, {}, {}},
-      {"wei * scale [0]:", "wei = wei * scale", scaled, t_t, {}},
-      {"tril = torch.tril(torch.ones(T, T)):", "tril = torch.tril(torch.ones(T, T))", tril, t_t,
-       future},
-      {"wei.masked_fill(tril == 0, float('-inf')) [0]:",
-       "wei = wei.masked_fill(tril == 0, float('-inf'))", masked, t_t, future},
-      {"F.softmax(wei, dim=-1) [0]:",
-       "wei = F.softmax(wei, dim=-1)",
-       {head.wei.begin(), head.wei.begin() + tt},
-       t_t,
-       future},
-      {"out = wei @ v [0]:", "out = wei @ v", {out.begin(), out.begin() + th}, t_hs, {}},
-  };
-}
-
-const char* kTraceCode =
-    "k = key(x); q = query(x); wei = q @ k.transpose(-2, -1) * head_size**-0.5; "
-    "wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1); "
-    "v = value(x); out = wei @ v";
 }  // namespace
 
 void lesson_head(const LessonOptions& opt, std::ostream& os) {
@@ -99,14 +48,15 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
   stones::Head<float> head(C, HS, T, 0.0f);
   head.init(rng);
   std::vector<TraceMatrix> trace;
-  if (opt.trace || !opt.html.empty()) trace = trace_head(head, x, B, T, C);
+  if (opt.trace || !opt.html.empty())
+    trace = trace_head(head, x, B, T, C, "x = torch.randn(B, T, C)");
   if (!opt.html.empty()) {
     write_trace_page(opt.html, "One self-attention Head, traced (scratchgpt lesson head)",
                      "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" +
                          std::to_string(B) + ", " + std::to_string(T) + ", " + c +
                          "); key, query, value = nn.Linear(" + c + ", " + hs +
                          ", bias=False). Batch element 0, every intermediate in order.",
-                     kTraceCode, trace);
+                     kHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
   step(os, "A single Head");
@@ -119,7 +69,7 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   if (opt.trace) {
     step(os, "Trace: one Head on batch element 0");
-    say(os, kTraceCode);
+    say(os, kHeadTraceCode);
     print_trace(os, trace);
     return;
   }

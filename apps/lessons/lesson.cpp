@@ -24,7 +24,7 @@ const std::vector<Lesson>& all_lessons() {
        lesson_head, "B T C head-size seed trace html"},
       {"block", "lecture",
        "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block,
-       "B T C n-head head-size block-size seed"},
+       "B T C n-head head-size block-size seed trace html"},
       {"simplified-attention", "Raschka ch. 3.3",
        "attention without trainable weights on \"Your journey starts with one step\"",
        lesson_simplified_attention, "T d-in seed"},

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "core/check.h"
+#include "stones/attend.h"
 #include "stones/print.h"
 
 namespace scratchgpt::lessons {
@@ -100,6 +102,57 @@ std::vector<std::string> element_texts(const float* data, const std::vector<int6
     out.push_back(e.substr(7, e.size() - 8));
   }
   return out;
+}
+
+const char* const kHeadTraceCode =
+    "k = key(x); q = query(x); wei = q @ k.transpose(-2, -1) * head_size**-0.5; "
+    "wei = wei.masked_fill(tril == 0, float('-inf')); wei = F.softmax(wei, dim=-1); "
+    "v = value(x); out = wei @ v";
+// --trace: the scaled Head of gpt.py on batch element 0, one line of code at a time, each
+// intermediate named as in the code (the lecture computes wei in place; each stage is kept).
+std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector<float>& x, int B,
+                                    int T, int C, const std::string& x_op) {
+  const int HS = head.HS;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  head.scaled = true;
+  std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
+  head.forward(out.data(), x.data(), B, T);     // the module itself: k, q, v, softmax, out
+  const int64_t tc = int64_t{T} * C, th = int64_t{T} * HS, tt = int64_t{T} * T;
+  // (T, T) stages of batch element 0, summed in attend_forward's order
+  std::vector<float> wei(tt), scaled(tt), tril(tt), masked(tt);
+  std::vector<bool> future(tt);  // s > t: what the mask hides
+  const float scale = stones::apply_scale(1.0f, stones::Scale::kMultiplyInvSqrt, HS);
+  for (int t = 0; t < T; ++t)
+    for (int s = 0; s < T; ++s) {
+      float dot = 0;
+      for (int i = 0; i < HS; ++i) dot += head.q[int64_t{t} * HS + i] * head.k[int64_t{s} * HS + i];
+      const int64_t ts = int64_t{t} * T + s;
+      wei[ts] = dot;
+      scaled[ts] = stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
+      tril[ts] = s <= t ? 1.0f : 0.0f;
+      masked[ts] = s <= t ? scaled[ts] : neg_inf;
+      future[ts] = s > t;
+    }
+  const std::vector<int64_t> t_c = {T, C}, t_hs = {T, HS}, t_t = {T, T};
+  return {
+      {"x[0]:", x_op, {x.begin(), x.begin() + tc}, t_c, {}},
+      {"k[0]:", "k = key(x)", {head.k.begin(), head.k.begin() + th}, t_hs, {}},
+      {"q[0]:", "q = query(x)", {head.q.begin(), head.q.begin() + th}, t_hs, {}},
+      {"v[0]:", "v = value(x)", {head.v.begin(), head.v.begin() + th}, t_hs, {}},
+      {"wei = q @ k.transpose(-2, -1) [0]:", "wei = q @ k.transpose(-2, -1)", wei, t_t, {}},
+      {"scale = head_size**-0.5:", "scale = head_size**-0.5", {scale}, {}, {}},
+      {"wei * scale [0]:", "wei = wei * scale", scaled, t_t, {}},
+      {"tril = torch.tril(torch.ones(T, T)):", "tril = torch.tril(torch.ones(T, T))", tril, t_t,
+       future},
+      {"wei.masked_fill(tril == 0, float('-inf')) [0]:",
+       "wei = wei.masked_fill(tril == 0, float('-inf'))", masked, t_t, future},
+      {"F.softmax(wei, dim=-1) [0]:",
+       "wei = F.softmax(wei, dim=-1)",
+       {head.wei.begin(), head.wei.begin() + tt},
+       t_t,
+       future},
+      {"out = wei @ v [0]:", "out = wei @ v", {out.begin(), out.begin() + th}, t_hs, {}},
+  };
 }
 
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {

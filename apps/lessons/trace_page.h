@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "stones/head.h"
+
 namespace scratchgpt::lessons {
 
 struct TraceMatrix {
@@ -19,6 +21,14 @@ struct TraceMatrix {
   std::vector<int64_t> shape;
   std::vector<bool> masked;  // per element: shown as masked (empty: none)
 };
+
+// The lecture's Head (gpt.py, scaled) on batch element 0 of x (B, T, C): x, k, q, v,
+// wei = q @ k^T, the scale, the scaled scores, tril, the masked scores, softmax, out; runs
+// head.forward (sets head.scaled). x_op says where x came from, for the page.
+std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector<float>& x, int B,
+                                    int T, int C, const std::string& x_op);
+// Its one line of code, as the trace prints it.
+extern const char* const kHeadTraceCode;
 
 // "name tensor(...)" per matrix, in order, as the text trace prints it.
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);

@@ -323,6 +323,7 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
       {"head --head-size 0", "--head-size"},
       {"averaging --head-size 4", "--head-size"},
       {"averaging --trace", "--trace"},
+      {"multi-head --trace", "--trace"},
       {"positional --n-head 2", "--n-head"},
       {"bigram --seed 3", "--seed"},
       {"multi-head --d-out 4 --n-head 3", "--n-head"},
@@ -411,17 +412,20 @@ std::vector<Grid> grids(const std::string& page) {
 // future positions of tril, the masked scores and softmax drawn as masked; nothing is fetched.
 TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
   const std::string dir = temp_dir();
-  for (const std::string flags : {"--B 1 --T 2 --C 3 --head-size 3 --trace",
-                                  "--B 2 --T 5 --C 6 --head-size 4 --seed 42 --trace"}) {
-    SCOPED_TRACE(flags);
+  const std::pair<std::string, std::string> runs[] = {
+      {"head", "--B 1 --T 2 --C 3 --head-size 3 --trace"},
+      {"head", "--B 2 --T 5 --C 6 --head-size 4 --seed 42 --trace"},
+      {"block", "--B 1 --T 3 --C 6 --n-head 2 --seed 7 --trace"}};
+  for (const auto& [lesson, flags] : runs) {
+    SCOPED_TRACE(lesson + " " + flags);
     const std::string page_path = dir + "/trace.html";
-    CliRun r = run_cli("lesson head " + flags + " --html '" + page_path + "' 2>&1");
+    CliRun r = run_cli("lesson " + lesson + " " + flags + " --html '" + page_path + "' 2>&1");
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_NE(r.out.find("wrote " + page_path), std::string::npos) << r.out;
     const std::string page = read_all(page_path);
     for (const char* net : {"http://", "https://", "<script", "<link", "src=", "url("})
       EXPECT_EQ(page.find(net), std::string::npos) << net;
-    const nlohmann::json want = shape_items("head", flags);
+    const nlohmann::json want = shape_items(lesson, flags);
     std::vector<std::string> tensors;
     for (const auto& item : want)
       if (item.at("kind") == "tensor") tensors.push_back(item.at("text"));
