@@ -42,7 +42,9 @@ Run read_run(const std::string& dir) {
   std::string line;
   while (std::getline(in, line)) {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("type") || !j.contains("iter")) continue;  // cut short
+    if (!j.is_object() || !j.contains("type")) continue;  // a line cut short
+    if (j["type"] == "config" && j.contains("config")) r.config = j["config"];
+    if (!j.contains("iter")) continue;
     if (j["type"] == "train" && j.contains("loss")) r.train.push_back(j);
     if (j["type"] == "eval" && j.contains("val_loss")) r.eval.push_back(j);
   }
@@ -52,7 +54,8 @@ Run read_run(const std::string& dir) {
     if (e["val_loss"].is_number())
       r.best_val = std::isnan(r.best_val) ? e["val_loss"].get<double>()
                                           : std::min(r.best_val, e["val_loss"].get<double>());
-  for (const char* ck : {"last.safetensors", "best.safetensors"}) {
+  for (const char* ck : {"last.safetensors", "best.safetensors"}) {  // runs from before config lines
+    if (r.config.is_object()) break;
     const fs::path p = fs::path(dir) / ck;
     if (!fs::exists(p, ec)) continue;
     try {
@@ -201,7 +204,11 @@ void run_report(const ReportRequest& req, std::FILE* out) {
       speed.push_back({k, "tokens_per_s", false, series(runs[i].train, "tokens_per_s")});
     }
     std::string page = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                       "<title>scratchgpt report</title><style>" +
+                       "<title>scratchgpt report</title>" +
+                       (req.refresh_s > 0 ? "<meta http-equiv=\"refresh\" content=\"" +
+                                                std::to_string(req.refresh_s) + "\">"
+                                          : std::string()) +
+                       "<style>" +
                        std::string(kStyle) + "</style></head>\n<body>\n<h1>Training report</h1>\n";
     page += "<p><label><input type=\"checkbox\" id=\"log\"> log scale for the losses</label> "
             "(thin: train loss of each step; thick: val loss at each evaluation)</p>\n<table>"
@@ -237,7 +244,8 @@ void run_report(const ReportRequest& req, std::FILE* out) {
   }
   size_t lines = 0;
   for (const Run& r : runs) lines += r.train.size() + r.eval.size();
-  std::fprintf(out, "%zu runs, %zu metrics lines -> %s%s%s\n", runs.size(), lines, req.out.c_str(),
+  if (out != nullptr)
+    std::fprintf(out, "%zu runs, %zu metrics lines -> %s%s%s\n", runs.size(), lines, req.out.c_str(),
                !req.out.empty() && !req.csv.empty() ? ", " : "", req.csv.c_str());
 }
 

@@ -5,7 +5,8 @@
 // (from its last.safetensors or best.safetensors) and best val loss. Each chart is an <svg
 // data-chart="NAME"> holding one <path data-run="R" data-series="NAME"> per run and series, a
 // point per logged line. With --csv, the same series as CSV (run,type,iter,loss,...) for
-// spreadsheets and pandas. Leaves out: live updating (regenerate the page; the browser reloads).
+// spreadsheets and pandas. 'train --report FILE' redraws the page at every evaluation, reloading
+// itself every 30 s while the run goes on. Leaves out: a server pushing updates.
 #pragma once
 
 #include <cstdio>
@@ -18,8 +19,10 @@ struct ReportRequest {
   std::vector<std::string> runs;  // out dirs of 'train', each with its metrics.jsonl
   std::string out;                // the .html file to write ("": none)
   std::string csv;                // the .csv file to write ("": none)
+  int refresh_s = 0;              // > 0: the page reloads itself this often (a run going on)
 };
 
+// out: where to say what was written (nullptr: nowhere).
 void run_report(const ReportRequest& req, std::FILE* out);
 
 }  // namespace scratchgpt

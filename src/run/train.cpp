@@ -20,6 +20,7 @@
 #include "dist/comm.h"
 #include "kernels/kernels.h"
 #include "run/model_factory.h"
+#include "run/report.h"
 #include "train/batch_stream.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -46,16 +47,22 @@ std::string dashed(std::string key) {
 }
 
 // On resume, forget the lines a run logged after the checkpoint it is resumed from (it went on and
-// then died), so metrics.jsonl reads as one uninterrupted run.
-void drop_metrics_after(const std::string& path, const TrainState& state) {
+// then died), so metrics.jsonl reads as one uninterrupted run. Returns the time_s of the last line
+// kept, where the resumed run's clock goes on from.
+double drop_metrics_after(const std::string& path, const TrainState& state) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return;
+  if (!fs::exists(path, ec)) return 0;
   std::istringstream in(read_file(path));
   std::string line, kept;
+  double time_s = 0;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     try {
       const nlohmann::json j = nlohmann::json::parse(line);
+      if (j.at("type") == "config") {  // the run's first line
+        kept += line + "\n";
+        continue;
+      }
       const int64_t iter = j.at("iter").get<int64_t>();
       const bool eval = j.at("type") == "eval";
       if (eval ? iter > state.last_eval_iter : iter >= state.iter) continue;
@@ -63,8 +70,13 @@ void drop_metrics_after(const std::string& path, const TrainState& state) {
       continue;  // a line cut short by a crash
     }
     kept += line + "\n";
+    try {
+      time_s = std::max(time_s, nlohmann::json::parse(line).value("time_s", 0.0));
+    } catch (const std::exception&) {
+    }
   }
   write_file_atomic(path, kept);
+  return time_s;
 }
 
 // Everything a run holds, set up (and every check passed) before the first step.
@@ -83,6 +95,7 @@ struct Run {
   std::unique_ptr<TrainStep> step;
   TrainState state;
   std::unique_ptr<MetricsLog> metrics;
+  double time_offset_s = 0;  // metrics' time_s of the run this one resumes (its clock goes on)
   std::vector<int32_t> eval_x, eval_y;  // (B, T) evaluation scratch
   int64_t step_start = 0;               // the iter this process started from
 
@@ -430,12 +443,13 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // checkpoints with its metrics, so the out dir never pairs new metrics with old checkpoints.
   if (run.rank0) {
     const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
-    if (opt.resume) drop_metrics_after(metrics_path, run.state);
+    if (opt.resume) run.time_offset_s = drop_metrics_after(metrics_path, run.state);
     if (opt.overwrite) {
       fs::remove(run.last_path, ec);
       fs::remove(run.best_path, ec);
     }
     run.metrics = std::make_unique<MetricsLog>(metrics_path, opt.resume);
+    if (!opt.resume) run.metrics->log_config(run.cfg.to_json().dump());
   }
 }
 
@@ -500,7 +514,8 @@ std::string format(const char* fmt, auto... args) {
 
 // nanoGPT's estimate_loss on train and val, logged; best.safetensors when val improved, then
 // last.safetensors.
-void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSummary& sum) {
+void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSummary& sum,
+                       const TrainOptions& opt) {
   const int64_t it = run.state.iter;
   const int B = run.cfg.batch_size, T = run.cfg.gpt.block_size;
   Rng& rng = run.batches->eval_rng(it, run.cfg.eval_interval);
@@ -517,6 +532,9 @@ void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSumm
                         train_loss, val_loss, improved ? " (best)" : ""));
   if (improved) run.save(run.best_path);
   run.save(run.last_path);
+  // The page a browser tab can stay open on: reloaded every 30 s while the run goes on.
+  if (run.rank0 && !opt.report.empty())
+    run_report({{opt.out_dir}, opt.report, "", it < run.cfg.max_iters ? 30 : 0}, nullptr);
 }
 
 }  // namespace
@@ -548,7 +566,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   while (true) {
     const int64_t it = state.iter;
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it)
-      evaluate_and_save(run, progress, seconds_since(t_start), sum);
+      evaluate_and_save(run, progress, run.time_offset_s + seconds_since(t_start), sum, opt);
     if (it >= cfg.max_iters) break;
     if (comm.any(stop_requested())) {  // every process stops at the same step
       if (state.last_eval_iter != it) run.save(run.last_path);  // else saved just above
@@ -573,7 +591,8 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
     const int64_t step_tokens = int64_t{B} * T * cfg.grad_accum;
     if (run.metrics)
       run.metrics->log_step(it, step.loss, lr, step.grad_norm,
-                            static_cast<double>(step_tokens) / dt, seconds_since(t_start));
+                            static_cast<double>(step_tokens) / dt,
+                            run.time_offset_s + seconds_since(t_start));
     progress.step(state.iter, step.loss, lr, dt, step_tokens);
   }
   progress.end();

@@ -31,6 +31,7 @@ struct TrainOptions {
   // the hyperparameters of the preset (optional; else the checkpoint's), --config and the flags.
   std::string init_from;
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
+  std::string report;       // "": none; else the report page (run/report.h), redrawn each eval
   std::FILE* log = stderr;  // progress and summary
 };
 

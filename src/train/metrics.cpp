@@ -45,6 +45,11 @@ void MetricsLog::log_eval(int64_t iter, float train_loss, float val_loss, double
   std::fflush(f_);
 }
 
+void MetricsLog::log_config(const std::string& config_json) {
+  std::fprintf(f_, "{\"type\": \"config\", \"config\": %s}\n", config_json.c_str());
+  std::fflush(f_);
+}
+
 std::string format_duration(double s) {
   if (!(s >= 0) || std::isinf(s)) return "?";
   const auto t = static_cast<long long>(s + 0.5);

@@ -1,5 +1,6 @@
-// metrics.h: the metrics log (JSON lines in out-dir/metrics.jsonl, one per training step and one
-// per evaluation, flushed as written) and the small formatters of the progress line.
+// metrics.h: the metrics log (JSON lines in out-dir/metrics.jsonl, flushed as written: first the
+// run's config, then one per training step and one per evaluation; README gives the schema; time_s
+// goes on across --resume) and the small formatters of the progress line.
 // Losses are written with 9 significant digits, enough to round-trip a float exactly.
 // Leaves out: TensorBoard / wandb integration.
 #pragma once
@@ -21,6 +22,8 @@ class MetricsLog {
   void log_step(int64_t iter, float loss, double lr, double grad_norm, double tokens_per_s,
                 double elapsed_s);
   void log_eval(int64_t iter, float train_loss, float val_loss, double elapsed_s);
+  // The run's first line: {"type": "config", "config": <the TrainConfig as JSON>}.
+  void log_config(const std::string& config_json);
 
  private:
   std::FILE* f_ = nullptr;

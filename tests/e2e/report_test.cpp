@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "train_cli_util.h"
@@ -87,4 +88,37 @@ TEST(Report, ChartsHoldEveryLoggedStep) {
                "no metrics.jsonl");
   expect_error(run_cli("report --run '" + dir + "/a'"), "nothing to write");
   EXPECT_FALSE(fs::exists(dir + "/x.html"));
+}
+
+// metrics.jsonl opens with the run's config; its clock goes on across --resume; train --report
+// leaves the page of the finished run (no more reloading) with every step in it.
+TEST(Report, ConfigLineResumedClockAndTrainReport) {
+  const std::string dir = scratch_dir("report_live");
+  const std::string data = prepared(dir, shakespeare(20000));
+  const std::string out = dir + "/run";
+  CliResult r = run_cli("train --preset shakespeare-char-small --n-layer 1 --n-head 2 --n-embd 16 "
+                        "--block-size 16 --batch-size 2 --eval-interval 3 --eval-iters 1 "
+                        "--threads 1 --max-iters 6 --data-dir '" + data + "' --out-dir '" + out +
+                        "' --report '" + dir + "/live.html'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string first;
+  {
+    std::istringstream in(slurp(out + "/metrics.jsonl"));
+    std::getline(in, first);
+  }
+  const nlohmann::json cfg = nlohmann::json::parse(first);
+  EXPECT_EQ(cfg["type"], "config");
+  EXPECT_EQ(cfg["config"]["n_layer"], 1);
+  EXPECT_EQ(cfg["config"]["max_iters"], 6);
+  std::string page = slurp(dir + "/live.html");
+  EXPECT_EQ(points(page, 0, "train_loss"), 6);
+  EXPECT_EQ(page.find("http-equiv=\"refresh\""), std::string::npos);  // the run has ended
+
+  r = run_cli("train --resume --max-iters 9 --data-dir '" + data + "' --out-dir '" + out + "'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto steps = metrics(out + "/metrics.jsonl", "train");
+  ASSERT_EQ(steps.size(), 9u);
+  for (size_t i = 1; i < steps.size(); ++i)
+    EXPECT_GE(steps[i]["time_s"].get<double>(), steps[i - 1]["time_s"].get<double>()) << i;
+  EXPECT_EQ(metrics(out + "/metrics.jsonl", "config").size(), 1u);
 }
