@@ -545,9 +545,34 @@ def lesson_trainable_weights(r, T=None, d_in=None, d_out=2, seed=None):
     r.t("SelfAttention_v2:", sa_v2(inputs))
 
 
-def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None):
+def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None, trace=False):
     inputs = book_inputs(r, T, d_in, seed)
     T, d_in = inputs.shape
+    if trace:  # --trace: the CausalAttention of the last step, batch element 0, in the book's order
+        x = torch.stack((inputs, inputs), dim=0)
+        torch.manual_seed(123)
+        ca = CausalAttention(d_in, d_out, T, 0.0)
+        keys = ca.W_key(x)
+        queries = ca.W_query(x)
+        values = ca.W_value(x)
+        r.t("x[0]:", x[0])
+        r.t("keys[0]:", keys[0])
+        r.t("queries[0]:", queries[0])
+        r.t("values[0]:", values[0])
+        attn_scores = queries @ keys.transpose(1, 2)
+        r.t("attn_scores = queries @ keys.transpose(1, 2) [0]:", attn_scores[0])
+        r.t("mask = torch.triu(torch.ones(T, T), diagonal=1):", ca.mask[:T, :T])
+        attn_scores.masked_fill_(ca.mask.bool()[:T, :T], -torch.inf)
+        r.t("attn_scores.masked_fill_(mask.bool(), -torch.inf) [0]:", attn_scores[0])
+        scale = keys.shape[-1]**0.5
+        r.t("scale = keys.shape[-1]**0.5:", torch.tensor(scale))
+        scaled = attn_scores / scale
+        r.t("attn_scores / keys.shape[-1]**0.5 [0]:", scaled[0])
+        attn_weights = torch.softmax(scaled, dim=-1)
+        r.t("attn_weights = torch.softmax(..., dim=-1) [0]:", attn_weights[0])
+        context_vec = attn_weights @ values
+        r.t("context_vec = attn_weights @ values [0]:", context_vec[0])
+        return
     torch.manual_seed(789)
     sa_v2 = SelfAttention_v2(d_in, d_out)
     queries = sa_v2.W_query(inputs)
@@ -652,6 +677,8 @@ SHAPES = [
     ("causal-attention", dict(T=2, d_in=3, seed=7)),
     ("causal-attention", dict(T=5, d_in=6, d_out=4, seed=42)),
     ("causal-attention", dict(T=9, d_in=4, d_out=3)),
+    ("causal-attention", dict(trace=True)),
+    ("causal-attention", dict(T=3, d_in=2, d_out=2, seed=7, trace=True)),
     ("multi-head", dict(T=2, d_in=3, d_out=3, n_head=3, seed=7)),
     ("multi-head", dict(T=5, d_in=6, d_out=4, n_head=2, seed=42)),
     ("multi-head", dict(d_out=4, n_head=2)),

@@ -5,6 +5,7 @@
 
 #include "stones/causal_attention.h"
 
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
+#include "lessons/trace_page.h"
 #include "stones/self_attention.h"
 
 namespace scratchgpt::lessons {
@@ -27,10 +29,39 @@ void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
                  "--T, --d-in, --d-out");
   const float* inputs = input_store.data();  // (T, d_in)
   Rng rng;
+  std::vector<TraceMatrix> trace;  // --trace, --html: the CausalAttention of the last step
+  if (opt.trace || !opt.html.empty()) {
+    std::vector<float> batch(int64_t{2} * T * d_in);  // torch.stack((inputs, inputs))
+    std::copy(inputs, inputs + int64_t{T} * d_in, batch.begin());
+    std::copy(inputs, inputs + int64_t{T} * d_in, batch.begin() + int64_t{T} * d_in);
+    rng.manual_seed(123);
+    stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
+    ca.init(rng);
+    trace = trace_causal_attention(ca, batch, 2, T);
+  }
+  if (!opt.html.empty()) {
+    write_trace_page(opt.html, "CausalAttention, traced (scratchgpt lesson causal-attention)",
+                     "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
+                     "CausalAttention(d_in=" +
+                         std::to_string(d_in) + ", d_out=" + std::to_string(d_out) +
+                         ", context_length=" + std::to_string(T) +
+                         ", dropout=0.0); batch element 0, every intermediate in order.",
+                     kCausalAttentionTraceCode, trace);
+    std::cerr << "wrote " << opt.html << "\n";
+  }
   if (opt.T || opt.d_in || opt.seed) {
     step(os, "The inputs");
     say(os, sentence);
     show(os, "inputs:", inputs, {T, d_in});
+  }
+  if (opt.trace) {
+    step(os, "Trace: CausalAttention on batch element 0");
+    say(os,
+        "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
+        "CausalAttention(d_in, d_out, context_length=T, dropout=0.0); ca(batch):");
+    say(os, kCausalAttentionTraceCode);
+    print_trace(os, trace);
+    return;
   }
   step(os, "Attention weights of SelfAttention_v2");
   say(os,

@@ -33,7 +33,7 @@ const std::vector<Lesson>& all_lessons() {
        lesson_trainable_weights, "T d-in d-out seed"},
       {"causal-attention", "Raschka ch. 3.5",
        "masking the future two ways, dropout on attention weights, CausalAttention",
-       lesson_causal_attention, "T d-in d-out seed"},
+       lesson_causal_attention, "T d-in d-out seed trace html"},
       {"multi-head", "Raschka ch. 3.6",
        "stacked heads (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention",
        lesson_multi_head, "T d-in d-out n-head seed"},

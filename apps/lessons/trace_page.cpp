@@ -155,6 +155,65 @@ std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector
   };
 }
 
+const char* const kCausalAttentionTraceCode =
+    "keys = self.W_key(x); queries = self.W_query(x); values = self.W_value(x); "
+    "attn_scores = queries @ keys.transpose(1, 2); "
+    "attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf); "
+    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1); "
+    "context_vec = attn_weights @ values";
+
+std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& ca,
+                                                const std::vector<float>& x, int B, int T) {
+  const int C = ca.C, OC = ca.OC;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  std::vector<float> out(int64_t{B} * T * OC);  // (B, T, d_out)
+  ca.forward(out.data(), x.data(), B, T);       // eval: no dropout
+  const int64_t tc = int64_t{T} * C, to = int64_t{T} * OC, tt = int64_t{T} * T;
+  std::vector<float> scores(tt), mask(tt), masked(tt), scaled(tt);  // (T, T) of element 0
+  std::vector<bool> future(tt);
+  for (int t = 0; t < T; ++t)
+    for (int s = 0; s < T; ++s) {
+      float dot = 0;  // in attend_forward's order
+      for (int i = 0; i < OC; ++i) dot += ca.q[int64_t{t} * OC + i] * ca.k[int64_t{s} * OC + i];
+      const int64_t ts = int64_t{t} * T + s;
+      scores[ts] = dot;
+      mask[ts] = s > t ? 1.0f : 0.0f;
+      masked[ts] = s > t ? neg_inf : dot;
+      scaled[ts] = stones::apply_scale(masked[ts], stones::Scale::kDivideSqrt, OC);
+      future[ts] = s > t;
+    }
+  const float scale = static_cast<float>(std::sqrt(static_cast<double>(OC)));
+  const std::vector<int64_t> t_c = {T, C}, t_o = {T, OC}, t_t = {T, T};
+  return {
+      {"x[0]:", "x = batch", {x.begin(), x.begin() + tc}, t_c, {}},
+      {"keys[0]:", "keys = self.W_key(x)", {ca.k.begin(), ca.k.begin() + to}, t_o, {}},
+      {"queries[0]:", "queries = self.W_query(x)", {ca.q.begin(), ca.q.begin() + to}, t_o, {}},
+      {"values[0]:", "values = self.W_value(x)", {ca.v.begin(), ca.v.begin() + to}, t_o, {}},
+      {"attn_scores = queries @ keys.transpose(1, 2) [0]:",
+       "attn_scores = queries @ keys.transpose(1, 2)",
+       scores,
+       t_t,
+       {}},
+      {"mask = torch.triu(torch.ones(T, T), diagonal=1):",
+       "mask = torch.triu(torch.ones(T, T), diagonal=1)", mask, t_t, future},
+      {"attn_scores.masked_fill_(mask.bool(), -torch.inf) [0]:",
+       "attn_scores.masked_fill_(mask.bool(), -torch.inf)", masked, t_t, future},
+      {"scale = keys.shape[-1]**0.5:", "scale = keys.shape[-1]**0.5", {scale}, {}, {}},
+      {"attn_scores / keys.shape[-1]**0.5 [0]:", "attn_scores / keys.shape[-1]**0.5", scaled, t_t,
+       future},
+      {"attn_weights = torch.softmax(..., dim=-1) [0]:",
+       "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+       {ca.weights.begin(), ca.weights.begin() + tt},
+       t_t,
+       future},
+      {"context_vec = attn_weights @ values [0]:",
+       "context_vec = attn_weights @ values",
+       {out.begin(), out.begin() + to},
+       t_o,
+       {}},
+  };
+}
+
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {
   for (const auto& m : trace) os << m.name << " " << format_tensor(m.data.data(), m.shape) << "\n";
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "stones/causal_attention.h"
 #include "stones/head.h"
 
 namespace scratchgpt::lessons {
@@ -29,6 +30,13 @@ std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector
                                     int T, int C, const std::string& x_op);
 // Its one line of code, as the trace prints it.
 extern const char* const kHeadTraceCode;
+
+// Raschka's CausalAttention (ch. 3.5, no dropout) on batch element 0 of x (B, T, d_in), in the
+// book's order: x, keys, queries, values, attn_scores, mask (triu), the masked scores, the scale
+// sqrt(d_k), the scaled scores, attn_weights, context_vec. Runs ca.forward.
+std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& ca,
+                                                const std::vector<float>& x, int B, int T);
+extern const char* const kCausalAttentionTraceCode;
 
 // "name tensor(...)" per matrix, in order, as the text trace prints it.
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);
