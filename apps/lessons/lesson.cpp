@@ -36,7 +36,7 @@ const std::vector<Lesson>& all_lessons() {
        lesson_causal_attention, "T d-in d-out seed trace html"},
       {"multi-head", "Raschka ch. 3.6",
        "stacked heads (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention",
-       lesson_multi_head, "T d-in d-out n-head seed"},
+       lesson_multi_head, "T d-in d-out n-head seed trace html"},
   };
   return kLessons;
 }

@@ -3,12 +3,14 @@
 // PyTorch twin: lesson_multi_head in tools/make_lesson_fixtures.py.
 // Modules: src/stones/multi_head_attention.h.
 
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "core/check.h"
 #include "core/rng.h"
 #include "lessons/lesson.h"
+#include "lessons/trace_page.h"
 #include "stones/multi_head_attention.h"
 
 namespace scratchgpt::lessons {
@@ -32,10 +34,37 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
   const std::string din = std::to_string(d_in), dout = std::to_string(d_out),
                     nh = std::to_string(num_heads), t = std::to_string(T);
   Rng rng;
+  std::vector<TraceMatrix> trace;  // --trace, --html: the last step's MultiHeadAttention
+  if (opt.trace || !opt.html.empty()) {
+    rng.manual_seed(123);
+    stones::MultiHeadAttention<float> mha(d_in, d_out, T, 0.0f, num_heads);
+    mha.init(rng);
+    trace = trace_multi_head_attention(mha, batch, B, T);
+  }
+  if (!opt.html.empty()) {
+    write_trace_page(opt.html, "MultiHeadAttention, traced (scratchgpt lesson multi-head)",
+                     "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
+                     "MultiHeadAttention(d_in=" +
+                         din + ", d_out=" + dout + ", context_length=" + t +
+                         ", dropout=0.0, num_heads=" + nh +
+                         "); batch element 0, head 0, every intermediate in order.",
+                     kMultiHeadTraceCode, trace);
+    std::cerr << "wrote " << opt.html << "\n";
+  }
   if (opt.T || opt.d_in || opt.seed) {
     step(os, "The inputs");
     say(os, sentence);
     show(os, "inputs:", inputs.data(), {T, d_in});
+  }
+  if (opt.trace) {
+    step(os, "Trace: MultiHeadAttention on batch element 0, head 0");
+    say(os,
+        "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
+        "MultiHeadAttention(d_in, d_out, context_length=T, dropout=0.0, num_heads); "
+        "mha(batch):");
+    say(os, kMultiHeadTraceCode);
+    print_trace(os, trace);
+    return;
   }
   step(os, "Stacking causal heads");
   say(os, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +

@@ -214,6 +214,84 @@ std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& 
   };
 }
 
+const char* const kMultiHeadTraceCode =
+    "keys = self.W_key(x); queries = self.W_query(x); values = self.W_value(x); "
+    "keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2) (queries, "
+    "values likewise); attn_scores = queries @ keys.transpose(2, 3); "
+    "attn_scores.masked_fill_(mask_bool, -torch.inf); "
+    "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1); "
+    "context_vec = (attn_weights @ values).transpose(1, 2) ... .view(b, num_tokens, self.d_out); "
+    "context_vec = self.out_proj(context_vec)";
+
+std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<float>& mha,
+                                                    const std::vector<float>& x, int B, int T) {
+  const int C = mha.C, OC = mha.OC, HS = mha.HS;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  std::vector<float> out(int64_t{B} * T * OC);  // (B, T, d_out)
+  mha.forward(out.data(), x.data(), B, T);      // eval: no dropout
+  const int64_t tc = int64_t{T} * C, to = int64_t{T} * OC, tt = int64_t{T} * T;
+  // head 0 of sequence 0: the column slice [0, HS) of the (T, d_out) rows
+  auto head0 = [&](const std::vector<float>& m) {
+    std::vector<float> h(int64_t{T} * HS);
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < HS; ++i) h[int64_t{t} * HS + i] = m[int64_t{t} * OC + i];
+    return h;
+  };
+  const std::vector<float> k0 = head0(mha.k), q0 = head0(mha.q), v0 = head0(mha.v),
+                           c0 = head0(mha.context);
+  std::vector<float> scores(tt), mask(tt), masked(tt), scaled(tt);  // (T, T)
+  std::vector<bool> future(tt);
+  for (int t = 0; t < T; ++t)
+    for (int s = 0; s < T; ++s) {
+      float dot = 0;  // in attend_forward's order
+      for (int i = 0; i < HS; ++i) dot += q0[int64_t{t} * HS + i] * k0[int64_t{s} * HS + i];
+      const int64_t ts = int64_t{t} * T + s;
+      scores[ts] = dot;
+      mask[ts] = s > t ? 1.0f : 0.0f;
+      masked[ts] = s > t ? neg_inf : dot;
+      scaled[ts] = stones::apply_scale(masked[ts], stones::Scale::kDivideSqrt, HS);
+      future[ts] = s > t;
+    }
+  const float scale = static_cast<float>(std::sqrt(static_cast<double>(HS)));
+  const std::vector<int64_t> t_c = {T, C}, t_o = {T, OC}, t_h = {T, HS}, t_t = {T, T};
+  return {
+      {"x[0]:", "x = batch", {x.begin(), x.begin() + tc}, t_c, {}},
+      {"keys[0]:", "keys = self.W_key(x)", {mha.k.begin(), mha.k.begin() + to}, t_o, {}},
+      {"queries[0]:", "queries = self.W_query(x)", {mha.q.begin(), mha.q.begin() + to}, t_o, {}},
+      {"values[0]:", "values = self.W_value(x)", {mha.v.begin(), mha.v.begin() + to}, t_o, {}},
+      {"keys[0, 0]:",
+       "keys = keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
+       k0,
+       t_h,
+       {}},
+      {"queries[0, 0]:", "queries = queries.view(...).transpose(1, 2)", q0, t_h, {}},
+      {"values[0, 0]:", "values = values.view(...).transpose(1, 2)", v0, t_h, {}},
+      {"attn_scores = queries @ keys.transpose(2, 3) [0, 0]:",
+       "attn_scores = queries @ keys.transpose(2, 3)",
+       scores,
+       t_t,
+       {}},
+      {"mask = torch.triu(torch.ones(T, T), diagonal=1):",
+       "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", mask, t_t, future},
+      {"attn_scores.masked_fill_(mask_bool, -torch.inf) [0, 0]:",
+       "attn_scores.masked_fill_(mask_bool, -torch.inf)", masked, t_t, future},
+      {"scale = keys.shape[-1]**0.5:", "scale = keys.shape[-1]**0.5 (head_dim)", {scale}, {}, {}},
+      {"attn_scores / keys.shape[-1]**0.5 [0, 0]:", "attn_scores / keys.shape[-1]**0.5", scaled,
+       t_t, future},
+      {"attn_weights = torch.softmax(..., dim=-1) [0, 0]:",
+       "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+       {mha.weights.begin(), mha.weights.begin() + tt},
+       t_t,
+       future},
+      {"(attn_weights @ values) [0, 0]:", "attn_weights @ values", c0, t_h, {}},
+      {"context_vec = self.out_proj(context_vec) [0]:",
+       "context_vec = self.out_proj(context_vec.transpose(1, 2).contiguous().view(b, T, d_out))",
+       {out.begin(), out.begin() + to},
+       t_o,
+       {}},
+  };
+}
+
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {
   for (const auto& m : trace) os << m.name << " " << format_tensor(m.data.data(), m.shape) << "\n";
 }

@@ -12,6 +12,7 @@
 
 #include "stones/causal_attention.h"
 #include "stones/head.h"
+#include "stones/multi_head_attention.h"
 
 namespace scratchgpt::lessons {
 
@@ -37,6 +38,14 @@ extern const char* const kHeadTraceCode;
 std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& ca,
                                                 const std::vector<float>& x, int B, int T);
 extern const char* const kCausalAttentionTraceCode;
+
+// Raschka's MultiHeadAttention (ch. 3.6.2, no dropout) on batch element 0 of x (B, T, d_in): x,
+// keys, queries, values (T, d_out), head 0 of each after view/transpose (T, head_dim), then head
+// 0's attn_scores, mask, masked scores, scale, scaled scores, attn_weights, its context, and the
+// output after out_proj. Runs mha.forward.
+std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<float>& mha,
+                                                    const std::vector<float>& x, int B, int T);
+extern const char* const kMultiHeadTraceCode;
 
 // "name tensor(...)" per matrix, in order, as the text trace prints it.
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);

@@ -323,7 +323,8 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
       {"head --head-size 0", "--head-size"},
       {"averaging --head-size 4", "--head-size"},
       {"averaging --trace", "--trace"},
-      {"multi-head --trace", "--trace"},
+      {"trainable-weights --trace", "--trace"},
+      {"positional --html /tmp/x.html", "--html"},
       {"positional --n-head 2", "--n-head"},
       {"bigram --seed 3", "--seed"},
       {"multi-head --d-out 4 --n-head 3", "--n-head"},
@@ -435,6 +436,22 @@ TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
       "attn_scores / keys.shape[-1]**0.5 [0]:",
       "attn_weights = torch.softmax(..., dim=-1) [0]:",
       "context_vec = attn_weights @ values [0]:"};
+  const std::vector<std::string> mha_names = {
+      "x[0]:",
+      "keys[0]:",
+      "queries[0]:",
+      "values[0]:",
+      "keys[0, 0]:",
+      "queries[0, 0]:",
+      "values[0, 0]:",
+      "attn_scores = queries @ keys.transpose(2, 3) [0, 0]:",
+      "mask = torch.triu(torch.ones(T, T), diagonal=1):",
+      "attn_scores.masked_fill_(mask_bool, -torch.inf) [0, 0]:",
+      "scale = keys.shape[-1]**0.5:",
+      "attn_scores / keys.shape[-1]**0.5 [0, 0]:",
+      "attn_weights = torch.softmax(..., dim=-1) [0, 0]:",
+      "(attn_weights @ values) [0, 0]:",
+      "context_vec = self.out_proj(context_vec) [0]:"};
   struct Run {
     std::string lesson, flags;
     const std::vector<std::string>* names;
@@ -442,7 +459,7 @@ TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
   };
   const Run runs[] = {
       {"head", "--B 1 --T 2 --C 3 --head-size 3 --trace", &head_names, {7, 8, 9}},
-      {"head", "--B 2 --T 5 --C 6 --head-size 4 --seed 42 --trace", &head_names, {7, 8, 9}},
+      {"head", "--B 2 --T 5 --C 6 --head-size 4 --seed 44 --trace", &head_names, {7, 8, 9}},
       {"block", "--B 1 --T 3 --C 6 --n-head 2 --seed 7 --trace", &head_names, {7, 8, 9}},
       {"causal-attention", "--trace", &book_names, {5, 6, 8, 9}},
       {"causal-attention", "--T 3 --d-in 2 --d-out 2 --seed 7 --trace", &book_names, {5, 6, 8, 9}}};
