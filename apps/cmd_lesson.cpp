@@ -1,5 +1,7 @@
 // cmd_lesson.cpp: the 'lesson' subcommand: `scratchgpt lesson --list` names the lessons,
-// `scratchgpt lesson NAME` runs one (apps/lessons/), printing PyTorch-formatted tensors.
+// `scratchgpt lesson NAME` runs one (apps/lessons/), printing PyTorch-formatted tensors, at the
+// texts' sizes and seeds or at those of --B --T --C ... --seed (each lesson lists the flags it
+// takes; any other is an error), with --trace / --html FILE on the attention lessons.
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -68,7 +70,7 @@ void register_lesson(CLI::App& app) {
                              : std::string(f) == "T"         ? "time steps (sequence length)"
                              : std::string(f) == "C"         ? "channels (n_embd)"
                              : std::string(f) == "head-size" ? "head_size of the attention head(s)"
-                             : std::string(f) == "n-head"    ? "number of heads (block)"
+                             : std::string(f) == "n-head"    ? "number of heads (block, multi-head)"
                              : std::string(f) == "d-in"      ? "the book's d_in (embedding size)"
                              : std::string(f) == "d-out"     ? "the book's d_out"
                                                              : "block_size (longest T)";
@@ -76,11 +78,14 @@ void register_lesson(CLI::App& app) {
                     what + "; default: the text's value (see docs/lessons.md for each lesson's)");
   }
   cmd->add_option("--seed", opts->seed,
-                  "torch.manual_seed of the lesson (default: the text's, 1337 in the lecture)");
+                  "torch.manual_seed of the lesson (default: the text's, 1337 in the lecture; in "
+                  "the book's lessons it draws a sentence of random inputs)");
   cmd->add_flag("--trace", opts->lesson.trace,
-                "head: print every intermediate of one head for batch element 0, in order");
+                "head, block, causal-attention, multi-head: print every intermediate of one head "
+                "for batch element 0, in order");
   cmd->add_option("--html", opts->lesson.html,
-                  "head: write the trace as a self-contained page (inline CSS/SVG) to FILE");
+                  "the same lessons: write the trace as a self-contained page (inline CSS/SVG) "
+                  "to FILE");
   cmd->footer("Lessons:\n" + lesson_list());
   cmd->callback([opts, cmd] {
     if (opts->list) {
