@@ -558,6 +558,8 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
                static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
                cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
                procs.c_str(), kernels::matmul_name(cfg.matmul));
+  if (!opt.init_from.empty())
+    std::fprintf(log, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
   std::fflush(log);
 
   TrainSummary sum;
