@@ -10,6 +10,7 @@
 #include "core/exec_context.h"
 #include "kernels/cpu/adamw.h"
 #include "kernels/cpu/global_norm.h"
+#include "kernels/cpu/matmul.h"
 
 namespace scratchgpt::kernels {
 
@@ -26,5 +27,7 @@ bool onednn_available();
 // The ops the optimizer calls (see their cpu:: headers).
 using cpu::adamw_update;
 using cpu::global_norm;
+// The product bench times on its own (the lm_head's share of a decoded token).
+using cpu::matmul_forward;
 
 }  // namespace scratchgpt::kernels

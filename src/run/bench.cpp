@@ -17,7 +17,6 @@
 #include "core/thread_pool.h"
 #include "data/file_io.h"
 #include "data/prepare.h"
-#include "kernels/cpu/matmul.h"
 #include "kernels/kernels.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
@@ -123,7 +122,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   double head_ms = 1e30;
   for (int rep = 0; rep < 10; ++rep) {
     const double h0 = now_s();
-    cpu::matmul_forward(logits.data(), h.data(), head_w, nullptr, 1, g.n_embd, g.vocab_size);
+    kernels::matmul_forward(logits.data(), h.data(), head_w, nullptr, 1, g.n_embd, g.vocab_size);
     head_ms = std::min(head_ms, (now_s() - h0) * 1e3);
   }
 
