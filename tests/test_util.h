@@ -18,6 +18,7 @@
 
 #include "core/check.h"
 #include "core/safetensors.h"
+#include "nn/gpt_config.h"
 
 namespace scratchgpt::test {
 
@@ -40,6 +41,22 @@ inline std::string fixture_path(const std::string& relative) {
 // Use .f32(name), .f64(name), .i32(name), .shape(name) on the result.
 inline SafeTensors load_fixture(const std::string& relative) {
   return load_safetensors(fixture_path(relative));
+}
+
+// The GPTConfig a model fixture's metadata gives (V, block_size, n_layer, n_head, n_embd,
+// activation, bias, tied: what tools/make_gpt_fixtures.py and make_sample_fixtures.py write).
+inline GPTConfig gpt_config_of_fixture(const SafeTensors& st) {
+  GPTConfig c;
+  c.vocab_size = std::stoi(st.meta("V"));
+  c.block_size = std::stoi(st.meta("block_size"));
+  c.n_layer = std::stoi(st.meta("n_layer"));
+  c.n_head = std::stoi(st.meta("n_head"));
+  c.n_embd = std::stoi(st.meta("n_embd"));
+  c.activation = parse_activation(st.meta("activation"));
+  c.bias = st.meta("bias") == "1";
+  c.tied = st.meta("tied") == "1";
+  c.dropout = 0.0f;
+  return c;
 }
 
 // Result of comparing two arrays element-wise with |a - r| <= atol + rtol * |r|.

@@ -20,19 +20,6 @@ using namespace scratchgpt;
 
 namespace {
 
-GPTConfig config_from(const SafeTensors& st) {
-  GPTConfig c;
-  c.vocab_size = std::stoi(st.meta("V"));
-  c.block_size = std::stoi(st.meta("block_size"));
-  c.n_layer = std::stoi(st.meta("n_layer"));
-  c.n_head = std::stoi(st.meta("n_head"));
-  c.n_embd = std::stoi(st.meta("n_embd"));
-  c.activation = parse_activation(st.meta("activation"));
-  c.bias = st.meta("bias") == "1";
-  c.tied = st.meta("tied") == "1";
-  c.dropout = 0.0f;
-  return c;
-}
 
 const SafeTensors& fixture() {
   static const SafeTensors st = test::load_fixture("sample/nanogpt_generate.safetensors");
@@ -45,7 +32,7 @@ class NanoGptSample : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NanoGptSample, SlideDrawsNanoGptsTokens) {
   const SafeTensors& st = fixture();
-  const GPTConfig c = config_from(st);
+  const GPTConfig c = test::gpt_config_of_fixture(st);
   GPT model(c);
   for (Param& p : model.params()) st.copy_f32("param." + p.name, p.value.data, p.value.numel());
   const std::string name = GetParam();
@@ -91,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, NanoGptSample, ::testing::Values("plain", "t08_k
 TEST(NanoGptSampleCli, SlideWithNanoGptRngIsSamplePys) {
   const SafeTensors& st = fixture();
   TrainConfig cfg = preset_config("shakespeare-char-small");
-  cfg.gpt = config_from(st);
+  cfg.gpt = test::gpt_config_of_fixture(st);
   GPT model(cfg.gpt);
   for (Param& p : model.params()) st.copy_f32("param." + p.name, p.value.data, p.value.numel());
   const CharTokenizer chars = CharTokenizer::from_text("abcdefghijk");

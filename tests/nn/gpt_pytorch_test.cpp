@@ -19,19 +19,6 @@
 namespace scratchgpt {
 namespace {
 
-GPTConfig config_from(const SafeTensors& st) {
-  GPTConfig c;
-  c.vocab_size = std::stoi(st.meta("V"));
-  c.block_size = std::stoi(st.meta("block_size"));
-  c.n_layer = std::stoi(st.meta("n_layer"));
-  c.n_head = std::stoi(st.meta("n_head"));
-  c.n_embd = std::stoi(st.meta("n_embd"));
-  c.activation = parse_activation(st.meta("activation"));
-  c.bias = st.meta("bias") == "1";
-  c.tied = st.meta("tied") == "1";
-  c.dropout = 0.0f;
-  return c;
-}
 
 // Copies "param.<name>" into every Param, and checks the two name sets are the same.
 void load_params(GPT& gpt, const SafeTensors& st, const std::string& prefix = "param.") {
@@ -77,7 +64,7 @@ class GptPytorchAdamW : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GptPytorch, LogitsLossAndEveryGradient) {
   const SafeTensors st = test::load_fixture("gpt/" + GetParam() + ".safetensors");
-  const GPTConfig cfg = config_from(st);
+  const GPTConfig cfg = test::gpt_config_of_fixture(st);
   GPT gpt(cfg);
   load_params(gpt, st);
   const std::vector<int64_t> shape = st.shape("idx");
@@ -105,7 +92,7 @@ TEST_P(GptPytorch, LogitsLossAndEveryGradient) {
 
 TEST_P(GptPytorchAdamW, ThreeStepsMatchTorchOptimAdamW) {
   const SafeTensors st = test::load_fixture("gpt/" + GetParam() + ".safetensors");
-  GPT gpt(config_from(st));
+  GPT gpt(test::gpt_config_of_fixture(st));
   load_params(gpt, st);
   const std::vector<int64_t> shape = st.shape("idx");
   const int B = static_cast<int>(shape[0]), T = static_cast<int>(shape[1]);
@@ -138,7 +125,7 @@ TEST_P(GptPytorchAdamW, ThreeStepsMatchTorchOptimAdamW) {
 // same order (embeddings; per block attention weights, attention output, MLP output).
 TEST(GptPytorchDropout, SeededTrainingStepMatchesNnDropout) {
   const SafeTensors st = test::load_fixture("gpt/dropout_relu_bias_T8.safetensors");
-  GPTConfig cfg = config_from(st);
+  GPTConfig cfg = test::gpt_config_of_fixture(st);
   cfg.dropout = std::stof(st.meta("dropout"));
   GPT gpt(cfg);
   load_params(gpt, st);
