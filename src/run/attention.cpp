@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/check.h"
+#include "core/html.h"
 #include "core/utf8.h"
 #include "kernels/kernels.h"
 #include "nn/gpt.h"
@@ -36,21 +37,6 @@ std::string visible(const std::string& bytes) {
     else out += utf8_encode(cp);
   }
   return out.empty() ? "\xE2\x88\x85" : out;  // an empty token shows as the empty-set sign
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // A JSON string literal (s is valid UTF-8); "</" is broken up so a token cannot end the script.

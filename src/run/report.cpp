@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/check.h"
+#include "core/html.h"
 #include "core/safetensors.h"
 #include "data/file_io.h"
 
@@ -75,18 +76,6 @@ std::vector<Point> series(const std::vector<nlohmann::json>& lines, const char* 
     if (j.contains(key) && j[key].is_number() && j["iter"].is_number())
       pts.push_back({j["iter"].get<double>(), j[key].get<double>()});
   return pts;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
 }
 
 std::string num(double v) {
