@@ -33,7 +33,7 @@ void register_eval(CLI::App& app) {
   cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  add_exec_options(cmd, r->threads, r->matmul);
+  add_exec_options(cmd, r->threads, r->matmul, r->simd);
   cmd->callback([r] { evaluate_checkpoint(*r, stdout); });
 }
 

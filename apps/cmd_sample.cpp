@@ -58,7 +58,7 @@ void register_sample(CLI::App& app) {
       "init draws from the generator before the samples do (this builds and initialises "
       "a second model once); with --context-rule slide and the same --seed, "
       "--temperature and --top-k, sample.py's tokens");
-  add_exec_options(cmd, r->threads, r->matmul);
+  add_exec_options(cmd, r->threads, r->matmul, r->simd);
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }
 

@@ -16,7 +16,7 @@ namespace scratchgpt::cli {
 
 void register_train(CLI::App& app) {
   struct Flags {
-    std::string preset, data_dir, out_dir, config, init_from, report;
+    std::string preset, data_dir, out_dir, config, init_from, report, simd;
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
     std::vector<std::string> text;                                    // their values as typed
@@ -38,6 +38,9 @@ void register_train(CLI::App& app) {
                   "start from this checkpoint's weights (fine-tuning): its architecture, a fresh "
                   "optimizer, the hyperparameters of --preset (optional) and the flags; "
                   "--block-size below its context crops the position table");
+  cmd->add_option("--simd", f->simd,
+                  "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
+                  "CPU has, or SCRATCHGPT_SIMD); the numbers differ in rounding only");
   cmd->add_option("--report", f->report,
                   "an HTML page of the run's curves (as 'scratchgpt report'), redrawn at every "
                   "evaluation and reloading itself while the run goes on");
@@ -72,6 +75,7 @@ void register_train(CLI::App& app) {
     opt.init_from = f->init_from;
     opt.overwrite = f->overwrite;
     opt.report = f->report;
+    opt.simd = f->simd;
     opt.config_file = f->config;
     opt.extra_args = cmd->remaining();
     for (const auto& [field, option] : f->given)  // given flags win over --config

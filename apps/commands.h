@@ -20,11 +20,15 @@ inline const std::string& config_help(const std::string& key) {
   fail("no hyperparameter '", key, "' in config_fields()");
 }
 
-// --threads and --matmul, how a command computes (core/exec_context.h), for the commands other
+// --threads, --matmul and --simd, how a command computes (core/exec_context.h), for the commands other
 // than train: spelled as train's flags, the backend named by the same table (kMatmulBackendNames)
 // and explained by the same help (its row of config_fields()). An unknown backend name is an
 // Error listing the choices.
-inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul) {
+inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul,
+                             std::string& simd) {
+  cmd->add_option("--simd", simd,
+                  "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
+                  "CPU has, or SCRATCHGPT_SIMD); to measure the AVX2 code on an AVX-512 machine");
   cmd->add_option("--threads", threads, "worker threads (0: all cores)")->capture_default_str();
   cmd->add_option_function<std::string>(
          "--matmul",

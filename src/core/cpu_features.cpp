@@ -5,6 +5,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+
+#include "core/check.h"
 
 namespace scratchgpt {
 
@@ -27,6 +30,20 @@ std::string format_bytes(double bytes) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
   return buf;
+}
+
+SimdLevel simd_level_from_name(const std::string& name) {
+  if (name == "scalar") return SimdLevel::kScalar;
+  if (name == "avx2") return SimdLevel::kAvx2;
+  if (name == "avx512") return SimdLevel::kAvx512;
+  fail("unknown SIMD level '", name, "': choose avx512, avx2 or scalar");
+}
+
+SimdLevel default_simd_level() {
+  const char* env = std::getenv("SCRATCHGPT_SIMD");
+  if (env == nullptr || *env == '\0') return detected_simd_level();
+  const SimdLevel want = simd_level_from_name(env);
+  return want < detected_simd_level() ? want : detected_simd_level();
 }
 
 SimdLevel active_simd_level() {

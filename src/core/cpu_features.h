@@ -41,6 +41,13 @@ inline SimdLevel detected_simd_level() {
 #endif
 }
 
+// "scalar", "avx2" or "avx512" (as --simd and SCRATCHGPT_SIMD spell them) -> the level; an
+// unknown name is an Error listing the three.
+SimdLevel simd_level_from_name(const std::string& name);
+// The level the engine runs at unless told otherwise: SCRATCHGPT_SIMD when set (capped at what the
+// CPU has: on an AVX-512 machine, SCRATCHGPT_SIMD=avx2 measures the AVX2 code), else the best.
+SimdLevel default_simd_level();
+
 // Physical memory in bytes (0 if unknown), to refuse a model that cannot fit before allocating it.
 uint64_t physical_memory_bytes();
 // "1.5 GiB", "300.0 MiB": a byte count for messages.

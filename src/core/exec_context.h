@@ -19,7 +19,8 @@ inline constexpr std::pair<MatmulBackend, const char*> kMatmulBackendNames[] = {
 
 struct ExecContext {
   int threads = 0;                                 // worker threads; 0: all cores
-  SimdLevel isa = detected_simd_level();           // the kernels' code path (at most detected)
+  SimdLevel isa = default_simd_level();            // the kernels' code path (at most detected;
+                                                   // SCRATCHGPT_SIMD or --simd lower it)
   MatmulBackend matmul = MatmulBackend::kAuto;     // resolved by kernels::use
   // Attention takes the fused (flash) kernel from this T when no weights are dropped: below it
   // the stored kernel measured faster (nn/causal_self_attention.h).

@@ -235,7 +235,7 @@ std::vector<std::string> bench_preset_names() {
 
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  const ExecContext ctx = use_exec_context(f.threads, f.matmul);
+  const ExecContext ctx = use_exec_context(f.threads, f.matmul, f.simd);
   if (f.sample != 0) return run_sample_bench(f, ctx);
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);

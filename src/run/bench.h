@@ -22,6 +22,7 @@ struct BenchRequest {
   float dropout = -1.0f;
   int sample = 0;  // > 0: time generating this many tokens instead of training
   MatmulBackend matmul = MatmulBackend::kAuto;
+  std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
   bool json = false;
   // Non-empty: time the tokenizer instead ("gpt2" or a directory): encoding `input` (default: the
   // bundled Tiny Shakespeare) repeated `repeat` times, on 1 thread and on `threads`.

@@ -24,6 +24,7 @@ struct EvalRequest {
   uint64_t seed = 1337;       // batch offsets when batches > 0
   int threads = 0;            // 0: all cores
   MatmulBackend matmul = MatmulBackend::kAuto;
+  std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
 };
 
 struct EvalResult {

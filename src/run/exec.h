@@ -2,8 +2,10 @@
 // built from its --threads and --matmul, applied to the kernels (kernels::use) and returned with
 // the backend resolved, to hand to the model (build_model, GPT). train builds its own
 // (run/train.cpp): under mpirun a machine's cores are shared among its processes.
-// Leaves out: choosing the SIMD level (the best the CPU has; tests force others).
+// The SIMD level is the best the CPU has, SCRATCHGPT_SIMD's when set, or --simd's.
 #pragma once
+
+#include <string>
 
 #include "core/exec_context.h"
 
@@ -11,6 +13,7 @@ namespace scratchgpt {
 
 // threads: 0 for all cores; matmul: kAuto resolves to the build's default. A negative thread
 // count, or onednn in a build without oneDNN, is an Error naming the fix.
-ExecContext use_exec_context(int threads, MatmulBackend matmul);
+// simd: "" (the default level) or avx512 / avx2 / scalar, capped at what the CPU has.
+ExecContext use_exec_context(int threads, MatmulBackend matmul, const std::string& simd = "");
 
 }  // namespace scratchgpt

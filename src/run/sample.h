@@ -35,6 +35,7 @@ struct SampleRequest {
   SamplingOptions sampling;
   int threads = 0;  // 0: all cores
   MatmulBackend matmul = MatmulBackend::kAuto;
+  std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
 };
 
 // Writes prompt + generated text of each sample to out, samples separated by a line of dashes.

@@ -400,6 +400,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
     ctx.threads = std::max(1, cores / comm.local_size());
   }
   ctx.matmul = cfg.matmul;
+  if (!opt.simd.empty()) ctx.isa = simd_level_from_name(opt.simd);  // kernels::use caps it
   kernels::use(ctx);
   cfg.matmul = ctx.matmul = kernels::current().matmul;  // auto resolved, for resume
 

@@ -32,6 +32,7 @@ struct TrainOptions {
   std::string init_from;
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::string report;       // "": none; else the report page (run/report.h), redrawn each eval
+  std::string simd;         // "": the default SIMD level; avx512, avx2 or scalar (capped)
   std::FILE* log = stderr;  // progress and summary
 };
 
