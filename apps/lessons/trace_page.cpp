@@ -13,36 +13,12 @@
 #include "core/check.h"
 #include "stones/attend.h"
 #include "stones/print.h"
+#include "core/html.h"
 
 namespace scratchgpt::lessons {
 
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 int64_t numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -301,9 +277,9 @@ void write_trace_page(const std::string& path, const std::string& title,
                       const std::vector<TraceMatrix>& trace) {
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-    << escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  h << "<h1>" << escape(title) << "</h1>\n<p>" << escape(sentence) << "</p>\n";
-  h << "<pre class=\"code\">" << escape(code) << "</pre>\n";
+    << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  h << "<h1>" << html_escape(title) << "</h1>\n<p>" << html_escape(sentence) << "</p>\n";
+  h << "<pre class=\"code\">" << html_escape(code) << "</pre>\n";
   h << "<p class=\"legend\"><span style=\"background:rgba(214,69,50,0.85)\"></span> positive "
        "<span style=\"background:rgba(45,100,214,0.85)\"></span> negative (stronger colour: larger "
        "|value| within the matrix) <span style=\"background:repeating-linear-gradient(45deg,#eee,"
@@ -323,8 +299,8 @@ void write_trace_page(const std::string& path, const std::string& title,
       h << "<div class=\"arrow\"><svg width=\"24\" height=\"34\" viewBox=\"0 0 24 34\" "
            "aria-hidden=\"true\"><line x1=\"12\" y1=\"2\" x2=\"12\" y2=\"24\" stroke=\"#888\" "
            "stroke-width=\"2\"/><polygon points=\"5,22 19,22 12,32\" fill=\"#888\"/></svg><code>"
-        << escape(m.op) << "</code></div>\n";
-    h << "<h2>" << escape(name) << "<span class=\"shape\">";
+        << html_escape(m.op) << "</code></div>\n";
+    h << "<h2>" << html_escape(name) << "<span class=\"shape\">";
     if (m.shape.empty()) {
       h << "scalar";
     } else {
@@ -332,7 +308,7 @@ void write_trace_page(const std::string& path, const std::string& title,
       for (size_t d = 0; d < m.shape.size(); ++d) h << (d ? ", " : "") << m.shape[d];
       h << ")";
     }
-    h << "</span></h2>\n<table class=\"grid\" data-name=\"" << escape(m.name) << "\" data-rows=\""
+    h << "</span></h2>\n<table class=\"grid\" data-name=\"" << html_escape(m.name) << "\" data-rows=\""
       << rows << "\" data-cols=\"" << cols << "\">\n";
     for (int64_t r = 0; r < rows; ++r) {
       h << "<tr>";
@@ -343,7 +319,7 @@ void write_trace_page(const std::string& path, const std::string& title,
           h << "<td class=\"masked\">";
         else
           h << "<td style=\"background:" << cell_colour(m.data[i], vmax) << "\">";
-        h << escape(texts[i]) << "</td>";
+        h << html_escape(texts[i]) << "</td>";
       }
       h << "</tr>\n";
     }
