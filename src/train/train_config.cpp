@@ -67,18 +67,12 @@ TrainConfig preset_config(const std::string& name) {
     c.eval_interval = 250, c.eval_iters = 20;
     c.rng_stream = RngStream::kNanoGpt;  // seed 1337 then draws nanoGPT's init, batches and eval batches
   } else if (name == "shakespeare-bpe") {
-    // nanoGPT's data/shakespeare (GPT-2's tokens: prepare --tokenizer gpt2) on the CPU recipe's
-    // model, a longer context in characters (64 tokens ~ 260 of them) and some dropout: 2000
-    // steps are ~5 passes over its 301,966 training tokens.
-    c.gpt.n_layer = 4, c.gpt.n_head = 4, c.gpt.n_embd = 128, c.gpt.block_size = 64;
+    // nanoGPT's data/shakespeare (GPT-2's tokens: prepare --tokenizer gpt2) on the CPU recipe
+    // (shakespeare-char-small's model and schedule; 64 tokens are ~260 characters) with some
+    // dropout: 2000 steps are ~5 passes over its 301,966 training tokens.
+    c = preset_config("shakespeare-char-small");
+    c.preset = name;
     c.gpt.dropout = 0.1f;
-    c.gpt.bias = false, c.gpt.tied = true, c.gpt.activation = Activation::kGelu;
-    c.batch_size = 12;
-    c.max_iters = 2000, c.lr_decay_iters = 2000, c.warmup_iters = 100;
-    c.lr = 1e-3, c.min_lr = 1e-4;
-    c.beta2 = 0.99f;
-    c.eval_interval = 250, c.eval_iters = 20;
-    c.rng_stream = RngStream::kNanoGpt;
   } else if (name == "gpt2" || name == "gpt2-medium" || name == "gpt2-large" ||
              name == "gpt2-xl") {
     // OpenAI's GPT-2 (124M, 350M, 774M, 1558M): 50257 tokens, context 1024, biases, tanh GELU,
