@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/check.h"
+#include "core/utf8.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "dist/comm.h"
@@ -119,6 +120,8 @@ nlohmann::json given_keys(const TrainOptions& opt, std::vector<std::string>& ign
   std::string config_file = opt.config_file;
   nlohmann::json words = nlohmann::json::object();
   for (const std::string& w : opt.extra_args) {
+    SG_CHECK(utf8_invalid_offset(w) == std::string::npos, "the argument '", w,
+             "' to train is not valid UTF-8");
     if (w.rfind("--", 0) == 0 && w.find('=') != std::string::npos) {
       // nanoGPT's configurator: literal_eval of the value, or the text itself.
       const size_t eq = w.find('=');

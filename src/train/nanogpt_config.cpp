@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/utf8.h"
 #include "train/train_config.h"
 
 namespace scratchgpt {
@@ -67,6 +68,9 @@ std::optional<nlohmann::json> python_literal(const std::string& text) {
 // literals, # comments, blank lines; import lines are skipped, and the values of keys that mean
 // nothing here are not read (nanoGPT's finetune config names its run 'ft-' + str(time.time())).
 nlohmann::json parse_nanogpt_config(const std::string& text, const std::string& path) {
+  const size_t bad = utf8_invalid_offset(text);
+  SG_CHECK(bad == std::string::npos, "--config ", path, " is not valid UTF-8 at byte offset ", bad,
+           ": save it as UTF-8");
   nlohmann::json out = nlohmann::json::object();
   const auto& skip = ignored_config_keys();
   std::istringstream in(text);

@@ -16,7 +16,8 @@ namespace scratchgpt {
 // numbers (5 * 8; an int product that overflows becomes a float). std::nullopt when it is none.
 std::optional<nlohmann::json> python_literal(const std::string& text);
 
-// The file's keys and values; a line that is not `key = literal` is an Error naming path and line.
+// The file's keys and values; a line that is not `key = literal`, or text that is not UTF-8, is an
+// Error naming path and line (or byte offset).
 // The fuzzer's entry point.
 nlohmann::json parse_nanogpt_config(const std::string& text, const std::string& path);
 

@@ -168,6 +168,9 @@ TEST(TrainNanoGptConfig, BadConfigsAreOneErrorLine) {
   expect_error(run_cli("train --config '" + dir + "/type.py'" + where), "max_iters");
   spit(dir + "/twice.py", "lr = 1e-3\nlearning_rate = 1e-3\n");
   expect_error(run_cli("train --config '" + dir + "/twice.py'" + where), "twice");
+  // Text that is not UTF-8 (the fuzzer's find: a string value of invalid bytes).
+  spit(dir + "/bytes.py", std::string("decay_lr = \"o\x01\xe7\"\n", 17));
+  expect_error(run_cli("train --config '" + dir + "/bytes.py'" + where), "not valid UTF-8");
   // A mistyped flag of ours is not taken for a config file.
   expect_error(run_cli("train --preset shakespeare-char-small --max-iter 3" + where), "--max-iter");
   // Neither a preset nor a config.
