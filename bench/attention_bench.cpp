@@ -49,34 +49,35 @@ struct Data {
 enum Impl { kCpu = 0, kRef = 1, kFlash = 2 };
 
 void BM_flash(benchmark::State& state, Data& d, bool backward, int tile) {
-  cpu::detail::flash_attention_forward_tiled(d.out.data(), d.lse.data(), d.qkv.data(), d.B, d.T,
-                                             d.C, d.NH, tile);
+  cpu::detail::flash_attention_forward_tiled(bench::ctx(), d.out.data(), d.lse.data(), d.qkv.data(),
+                                             d.B, d.T, d.C, d.NH, tile);
   for (auto _ : state) {
     if (!backward)
-      cpu::detail::flash_attention_forward_tiled(d.out.data(), d.lse.data(), d.qkv.data(), d.B, d.T,
-                                                 d.C, d.NH, tile);
+      cpu::detail::flash_attention_forward_tiled(bench::ctx(), d.out.data(), d.lse.data(),
+                                                 d.qkv.data(), d.B, d.T, d.C, d.NH, tile);
     else
-      cpu::detail::flash_attention_backward_tiled(d.dqkv.data(), d.dout.data(), d.out.data(),
-                                                  d.lse.data(), d.qkv.data(), d.B, d.T, d.C, d.NH,
-                                                  tile);
+      cpu::detail::flash_attention_backward_tiled(bench::ctx(), d.dqkv.data(), d.dout.data(),
+                                                  d.out.data(), d.lse.data(), d.qkv.data(), d.B,
+                                                  d.T, d.C, d.NH, tile);
     benchmark::ClobberMemory();
   }
 }
 
 void BM_stored(benchmark::State& state, Data& d, bool backward, bool use_ref) {
   if (backward)
-    cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr, d.B,
-                           d.T, d.C, d.NH);
+    cpu::attention_forward(bench::ctx(), d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(),
+                           nullptr, d.B, d.T, d.C, d.NH);
   for (auto _ : state) {
     if (!backward && !use_ref)
-      cpu::attention_forward(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(), nullptr,
-                             d.B, d.T, d.C, d.NH);
+      cpu::attention_forward(bench::ctx(), d.out.data(), d.preatt.data(), d.att.data(),
+                             d.qkv.data(), nullptr, d.B, d.T, d.C, d.NH);
     else if (!backward)
       ref::attention_forward<float>(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(),
                                     nullptr, d.B, d.T, d.C, d.NH);
     else if (!use_ref)
-      cpu::attention_backward(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
-                              d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);
+      cpu::attention_backward(bench::ctx(), d.dqkv.data(), d.dpreatt.data(), d.datt.data(),
+                              d.dout.data(), d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C,
+                              d.NH);
     else
       ref::attention_backward<float>(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
                                      d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);

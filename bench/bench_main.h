@@ -9,16 +9,29 @@
 
 #include <cstdlib>
 
+#include "core/exec_context.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
 
 namespace scratchgpt::bench {
 
+// The context the rows call the kernels with: SCRATCHGPT_THREADS workers, SCRATCHGPT_MATMUL's
+// backend (our own by default), the best SIMD level (SCRATCHGPT_SIMD lowers it).
+inline const ExecContext& ctx() {
+  static ThreadPool pool(
+      std::getenv("SCRATCHGPT_THREADS") ? std::atoi(std::getenv("SCRATCHGPT_THREADS")) : 0);
+  static const ExecContext c = [] {
+    ExecContext e;
+    e.pool = &pool;
+    const char* m = std::getenv("SCRATCHGPT_MATMUL");
+    e.matmul = m ? cpu::parse_matmul_backend(m) : cpu::MatmulBackend::kOwn;
+    return e;
+  }();
+  return c;
+}
+
 inline int run_benchmarks(int argc, char** argv) {
-  if (const char* t = std::getenv("SCRATCHGPT_THREADS"))
-    ThreadPool::set_global_threads(std::atoi(t));
-  const char* m = std::getenv("SCRATCHGPT_MATMUL");
-  cpu::set_matmul_backend(m ? cpu::parse_matmul_backend(m) : cpu::MatmulBackend::kOwn);
+  ctx();  // the pool and the backend, checked before the first row
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

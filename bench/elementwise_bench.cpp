@@ -12,7 +12,6 @@
 
 #include "bench_main.h"
 #include "kernels/cpu/gelu.h"
-#include "kernels/cpu/simd/simd.h"
 
 namespace {
 
@@ -33,20 +32,19 @@ void BM_gelu(benchmark::State& state, int64_t n, SimdLevel level, bool backward,
   std::uniform_real_distribution<float> d(-4.0f, 4.0f);
   std::vector<float> x(n), dy(n), y(n), dx(n, 0.0f);
   for (int64_t i = 0; i < n; ++i) x[i] = d(gen), dy[i] = d(gen);
-  const SimdLevel before = cpu::simd_level();
-  cpu::set_simd_level(level);
+  ExecContext ex = bench::ctx();
+  ex.isa = level;
   for (auto _ : state) {
     if (backward && exact)
-      cpu::gelu_exact_backward(dx.data(), x.data(), dy.data(), n);
+      cpu::gelu_exact_backward(ex, dx.data(), x.data(), dy.data(), n);
     else if (backward)
-      cpu::gelu_backward(dx.data(), x.data(), dy.data(), n);
+      cpu::gelu_backward(ex, dx.data(), x.data(), dy.data(), n);
     else if (exact)
-      cpu::gelu_exact_forward(y.data(), x.data(), n);
+      cpu::gelu_exact_forward(ex, y.data(), x.data(), n);
     else
-      cpu::gelu_forward(y.data(), x.data(), n);
+      cpu::gelu_forward(ex, y.data(), x.data(), n);
     benchmark::ClobberMemory();
   }
-  cpu::set_simd_level(before);
   state.SetItemsProcessed(state.iterations() * n);
   state.SetBytesProcessed(state.iterations() * n * (backward ? 16 : 8));
 }

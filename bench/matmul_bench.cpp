@@ -22,7 +22,6 @@
 #include "bench_main.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul.h"
-#include "kernels/cpu/simd/simd.h"
 
 #ifdef SCRATCHGPT_HAVE_BLAS
 #include <cblas.h>
@@ -61,13 +60,14 @@ void set_counters(benchmark::State& state, int N, int C, int OC) {
 
 void run_ours(Data& d, int op, int N, int C, int OC) {
   if (op == kForward)
-    cpu::matmul_forward(d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C, OC);
+    cpu::matmul_forward(bench::ctx(), d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C,
+                        OC);
   else if (op == kDinp)
-    cpu::matmul_backward(d.dinp.data(), nullptr, nullptr, d.dout.data(), d.inp.data(), d.w.data(),
-                         N, C, OC);
+    cpu::matmul_backward(bench::ctx(), d.dinp.data(), nullptr, nullptr, d.dout.data(), d.inp.data(),
+                         d.w.data(), N, C, OC);
   else
-    cpu::matmul_backward(nullptr, d.dw.data(), nullptr, d.dout.data(), d.inp.data(), d.w.data(), N,
-                         C, OC);
+    cpu::matmul_backward(bench::ctx(), nullptr, d.dw.data(), nullptr, d.dout.data(), d.inp.data(),
+                         d.w.data(), N, C, OC);
 }
 
 void BM_matmul(benchmark::State& state) {
@@ -79,7 +79,7 @@ void BM_matmul(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_counters(state, N, C, OC);
-  state.SetLabel(simd_level_name(cpu::simd_level()));
+  state.SetLabel(simd_level_name(bench::ctx().isa));
 }
 
 // A library's row-major sgemm: c (M, Nc) = op(a) op(b) + beta * c, where op(x) is x or x^T.

@@ -36,13 +36,24 @@ void BM_Matvec(benchmark::State& state) {
   Data d(N, C, OC);
   for (auto _ : state) {
     if (gemm) {
-      cpu::detail::gemm({.M = N, .N = OC, .K = C,
-                         .A = d.inp.data(), .rs_a = C, .cs_a = 1,
-                         .B = d.w.data(), .rs_b = 1, .cs_b = C,
-                         .C = d.out.data(), .ldc = OC, .init = true, .bias = d.bias.data()},
-                        ThreadPool::global());
+      cpu::detail::gemm(bench::ctx().isa,
+                        {.M = N,
+                         .N = OC,
+                         .K = C,
+                         .A = d.inp.data(),
+                         .rs_a = C,
+                         .cs_a = 1,
+                         .B = d.w.data(),
+                         .rs_b = 1,
+                         .cs_b = C,
+                         .C = d.out.data(),
+                         .ldc = OC,
+                         .init = true,
+                         .bias = d.bias.data()},
+                        bench::ctx().workers());
     } else {
-      cpu::matvec_forward(d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C, OC);
+      cpu::matvec_forward(bench::ctx(), d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C,
+                          OC);
     }
     benchmark::DoNotOptimize(d.out.data());
   }

@@ -11,16 +11,28 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/check.h"
+#include "core/exec_context.h"
 #include "core/safetensors.h"
 #include "nn/gpt_config.h"
 
 namespace scratchgpt::test {
+
+// An ExecContext with its own pool of `threads` workers (0: all cores): for tests that compare
+// thread counts. The pool lives as long as this object.
+struct OwnExec {
+  explicit OwnExec(int threads) : pool(std::make_unique<ThreadPool>(threads)) {
+    ctx.pool = pool.get();
+  }
+  std::unique_ptr<ThreadPool> pool;
+  ExecContext ctx;
+};
 
 // The message of the scratchgpt::Error that f() throws, or "" when it throws none.
 inline std::string error_of(const std::function<void()>& f) {

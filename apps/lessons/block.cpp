@@ -155,7 +155,7 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
   put(params.get("block.mlp.c_fc.bias").value.data, ffwd.fc1.bias);
   put(params.get("block.mlp.c_proj.weight").value.data, ffwd.fc2.weight);
   put(params.get("block.mlp.c_proj.bias").value.data, ffwd.fc2.bias);
-  const float* y = engine.forward(x.data(), B, T, nullptr);  // (B, T, C)
+  const float* y = engine.forward(ExecContext(), x.data(), B, T, nullptr);  // (B, T, C)
   show(os, "engine Block(x)[0]:", y, {T, C});
 }
 

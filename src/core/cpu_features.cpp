@@ -1,22 +1,15 @@
-// cpu_features.cpp: the process-wide SIMD level (see cpu_features.h).
+// cpu_features.cpp: the SIMD level names, SCRATCHGPT_SIMD, and the machine's memory (see
+// cpu_features.h).
 #include "core/cpu_features.h"
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/check.h"
 
 namespace scratchgpt {
-
-namespace {
-std::atomic<int>& level_slot() {
-  static std::atomic<int> level{static_cast<int>(detected_simd_level())};
-  return level;
-}
-}  // namespace
 
 uint64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
@@ -43,18 +36,7 @@ SimdLevel default_simd_level() {
   const char* env = std::getenv("SCRATCHGPT_SIMD");
   if (env == nullptr || *env == '\0') return detected_simd_level();
   const SimdLevel want = simd_level_from_name(env);
-  return want < detected_simd_level() ? want : detected_simd_level();
-}
-
-SimdLevel active_simd_level() {
-  return static_cast<SimdLevel>(level_slot().load(std::memory_order_relaxed));
-}
-
-SimdLevel set_active_simd_level(SimdLevel level) {
-  const int best = static_cast<int>(detected_simd_level());
-  const int want = static_cast<int>(level);
-  level_slot().store(want < best ? want : best, std::memory_order_relaxed);
-  return active_simd_level();
+  return cap_simd_level(want);
 }
 
 }  // namespace scratchgpt

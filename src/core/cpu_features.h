@@ -1,7 +1,7 @@
 // cpu_features.h: what the CPU we run on can do, asked once at run time (CPUID via
 // __builtin_cpu_supports), so a portable build (no -march=native) still picks the fast kernels.
-// active_simd_level() is the level the fast code uses now (the kernels through cpu::simd_level(),
-// the Rng's bulk draws directly); tests lower it to check the slower paths.
+// Which level the fast code uses is not kept here: an ExecContext (core/exec_context.h) carries
+// it to the kernels, and each Rng has its own (Rng::set_simd_level).
 // Leaves out: cache sizes and core topology (the kernels use fixed block sizes).
 #pragma once
 
@@ -53,10 +53,9 @@ uint64_t physical_memory_bytes();
 // "1.5 GiB", "300.0 MiB": a byte count for messages.
 std::string format_bytes(double bytes);
 
-// The level in use: detected_simd_level() unless lowered. Not thread-safe against concurrent
-// kernel calls: set it first.
-SimdLevel active_simd_level();
-// Uses min(level, detected_simd_level()); returns the level actually set.
-SimdLevel set_active_simd_level(SimdLevel level);
+// min(level, detected_simd_level()): what a context may ask for on this CPU.
+inline SimdLevel cap_simd_level(SimdLevel level) {
+  return level < detected_simd_level() ? level : detected_simd_level();
+}
 
 }  // namespace scratchgpt

@@ -1,13 +1,15 @@
-// exec_context.h: ExecContext, how (not what) the engine computes: worker threads, the SIMD code
-// path, the matmul backend and the sequence length from which attention takes the fused kernel.
-// The run layer builds one from the command's flags and hands it to the model (nn/) and to the
-// kernels (kernels/kernels.h: kernels::use), so these choices are made in one place; the model
-// and the kernels never read flags. Leaves out: devices other than this CPU (the CUDA seam).
+// exec_context.h: ExecContext, how (not what) the engine computes: the worker threads, the SIMD
+// code path, the matmul backend and the sequence length from which attention takes the fused
+// kernel. The run layer builds one from the command's flags (run/exec.h), hands it to the model
+// (nn/), and the model passes it to every kernel it calls (kernels/kernels.h); no kernel reads a
+// process-wide setting, so two contexts (two models, or a test's forced level) can live side by
+// side. Leaves out: devices other than this CPU (a device field would pick cuda:: kernels).
 #pragma once
 
 #include <utility>
 
 #include "core/cpu_features.h"
+#include "core/thread_pool.h"
 
 namespace scratchgpt {
 
@@ -18,13 +20,19 @@ inline constexpr std::pair<MatmulBackend, const char*> kMatmulBackendNames[] = {
     {MatmulBackend::kAuto, "auto"}, {MatmulBackend::kOwn, "own"}, {MatmulBackend::kOneDnn, "onednn"}};
 
 struct ExecContext {
-  int threads = 0;                                 // worker threads; 0: all cores
-  SimdLevel isa = default_simd_level();            // the kernels' code path (at most detected;
-                                                   // SCRATCHGPT_SIMD or --simd lower it)
-  MatmulBackend matmul = MatmulBackend::kAuto;     // resolved by kernels::use
+  // The workers the kernels split their work over (not owned; run/exec.h's Exec owns one). Null:
+  // the process's default pool of one thread per core (ThreadPool::global()), what tests and
+  // lessons use when they do not care.
+  ThreadPool* pool = nullptr;
+  SimdLevel isa = default_simd_level();         // the kernels' code path (at most detected;
+                                                // SCRATCHGPT_SIMD or --simd lower it)
+  MatmulBackend matmul = MatmulBackend::kAuto;  // kAuto: oneDNN where the build has it
   // Attention takes the fused (flash) kernel from this T when no weights are dropped: below it
   // the stored kernel measured faster (nn/causal_self_attention.h).
   int fused_attention_min_T = 1024;
+
+  ThreadPool& workers() const { return pool != nullptr ? *pool : ThreadPool::global(); }
+  int threads() const { return workers().num_threads(); }
 };
 
 }  // namespace scratchgpt

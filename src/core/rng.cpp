@@ -72,8 +72,6 @@ void uniform24_scalar(float* out, const uint32_t* words, int64_t n, float from, 
 
 namespace {
 
-bool use_avx2() { return active_simd_level() >= SimdLevel::kAvx2; }
-
 constexpr double kPi = 3.14159265358979323846;
 
 // ---- torch's vectorised Box-Muller (normal_fill_16_AVX2) for one lane, in scalar float. ----
@@ -159,7 +157,12 @@ void normal_fill_16(float* data, float mean, float std) {
 
 }  // namespace
 
-Rng::Rng(uint64_t seed) { manual_seed(seed); }
+Rng::Rng(uint64_t seed) {
+  set_simd_level(default_simd_level());
+  manual_seed(seed);
+}
+
+void Rng::set_simd_level(SimdLevel level) { avx2_ = cap_simd_level(level) >= SimdLevel::kAvx2; }
 
 void Rng::manual_seed(uint64_t seed) {
   seed_ = seed;
@@ -174,7 +177,7 @@ void Rng::manual_seed(uint64_t seed) {
 
 void Rng::next_state() {
   static_assert(kN == rng_detail::kMtN);
-  if (use_avx2()) {
+  if (avx2_) {
     rng_detail::mt_twist_avx2(mt_);
   } else {
     rng_detail::mt_twist_scalar(mt_);
@@ -193,7 +196,7 @@ void Rng::fill_raw(uint32_t* out, int64_t n) {
   // the call that twists takes mt_[0] (left_ = kN, next_ = 1 afterwards). Here a twist sets
   // left_ = kN + 1, next_ = 0 (kN words waiting); it only happens when words are wanted, so at
   // least one is taken before returning and the state is always one random() can produce.
-  const bool avx2 = use_avx2();
+  const bool avx2 = avx2_;
   while (n > 0) {
     if (left_ <= 1) {
       next_state();
@@ -248,7 +251,7 @@ void Rng::rand(float* out, int64_t n) { uniform(out, n, 0.0f, 1.0f); }
 
 void Rng::uniform(float* out, int64_t n, float from, float to) {
   // uniform_float per element, in blocks: raw draws first, then the transform.
-  const bool avx2 = use_avx2();
+  const bool avx2 = avx2_;
   uint32_t words[kBlockWords];
   for (int64_t i = 0; i < n; i += kBlockWords) {
     const int64_t m = std::min(kBlockWords, n - i);
@@ -314,7 +317,7 @@ void Rng::bernoulli_double(float* out, int64_t n, double p, float one) {
   // uniform_double() < p with u = x * 2^-53 (x the 53-bit integer, the scaling exact) is
   // x < p * 2^53 (also exact), i.e. x < ceil(p * 2^53) for an integer x: an integer compare.
   const auto threshold = static_cast<uint64_t>(std::ceil(p * 9007199254740992.0));  // p * 2^53
-  const bool avx2 = use_avx2();
+  const bool avx2 = avx2_;
   constexpr int64_t kPerBlock = kBlockWords / 2;  // two raw draws per element
   uint32_t words[kBlockWords];
   for (int64_t i = 0; i < n; i += kPerBlock) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
+
 namespace scratchgpt {
 
 // Not thread-safe: give each consumer (init, batches, dropout, sampling) its own Rng or a lock.
@@ -24,8 +26,8 @@ class Rng {
   uint32_t random();  // one raw 32-bit mt19937 draw
   // n raw draws at once: exactly what n calls of random() return, from any position in the
   // state, freely mixed with single calls. The twist and the tempering run over whole blocks,
-  // with AVX2 when active_simd_level() allows it (core/cpu_features.h, the switch the cpu::
-  // kernels use too); the scalar code is the twin.
+  // with AVX2 when this generator's SIMD level allows it (set_simd_level); the scalar code is the
+  // twin, and both give the same bits.
   void fill_raw(uint32_t* out, int64_t n);
   uint64_t random64();  // two draws combined, as torch's random64()
   // One double in [0, 1) from random64()'s low 53 bits (torch's double uniform).
@@ -73,11 +75,17 @@ class Rng {
   std::vector<uint8_t> get_state() const;
   void set_state(const std::vector<uint8_t>& state);
 
+  // The code path of the bulk draws: AVX2 at kAvx2 and above (capped at what the CPU has),
+  // scalar below. The draws are the same bits either way; only speed changes. Default:
+  // default_simd_level() (SCRATCHGPT_SIMD when set). Not part of the saved state.
+  void set_simd_level(SimdLevel level);
+
  private:
   static constexpr int kN = 624;
   uint32_t mt_[kN];
   int left_ = 1;
   int next_ = 0;
+  bool avx2_ = false;  // bulk draws with AVX2 (set_simd_level)
   uint64_t seed_ = 0;
   // torch caches the second value of a Box-Muller pair for scalar normal draws.
   bool has_next_normal_ = false;

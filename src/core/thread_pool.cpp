@@ -6,9 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <memory>
-
-#include "core/check.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -143,27 +140,9 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
   busy_ = false;
 }
 
-namespace {
-std::unique_ptr<ThreadPool>& global_slot() {
-  static std::unique_ptr<ThreadPool> pool;
-  return pool;
-}
-}  // namespace
-
 ThreadPool& ThreadPool::global() {
-  auto& p = global_slot();
-  if (!p) p = std::make_unique<ThreadPool>(0);
-  return *p;
-}
-
-void ThreadPool::set_global_threads(int num_threads) {
-  SG_CHECK(num_threads >= 0, "--threads must be >= 0 (0 means all cores), got ", num_threads);
-  // More threads than cores only slow the kernels down; thousands would exhaust the process.
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int most = std::max(8, 4 * cores);
-  SG_CHECK(num_threads <= most, "--threads ", num_threads, " is more than ", most, " (4 x the ",
-           cores, " cores here): pass --threads ", cores, ", or 0 for all cores");
-  global_slot() = std::make_unique<ThreadPool>(num_threads);
+  static ThreadPool pool(0);
+  return pool;
 }
 
 }  // namespace scratchgpt

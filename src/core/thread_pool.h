@@ -60,9 +60,9 @@ class ThreadPool {
     *end = *begin + base + (w < extra ? 1 : 0);
   }
 
-  // The process-wide pool used by the cpu:: kernels. set_global_threads() replaces it.
+  // The default pool, one thread per core, made on first use: what an ExecContext without a
+  // pool of its own runs on (tests, lessons). Commands make their own (run/exec.h).
   static ThreadPool& global();
-  static void set_global_threads(int num_threads);
 
   // How long a worker (or the caller waiting for its workers) spins before it sleeps.
   static constexpr int64_t kSpinMicros = 200;

@@ -4,12 +4,12 @@
 #include <cstring>
 
 #include "core/check.h"
-#include "kernels/cpu/crossentropy.h"
+#include "kernels/kernels.h"
 #include "nn/init.h"
 
 namespace scratchgpt {
 
-Bigram::Bigram(int V) : V_(V) {
+Bigram::Bigram(int V, const ExecContext& ctx) : V_(V), ctx_(ctx) {
   SG_CHECK(V > 0, "Bigram: vocab_size must be positive, got ", V);
   store_.build([this](ParamVisitor& v) {
     v.visit("token_embedding_table.weight", table_, dtable_, {V_, V_}, /*decay=*/true);
@@ -44,8 +44,8 @@ float Bigram::forward(const int32_t* idx, const int32_t* targets, int B, int T,
   probs_.resize(N * V_);
   losses_.resize(N);
   // loss = F.cross_entropy(logits.view(B*T, V), targets.view(B*T))
-  cpu::crossentropy_forward(losses_.data(), probs_.data(), logits_buf_.data(), targets_.data(),
-                            static_cast<int>(N), V_);
+  kernels::crossentropy_forward(ctx_, losses_.data(), probs_.data(), logits_buf_.data(),
+                                targets_.data(), static_cast<int>(N), V_);
   double sum = 0;
   for (float l : losses_) sum += l;
   return static_cast<float>(sum / static_cast<double>(N));
@@ -57,8 +57,8 @@ void Bigram::backward() {
   // dloss/dlogits = (probs - onehot) / N, scattered into the table rows that were read.
   std::vector<float> dlogits(N * V_, 0.0f);  // (B, T, V)
   std::vector<float> dlosses(N, 1.0f / static_cast<float>(N));
-  cpu::crossentropy_backward(dlogits.data(), probs_.data(), targets_.data(), dlosses.data(),
-                             static_cast<int>(N), V_);
+  kernels::crossentropy_backward(ctx_, dlogits.data(), probs_.data(), targets_.data(),
+                                 dlosses.data(), static_cast<int>(N), V_);
   float* dtable = dtable_.data;  // (V, V)
   for (int64_t n = 0; n < N; ++n) {
     float* row = dtable + static_cast<int64_t>(idx_[n]) * V_;

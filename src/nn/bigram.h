@@ -15,7 +15,8 @@ namespace scratchgpt {
 
 class Bigram : public LanguageModel {
  public:
-  explicit Bigram(int V);
+  // ctx: how to compute, kept for every kernel call (its pool must outlive the model).
+  explicit Bigram(int V, const ExecContext& ctx = ExecContext());
   // nn.Embedding(V, V) init: every entry ~ normal(0, 1), drawn as torch draws it (init.h).
   void init(Rng& rng) override;
 
@@ -27,6 +28,7 @@ class Bigram : public LanguageModel {
   std::span<float> grad_slab() override { return store_.grad_slab(); }
   int vocab_size() const override { return V_; }
   int block_size() const override { return INT_MAX; }  // any context: only the last token counts
+  const ExecContext& exec() const override { return ctx_; }
 
   // Inference one token at a time, the same calls as GPT's KV-cache path (nothing to cache here).
   void reset_cache() override { cache_len_ = 0; }
@@ -37,6 +39,7 @@ class Bigram : public LanguageModel {
 
  private:
   int V_;
+  ExecContext ctx_;
   Tensor table_, dtable_;  // (V, V) token_embedding_table.weight and its gradient
   ParamStore store_;       // their slabs, with the AdamW moments
   // Activations of the last forward, resized when B*T grows.

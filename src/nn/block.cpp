@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "kernels/cpu/residual.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -27,32 +27,32 @@ void Block::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) 
   dbranch = scratch.take(int64_t{max_N} * C);
 }
 
-const float* Block::forward(const float* x, int b, int t, Rng* rng) {
+const float* Block::forward(const ExecContext& ex, const float* x, int b, int t, Rng* rng) {
   B = b;
   T = t;
   const int N = B * T;
-  const float* a = attn.forward(ln_1.forward(x, N), B, T, rng);
-  cpu::residual_forward(x1, x, a, int64_t{N} * C);  // x = x + attn(ln_1(x))
-  const float* m = mlp.forward(ln_2.forward(x1, N), N, rng);
-  cpu::residual_forward(x2, x1, m, int64_t{N} * C);  // x = x + mlp(ln_2(x))
+  const float* a = attn.forward(ex, ln_1.forward(ex, x, N), B, T, rng);
+  kernels::residual_forward(ex, x1, x, a, int64_t{N} * C);  // x = x + attn(ln_1(x))
+  const float* m = mlp.forward(ex, ln_2.forward(ex, x1, N), N, rng);
+  kernels::residual_forward(ex, x2, x1, m, int64_t{N} * C);  // x = x + mlp(ln_2(x))
   return x2;
 }
 
-void Block::backward(float* dx, const float* dout) {
+void Block::backward(const ExecContext& ex, float* dx, const float* dout) {
   const int64_t n = int64_t{B} * T * C;
   // x2 = x1 + mlp(ln_2(x1)): the residual passes dout to both x1 and the branch
   std::fill(dx1, dx1 + n, 0.0f);
   std::fill(dbranch, dbranch + n, 0.0f);
-  cpu::residual_backward(dx1, dbranch, dout, n);
+  kernels::residual_backward(ex, dx1, dbranch, dout, n);
   std::fill(dln, dln + n, 0.0f);
-  mlp.backward(dln, dbranch);
-  ln_2.backward(dx1, dln);
+  mlp.backward(ex, dln, dbranch);
+  ln_2.backward(ex, dx1, dln);
   // x1 = x + attn(ln_1(x))
   std::fill(dbranch, dbranch + n, 0.0f);
-  cpu::residual_backward(dx, dbranch, dx1, n);
+  kernels::residual_backward(ex, dx, dbranch, dx1, n);
   std::fill(dln, dln + n, 0.0f);
-  attn.backward(dln, dbranch);
-  ln_1.backward(dx, dln);
+  attn.backward(ex, dln, dbranch);
+  ln_1.backward(ex, dx, dln);
 }
 
 int64_t Block::decode_work_floats(int max_T, int max_n) const {
@@ -63,7 +63,8 @@ int64_t Block::decode_work_floats(int max_T, int max_n) const {
          std::max(attn.decode_work_floats(max_T, max_n), int64_t{8} * nC);
 }
 
-void Block::decode(float* x, float* k_cache, float* v_cache, int pos, int n, float* work) const {
+void Block::decode(const ExecContext& ex, float* x, float* k_cache, float* v_cache, int pos, int n,
+                   float* work) const {
   const int64_t nC = int64_t{n} * C;
   float* h = work;                // (n, C)
   float* mean = h + nC;           // (n)
@@ -71,12 +72,12 @@ void Block::decode(float* x, float* k_cache, float* v_cache, int pos, int n, flo
   float* branch = rstd + n + 16;  // (n, C)
   float* xa = branch + nC;        // (n, C)
   float* inner = xa + nC;         // attention or MLP work
-  ln_1.apply(h, mean, rstd, x, n);
-  attn.decode(branch, h, k_cache, v_cache, pos, n, inner);
-  cpu::residual_forward(xa, x, branch, nC);  // x = x + attn(ln_1(x))
-  ln_2.apply(h, mean, rstd, xa, n);
-  mlp.decode(branch, h, n, inner);
-  cpu::residual_forward(x, xa, branch, nC);  // x = x + mlp(ln_2(x))
+  ln_1.apply(ex, h, mean, rstd, x, n);
+  attn.decode(ex, branch, h, k_cache, v_cache, pos, n, inner);
+  kernels::residual_forward(ex, xa, x, branch, nC);  // x = x + attn(ln_1(x))
+  ln_2.apply(ex, h, mean, rstd, xa, n);
+  mlp.decode(ex, branch, h, n, inner);
+  kernels::residual_forward(ex, x, xa, branch, nC);  // x = x + mlp(ln_2(x))
 }
 
 }  // namespace scratchgpt

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "nn/causal_self_attention.h"
 #include "nn/gpt_config.h"
@@ -40,12 +41,14 @@ struct Block {
   }
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T);
 
-  const float* forward(const float* x, int b, int t, Rng* rng);  // (B, T, C) -> (B, T, C)
-  void backward(float* dx, const float* dout);                   // accumulates dx (B, T, C)
+  const float* forward(const ExecContext& ex, const float* x, int b, int t,
+                       Rng* rng);                                      // (B, T, C) -> (B, T, C)
+  void backward(const ExecContext& ex, float* dx, const float* dout);  // accumulates dx (B, T, C)
 
   // n tokens at positions pos..pos+n-1 for batch 1 with the KV cache: x (n, C) updated in place;
   // work: decode_work_floats(pos + n, n) floats.
-  void decode(float* x, float* k_cache, float* v_cache, int pos, int n, float* work) const;
+  void decode(const ExecContext& ex, float* x, float* k_cache, float* v_cache, int pos, int n,
+              float* work) const;
   int64_t decode_work_floats(int max_T, int max_n) const;
 };
 

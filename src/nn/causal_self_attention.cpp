@@ -5,10 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/cpu/attention.h"
-#include "kernels/cpu/attention_decode.h"
-#include "kernels/cpu/flash_attention.h"
-#include "kernels/cpu/softmax.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -41,46 +38,47 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   dproj = scratch.take(N * C);
 }
 
-const float* CausalSelfAttention::forward(const float* x, int b, int t, Rng* rng) {
+const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x, int b, int t,
+                                          Rng* rng) {
   B = b;
   T = t;
   const int N = B * T;
-  const float* qkv = c_attn.forward(x, N);                                // (B, T, 3C)
+  const float* qkv = c_attn.forward(ex, x, N);                            // (B, T, 3C)
   const float* drop = attn_drop.draw_mask(int64_t{B} * NH * T * T, rng);  // (B, NH, T, T) or null
   fused = drop == nullptr && (att == nullptr || T >= fused_min_T);
   if (fused)
-    cpu::flash_attention_forward(y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
+    kernels::flash_attention_forward(ex, y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
   else
-    cpu::attention_forward(y, preatt, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
-  const float* proj = c_proj.forward(y, N);                          // (B, T, C)
-  return resid_drop.forward(proj, int64_t{N} * C, rng);              // (B, T, C)
+    kernels::attention_forward(ex, y, preatt, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
+  const float* proj = c_proj.forward(ex, y, N);                              // (B, T, C)
+  return resid_drop.forward(ex, proj, int64_t{N} * C, rng);                  // (B, T, C)
 }
 
-void CausalSelfAttention::backward(float* dx, const float* dout) {
+void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float* dout) {
   const int64_t N = int64_t{B} * T;
   // return resid_dropout(proj)
-  const float* dp = resid_drop.backward(dproj, dout);  // (B, T, C)
+  const float* dp = resid_drop.backward(ex, dproj, dout);  // (B, T, C)
   // proj = c_proj(y)
   std::fill(dy, dy + N * C, 0.0f);
-  c_proj.backward(dy, dp);
+  c_proj.backward(ex, dy, dp);
   // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
   std::fill(dqkv, dqkv + N * 3 * C, 0.0f);
   if (fused) {
-    cpu::flash_attention_backward(dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
+    kernels::flash_attention_backward(ex, dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
   } else {
     const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
-    cpu::attention_backward(dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
+    kernels::attention_backward(ex, dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
   }
   // qkv = c_attn(x)
-  c_attn.backward(dx, dqkv);
+  c_attn.backward(ex, dx, dqkv);
 }
 
-void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, float* v_cache,
-                                 int pos, int n, float* work) const {
+void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float* x, float* k_cache,
+                                 float* v_cache, int pos, int n, float* work) const {
   float* qkv = work;                      // (n, 3C)
   float* yy = work + int64_t{n} * 3 * C;  // (n, C)
-  float* scratch = yy + int64_t{n} * C;   // cpu::attention_decode_scratch_floats(pos + n, NH)
-  c_attn.apply(qkv, x, n);                // qkv = c_attn(x)
+  float* scratch = yy + int64_t{n} * C;   // kernels::attention_decode_scratch_floats(pos + n, NH)
+  c_attn.apply(ex, qkv, x, n);            // qkv = c_attn(x)
   for (int i = 0; i < n; ++i) {           // append k and v of every new token
     const float* row = qkv + int64_t{i} * 3 * C;
     std::memcpy(k_cache + int64_t{pos + i} * C, row + C, sizeof(float) * C);
@@ -88,9 +86,9 @@ void CausalSelfAttention::decode(float* out, const float* x, float* k_cache, flo
   }
   // y = softmax(q k^T / sqrt(HS)) v per head; token i sees the cached positions 0..pos+i
   for (int i = 0; i < n; ++i)
-    cpu::attention_decode_forward(yy + int64_t{i} * C, qkv + int64_t{i} * 3 * C, k_cache, v_cache,
-                                  pos + i + 1, C, NH, scratch);
-  c_proj.apply(out, yy, n);  // out = c_proj(y)
+    kernels::attention_decode_forward(ex, yy + int64_t{i} * C, qkv + int64_t{i} * 3 * C, k_cache,
+                                      v_cache, pos + i + 1, C, NH, scratch);
+  c_proj.apply(ex, out, yy, n);  // out = c_proj(y)
 }
 
 }  // namespace scratchgpt

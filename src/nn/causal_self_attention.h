@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
-#include "kernels/cpu/attention_decode.h"
+#include "kernels/kernels.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
 #include "nn/param.h"
@@ -22,9 +23,9 @@ struct CausalSelfAttention {
   Linear c_proj;  // C -> C
   Dropout attn_drop, resid_drop;
 
-  // Two attention kernels. Stored (cpu::attention_*): keeps the (B, NH, T, T) weights for
+  // Two attention kernels. Stored (kernels::attention_*): keeps the (B, NH, T, T) weights for
   // backward; needed for dropout on the weights, and the faster one at short contexts. Fused
-  // (cpu::flash_attention_*): keeps only the row log-sum-exp and recomputes the weights in
+  // (kernels::flash_attention_*): keeps only the row log-sum-exp and recomputes the weights in
   // backward, so nothing T x T is stored. Forward takes the fused one when the weights are not
   // dropped (dropout 0, or eval mode) and T >= fused_min_T, or when no T x T buffer was planned.
   // kFusedMinT: bench/attention_bench, GPT-2 heads (HS = 64), 2 threads, forward + backward:
@@ -61,17 +62,18 @@ struct CausalSelfAttention {
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T);
 
   // x (B, T, C) -> (B, T, C); rng non-null means training (dropout).
-  const float* forward(const float* x, int b, int t, Rng* rng);
+  const float* forward(const ExecContext& ex, const float* x, int b, int t, Rng* rng);
   // Accumulates dx (B, T, C) and the parameter grads from dout (B, T, C).
-  void backward(float* dx, const float* dout);
+  void backward(const ExecContext& ex, float* dx, const float* dout);
 
   // n new tokens at positions pos..pos+n-1 for batch 1, reading and extending the KV cache:
   // out (n, C) from x (n, C); k_cache, v_cache (block_size, C) hold positions 0..pos-1 and get
   // rows pos..pos+n-1; work needs decode_work_floats(pos + n, n) floats. Costs O((pos + n) C n).
-  void decode(float* out, const float* x, float* k_cache, float* v_cache, int pos, int n,
-              float* work) const;
+  void decode(const ExecContext& ex, float* out, const float* x, float* k_cache, float* v_cache,
+              int pos, int n, float* work) const;
   int64_t decode_work_floats(int max_T, int max_n) const {
-    return 4 * static_cast<int64_t>(C) * max_n + cpu::attention_decode_scratch_floats(max_T, NH);
+    return 4 * static_cast<int64_t>(C) * max_n +
+           kernels::attention_decode_scratch_floats(max_T, NH);
   }
 };
 

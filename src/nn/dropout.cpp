@@ -3,16 +3,17 @@
 
 #include <algorithm>
 
-#include "kernels/cpu/dropout.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
-const float* Dropout::forward(const float* x, int64_t count, Rng* rng) {
+const float* Dropout::forward(const ExecContext& ex, const float* x, int64_t count, Rng* rng) {
   active = rng != nullptr && p > 0.0f;
   n = count;
   if (!active) return x;
   rng->bernoulli_scalar(mask, n, 1.0 - static_cast<double>(p));  // keep with probability 1-p,
-  cpu::dropout_forward(out, mask, x, n, p);  // out = x * keep / (1-p)      drawn as nn.Dropout does
+  kernels::dropout_forward(ex, out, mask, x, n,
+                           p);  // out = x * keep / (1-p)      drawn as nn.Dropout does
   return out;
 }
 
@@ -24,10 +25,10 @@ const float* Dropout::draw_mask(int64_t count, Rng* rng) {
   return mask;
 }
 
-const float* Dropout::backward(float* scratch, const float* dout) const {
+const float* Dropout::backward(const ExecContext& ex, float* scratch, const float* dout) const {
   if (!active) return dout;
   std::fill(scratch, scratch + n, 0.0f);
-  cpu::dropout_backward(scratch, dout, mask, n);  // out = x * mask: dx = dout * mask
+  kernels::dropout_backward(ex, scratch, dout, mask, n);  // out = x * mask: dx = dout * mask
   return scratch;
 }
 

@@ -2,11 +2,12 @@
 // and scaled by 1/(1-p); in eval mode (no Rng) it is the identity and touches no memory.
 // The keep mask comes from Rng::bernoulli_scalar, as nn.Dropout draws it, so a seeded run drops
 // the same elements PyTorch drops.
-// Leaves out: owning memory (mask and output are planned activations). Kernel: cpu::dropout_*.
+// Leaves out: owning memory (mask and output are planned activations). Kernel: kernels::dropout_*.
 #pragma once
 
 #include <cstdint>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "nn/slab_planner.h"
 
@@ -31,12 +32,12 @@ struct Dropout {
   }
 
   // Training (rng != null, p > 0): draws the mask and returns out = x * mask. Otherwise returns x.
-  const float* forward(const float* x, int64_t count, Rng* rng);
+  const float* forward(const ExecContext& ex, const float* x, int64_t count, Rng* rng);
   // Draws a fresh scaled mask of count elements and returns it, or nullptr in eval mode.
   const float* draw_mask(int64_t count, Rng* rng);
   // Gradient with respect to the input: dout * mask written into scratch (n), or dout itself when
   // the last forward did not drop.
-  const float* backward(float* scratch, const float* dout) const;
+  const float* backward(const ExecContext& ex, float* scratch, const float* dout) const;
 };
 
 }  // namespace scratchgpt

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/cpu/crossentropy.h"
-#include "kernels/cpu/encoder.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
 GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     : config_(config),
+      ctx_(ctx),
       V(config.vocab_size),
       C(config.n_embd),
       L(config.n_layer),
@@ -167,6 +167,7 @@ void GPT::plan_activations(int B, int T) {
 }
 
 float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng* dropout_rng) {
+  const ExecContext& ex = ctx_;
   SG_CHECK(B > 0 && T > 0, "GPT::forward needs B > 0 and T > 0, got B=", B, " T=", T);
   SG_CHECK(T <= config_.block_size, "sequence length T=", T, " exceeds the model's block_size ",
            config_.block_size, ": crop the context to the last ", config_.block_size, " tokens");
@@ -185,47 +186,51 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   std::copy(idx, idx + N, idx_.begin());
   if (targets) std::copy(targets, targets + N, targets_.begin());
 
-  cpu::encoder_forward(emb_, idx_.data(), wte.data, wpe.data, B, T, C);  // x = wte[idx] + wpe[t]
-  const float* x = emb_drop.forward(emb_, N * C, dropout_rng);           // x = drop(x)
-  for (Block& b : blocks) x = b.forward(x, B, T, dropout_rng);           // x = block(x)
-  const float* h = ln_f.forward(x, static_cast<int>(N));                 // x = ln_f(x)
-  const float* logits = lm_head.forward(h, static_cast<int>(N));         // (B, T, V)
+  kernels::encoder_forward(ex, emb_, idx_.data(), wte.data, wpe.data, B, T,
+                           C);                                        // x = wte[idx] + wpe[t]
+  const float* x = emb_drop.forward(ex, emb_, N * C, dropout_rng);    // x = drop(x)
+  for (Block& b : blocks) x = b.forward(ex, x, B, T, dropout_rng);    // x = block(x)
+  const float* h = ln_f.forward(ex, x, static_cast<int>(N));          // x = ln_f(x)
+  const float* logits = lm_head.forward(ex, h, static_cast<int>(N));  // (B, T, V)
   have_forward_ = true;
   have_targets_ = targets != nullptr;
   if (!targets) return 0.0f;
   // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
-  cpu::crossentropy_forward(losses_, probs_, logits, targets_.data(), static_cast<int>(N), V);
+  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_.data(), static_cast<int>(N),
+                                V);
   double sum = 0.0;
   for (int64_t i = 0; i < N; ++i) sum += losses_[i];
   return static_cast<float>(sum / static_cast<double>(N));
 }
 
 void GPT::backward() {
+  const ExecContext& ex = ctx_;
   SG_CHECK(have_forward_ && have_targets_, "GPT::backward needs a preceding forward with targets");
   const int64_t N = int64_t{B_} * T_;
   // loss = mean_n losses[n]
   std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
   std::fill(dlogits_, dlogits_ + N * V, 0.0f);
-  cpu::crossentropy_backward(dlogits_, probs_, targets_.data(), dlosses_, static_cast<int>(N), V);
+  kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
+                                 static_cast<int>(N), V);
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
   std::fill(dlnf_, dlnf_ + N * C, 0.0f);
-  lm_head.backward(dlnf_, dlogits_);
+  lm_head.backward(ex, dlnf_, dlogits_);
   // h = ln_f(x)
   float* d = dres_[0];
   std::fill(d, d + N * C, 0.0f);
-  ln_f.backward(d, dlnf_);
+  ln_f.backward(ex, d, dlnf_);
   // x = block(x), for each block in reverse
   for (int l = L - 1; l >= 0; --l) {
     float* dn = d == dres_[0] ? dres_[1] : dres_[0];
     std::fill(dn, dn + N * C, 0.0f);
-    blocks[l].backward(dn, d);
+    blocks[l].backward(ex, dn, d);
     d = dn;
   }
   // x = drop(x)
-  const float* de = emb_drop.backward(demb_, d);
+  const float* de = emb_drop.backward(ex, demb_, d);
   // x = wte[idx] + wpe[t]
-  cpu::encoder_backward(dwte.data, dwpe.data, de, idx_.data(), B_, T_, C);
+  kernels::encoder_backward(ex, dwte.data, dwpe.data, de, idx_.data(), B_, T_, C);
 }
 
 Tensor GPT::logits() {
@@ -257,6 +262,7 @@ void GPT::reset_cache() {
 const float* GPT::decode_step(int32_t token) { return prefill(&token, 1); }
 
 const float* GPT::prefill(const int32_t* tokens, int n) {
+  const ExecContext& ex = ctx_;
   SG_CHECK(n >= 1, "GPT::prefill needs at least one token, got ", n);
   for (int i = 0; i < n; ++i)
     SG_CHECK(tokens[i] >= 0 && tokens[i] < V, "token id ", tokens[i],
@@ -269,9 +275,10 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
     const int pos = cache_len_;
     const int m = std::min(n - done, std::min(kPrefillRows, config_.block_size));
     // x = wte[token] + wpe[pos + i]   (m, C)
-    cpu::encoder_forward(dec_x_, tokens + done, wte.data, wpe.data + int64_t{pos} * C, 1, m, C);
+    kernels::encoder_forward(ex, dec_x_, tokens + done, wte.data, wpe.data + int64_t{pos} * C, 1, m,
+                             C);
     for (int l = 0; l < L; ++l)
-      blocks[l].decode(dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos, m,
+      blocks[l].decode(ex, dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos, m,
                        dec_work_);
     cache_len_ = pos + m;
     done += m;
@@ -280,8 +287,8 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
       const float* last = dec_x_ + int64_t{m - 1} * C;  // (C)
       float* h = dec_work_;                             // (C)
       float* stats = dec_work_ + C;
-      ln_f.apply(h, stats, stats + 1, last, 1);
-      lm_head.apply(dec_logits_, h, 1);
+      ln_f.apply(ex, h, stats, stats + 1, last, 1);
+      lm_head.apply(ex, dec_logits_, h, 1);
     }
   }
   return dec_logits_;

@@ -25,8 +25,8 @@ namespace scratchgpt {
 
 class GPT : public LanguageModel {
  public:
-  // Validates config; plans the parameter slabs. ctx: how to compute (the attention kernel's
-  // threshold; the kernels themselves run with the context kernels::use applied).
+  // Validates config; plans the parameter slabs. ctx: how to compute, kept for every kernel call
+  // (its pool must outlive the model).
   explicit GPT(const GPTConfig& config, const ExecContext& ctx = ExecContext());
   GPT(const GPT&) = delete;
   GPT& operator=(const GPT&) = delete;
@@ -45,6 +45,7 @@ class GPT : public LanguageModel {
   std::span<float> grad_slab() override { return store_.grad_slab(); }
   int vocab_size() const override { return config_.vocab_size; }
   int block_size() const override { return config_.block_size; }
+  const ExecContext& exec() const override { return ctx_; }
 
   // The Param with this checkpoint name ("blocks.0.attn.c_attn.weight"); Error if there is none.
   Param& param(const std::string& name);
@@ -64,6 +65,7 @@ class GPT : public LanguageModel {
 
  private:
   GPTConfig config_;
+  ExecContext ctx_;  // how every kernel call of this model runs
   int V = 0, C = 0, L = 0;
 
   // Modules (nanoGPT's transformer.{wte, wpe, drop, h, ln_f} and lm_head).

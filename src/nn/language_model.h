@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "nn/param.h"
@@ -52,6 +53,9 @@ class LanguageModel {
   virtual std::span<float> grad_slab() = 0;
   virtual int vocab_size() const = 0;
   virtual int block_size() const = 0;  // longest context T the model accepts
+  // How the model computes (threads, SIMD level, matmul backend), given at construction; the
+  // optimizer's kernels run with it too.
+  virtual const ExecContext& exec() const = 0;
 
   void zero_grad() {
     for (Param& p : params())

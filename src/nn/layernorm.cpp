@@ -1,7 +1,7 @@
 // layernorm.cpp: LayerNorm forward and backward over cpu::layernorm.
 #include "nn/layernorm.h"
 
-#include "kernels/cpu/layernorm.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -18,23 +18,24 @@ void LayerNorm::plan(SlabPlanner& acts, int max_N) {
   rstd = acts.take(max_N);
 }
 
-void LayerNorm::apply(float* y, float* mu, float* rs, const float* x, int n) const {
+void LayerNorm::apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x,
+                      int n) const {
   const float* b = has_bias ? bias.data : zero_bias_.data();
-  cpu::layernorm_forward(y, mu, rs, x, weight.data, b, n, C);
+  kernels::layernorm_forward(ex, y, mu, rs, x, weight.data, b, n, C);
 }
 
-float* LayerNorm::forward(const float* x, int n) {
+float* LayerNorm::forward(const ExecContext& ex, const float* x, int n) {
   inp = x;
   N = n;
-  apply(out, mean, rstd, x, n);  // out = (x - mean) * rstd * weight + bias
+  apply(ex, out, mean, rstd, x, n);  // out = (x - mean) * rstd * weight + bias
   return out;
 }
 
-void LayerNorm::backward(float* dx, const float* dout) {
+void LayerNorm::backward(const ExecContext& ex, float* dx, const float* dout) {
   // out = xhat * weight + bias, xhat = (x - mean) * rstd:
   //   dbias += sum dout;  dweight += sum dout * xhat;  dx += rstd (g - mean(g) - xhat mean(g xhat))
   float* db = has_bias ? dbias.data : dbias_sink_.data();
-  cpu::layernorm_backward(dx, dweight.data, db, dout, inp, weight.data, mean, rstd, N, C);
+  kernels::layernorm_backward(ex, dx, dweight.data, db, dout, inp, weight.data, mean, rstd, N, C);
 }
 
 }  // namespace scratchgpt

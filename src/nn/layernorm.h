@@ -1,12 +1,14 @@
 // layernorm.h: LayerNorm over the last dimension (torch.nn.LayerNorm, eps 1e-5), with an optional
 // bias as nanoGPT's LayerNorm(ndim, bias). Leaves out: owning memory (the weights live in the
-// parameter slab, outputs in the activation slab). Kernels: cpu::layernorm_*; ref:: is the twin.
+// parameter slab, outputs in the activation slab). Kernels: kernels::layernorm_*; ref:: is the
+// twin.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/exec_context.h"
 #include "core/tensor.h"
 #include "nn/param.h"
 #include "nn/slab_planner.h"
@@ -35,10 +37,10 @@ struct LayerNorm {
   void plan(SlabPlanner& acts, int max_N);
 
   // y (n, C) = layernorm(x); mu, rs (n) receive mean and 1/std. Saves nothing.
-  void apply(float* y, float* mu, float* rs, const float* x, int n) const;
-  float* forward(const float* x, int n);  // returns out (N, C)
+  void apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x, int n) const;
+  float* forward(const ExecContext& ex, const float* x, int n);  // returns out (N, C)
   // Accumulates dx (N, C), dweight and dbias from dout (N, C).
-  void backward(float* dx, const float* dout);
+  void backward(const ExecContext& ex, float* dx, const float* dout);
 
  private:
   // Without a bias the kernel is given zeros, and the bias gradient goes to a sink that no one

@@ -1,11 +1,13 @@
 // linear.h: Linear, the fully connected layer y = x W^T + b (torch.nn.Linear, W is (OC, C)).
 // Leaves out: owning memory (W and b point into the model's parameter slab, the output into its
-// activation slab). Kernels: cpu::matmul_forward / matmul_backward; ref::matmul is the scalar twin.
+// activation slab). Kernels: kernels::matmul_forward / matmul_backward; ref::matmul is the scalar
+// twin.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "core/exec_context.h"
 #include "core/tensor.h"
 #include "nn/param.h"
 #include "nn/slab_planner.h"
@@ -34,11 +36,11 @@ struct Linear {
   void plan(SlabPlanner& acts, int max_N) { out = acts.take(static_cast<int64_t>(max_N) * OC); }
 
   // y (N, OC) = x (N, C) @ W^T + b, into y; saves nothing (used by KV-cache decoding).
-  void apply(float* y, const float* x, int n) const;
+  void apply(const ExecContext& ex, float* y, const float* x, int n) const;
   // out = apply(x), saving x for backward. Returns out (N, OC).
-  float* forward(const float* x, int n);
+  float* forward(const ExecContext& ex, const float* x, int n);
   // Accumulates dx (N, C) (may be null), dW and db, from dout (N, OC).
-  void backward(float* dx, const float* dout);
+  void backward(const ExecContext& ex, float* dx, const float* dout);
 };
 
 }  // namespace scratchgpt

@@ -4,34 +4,34 @@
 #include <algorithm>
 
 #include "core/check.h"
-#include "kernels/cpu/gelu.h"
-#include "kernels/cpu/relu.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
 namespace {
 
-void activation_forward(Activation a, float* out, const float* inp, int64_t n) {
+void activation_forward(const ExecContext& ex, Activation a, float* out, const float* inp,
+                        int64_t n) {
   switch (a) {
     case Activation::kRelu:
-      return cpu::relu_forward(out, inp, n);
+      return kernels::relu_forward(ex, out, inp, n);
     case Activation::kGelu:
-      return cpu::gelu_forward(out, inp, n);
+      return kernels::gelu_forward(ex, out, inp, n);
     case Activation::kGeluExact:
-      return cpu::gelu_exact_forward(out, inp, n);
+      return kernels::gelu_exact_forward(ex, out, inp, n);
   }
 }
 
 // Accumulates dinp += dout * act'(inp).
-void activation_backward(Activation a, float* dinp, const float* inp, const float* dout,
-                         int64_t n) {
+void activation_backward(const ExecContext& ex, Activation a, float* dinp, const float* inp,
+                         const float* dout, int64_t n) {
   switch (a) {
     case Activation::kRelu:
-      return cpu::relu_backward(dinp, inp, dout, n);
+      return kernels::relu_backward(ex, dinp, inp, dout, n);
     case Activation::kGelu:
-      return cpu::gelu_backward(dinp, inp, dout, n);
+      return kernels::gelu_backward(ex, dinp, inp, dout, n);
     case Activation::kGeluExact:
-      return cpu::gelu_exact_backward(dinp, inp, dout, n);
+      return kernels::gelu_exact_backward(ex, dinp, inp, dout, n);
   }
 }
 
@@ -55,36 +55,36 @@ void MLP::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N) {
   dproj = scratch.take(int64_t{max_N} * C);
 }
 
-const float* MLP::forward(const float* x, int n, Rng* rng) {
+const float* MLP::forward(const ExecContext& ex, const float* x, int n, Rng* rng) {
   N = n;
   const int64_t n4 = int64_t{N} * 4 * C;
-  const float* h = c_fc.forward(x, N);  // (N, 4C)
-  activation_forward(activation, act, h, n4);  // (N, 4C)
-  const float* p = c_proj.forward(act, N);      // (N, C)
-  return drop.forward(p, int64_t{N} * C, rng);  // (N, C)
+  const float* h = c_fc.forward(ex, x, N);          // (N, 4C)
+  activation_forward(ex, activation, act, h, n4);   // (N, 4C)
+  const float* p = c_proj.forward(ex, act, N);      // (N, C)
+  return drop.forward(ex, p, int64_t{N} * C, rng);  // (N, C)
 }
 
-void MLP::backward(float* dx, const float* dout) {
+void MLP::backward(const ExecContext& ex, float* dx, const float* dout) {
   const int64_t n4 = int64_t{N} * 4 * C;
   // return dropout(p)
-  const float* dp = drop.backward(dproj, dout);
+  const float* dp = drop.backward(ex, dproj, dout);
   // p = c_proj(act)
   std::fill(dact, dact + n4, 0.0f);
-  c_proj.backward(dact, dp);
+  c_proj.backward(ex, dact, dp);
   // act = gelu(h) or relu(h)
   std::fill(dfc, dfc + n4, 0.0f);
-  activation_backward(activation, dfc, c_fc.out, dact, n4);
+  activation_backward(ex, activation, dfc, c_fc.out, dact, n4);
   // h = c_fc(x)
-  c_fc.backward(dx, dfc);
+  c_fc.backward(ex, dx, dfc);
 }
 
-void MLP::decode(float* out, const float* x, int n, float* work) const {
+void MLP::decode(const ExecContext& ex, float* out, const float* x, int n, float* work) const {
   const int64_t N4C = int64_t{n} * 4 * C;
   float* h = work;        // (n, 4C)
   float* a = work + N4C;  // (n, 4C)
-  c_fc.apply(h, x, n);
-  activation_forward(activation, a, h, N4C);
-  c_proj.apply(out, a, n);
+  c_fc.apply(ex, h, x, n);
+  activation_forward(ex, activation, a, h, N4C);
+  c_proj.apply(ex, out, a, n);
 }
 
 }  // namespace scratchgpt

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "nn/dropout.h"
 #include "nn/gpt_config.h"
@@ -37,11 +38,12 @@ struct MLP {
   }
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_N);
 
-  const float* forward(const float* x, int n, Rng* rng);  // x (N, C) -> (N, C)
-  void backward(float* dx, const float* dout);            // accumulates dx (N, C)
+  const float* forward(const ExecContext& ex, const float* x, int n,
+                       Rng* rng);                                      // x (N, C) -> (N, C)
+  void backward(const ExecContext& ex, float* dx, const float* dout);  // accumulates dx (N, C)
 
   // n rows, no saving (KV-cache decoding): out (n, C) from x (n, C); work needs 8C * n floats.
-  void decode(float* out, const float* x, int n, float* work) const;
+  void decode(const ExecContext& ex, float* out, const float* x, int n, float* work) const;
 };
 
 }  // namespace scratchgpt

@@ -11,8 +11,8 @@
 #include "core/check.h"
 #include "core/html.h"
 #include "core/utf8.h"
-#include "kernels/kernels.h"
 #include "nn/gpt.h"
+#include "run/exec.h"
 #include "train/checkpoint.h"
 
 namespace scratchgpt {
@@ -181,11 +181,9 @@ void run_attention(const AttentionRequest& req, std::FILE* out) {
     ids.erase(ids.begin(), ids.end() - g.block_size);
   }
   const int T = static_cast<int>(ids.size());
-  ExecContext ctx;
-  ctx.fused_attention_min_T = INT_MAX;  // the stored kernel: it keeps the weights to draw
-  ctx.threads = 1;
-  kernels::use(ctx);
-  GPT gpt(g, ctx);
+  Exec exec = make_exec(1, MatmulBackend::kAuto);
+  exec.ctx.fused_attention_min_T = INT_MAX;  // the stored kernel: it keeps the weights to draw
+  GPT gpt(g, exec.ctx);
   restore_params(ck, gpt, /*with_optimizer=*/false);
   gpt.forward(ids.data(), nullptr, 1, T, nullptr);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/check.h"
@@ -104,7 +105,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   // prompt's).
   const int crops = model.resets - 1;
   const double tokens_per_s = f.sample / secs;
-  const SimdLevel level = kernels::current().isa;
+  const SimdLevel level = ctx.isa;
   const double rss_mb = peak_rss_mb();
   // The memory bound: each token reads every weight once (the lm_head the whole (V, C) matrix;
   // wte, when untied, and wpe one row each, counted as nothing), at the read bandwidth measured
@@ -112,7 +113,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   const double C = g.n_embd;
   const double weight_bytes = 4.0 * (static_cast<double>(model.num_params()) - g.block_size * C -
                                      (g.tied ? 0 : g.vocab_size * C));
-  const double read_gbps = memory_read_gbps(ThreadPool::global());
+  const double read_gbps = memory_read_gbps(ctx.workers());
   const double bound_ms = weight_bytes / (read_gbps * 1e9) * 1e3;
   const double ms_per_token = secs * 1e3 / f.sample;
   // Where a token's time goes: the lm_head matvec alone, timed on the model's own weight.
@@ -122,7 +123,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   double head_ms = 1e30;
   for (int rep = 0; rep < 10; ++rep) {
     const double h0 = now_s();
-    kernels::matmul_forward(logits.data(), h.data(), head_w, nullptr, 1, g.n_embd, g.vocab_size);
+    kernels::matmul_forward(ctx, logits.data(), h.data(), head_w, nullptr, 1, g.n_embd,
+                            g.vocab_size);
     head_ms = std::min(head_ms, (now_s() - h0) * 1e3);
   }
 
@@ -136,9 +138,9 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
   j["batch_size"] = 1, j["prompt_tokens"] = static_cast<int>(prompt.size());
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
-  j["threads"] = ThreadPool::global().num_threads();
+  j["threads"] = ctx.threads();
   j["simd"] = simd_level_name(level);
-  j["matmul"] = kernels::matmul_name(kernels::current().matmul);
+  j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
   j["params"] = model.num_params();
   j["context_crops"] = crops;
   j["seconds"] = secs;
@@ -157,8 +159,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   std::printf(
       "scratchgpt bench --sample: preset %s  L=%d NH=%d C=%d V=%d block_size=%d  batch 1, "
       "%d threads, %s\n",
-      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size,
-      ThreadPool::global().num_threads(), simd_level_name(level));
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size, ctx.threads(),
+      simd_level_name(level));
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  generated       %d tokens from a 1-token prompt in %.3f s (KV cache, "
@@ -198,7 +200,8 @@ void run_tokenizer_bench(const BenchRequest& f) {
   };
   size_t tokens = 0;
   const double s1 = best_of_3(1, &tokens);
-  const int threads = f.threads > 0 ? f.threads : ThreadPool::global().num_threads();
+  const int threads =
+      f.threads > 0 ? f.threads : static_cast<int>(std::thread::hardware_concurrency());
   const double sn = threads > 1 ? best_of_3(threads, &tokens) : s1;
   nlohmann::json j;
   j["impl"] = "scratchgpt";
@@ -235,7 +238,8 @@ std::vector<std::string> bench_preset_names() {
 
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  const ExecContext ctx = use_exec_context(f.threads, f.matmul, f.simd);
+  const Exec exec = make_exec(f.threads, f.matmul, f.simd);
+  const ExecContext& ctx = exec.ctx;
   if (f.sample != 0) return run_sample_bench(f, ctx);
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
@@ -266,7 +270,7 @@ void run_bench(const BenchRequest& f) {
     model.zero_grad();
     model.backward();
     const double t2 = now_s();
-    optimizer_step(model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
+    optimizer_step(ctx, model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
     const double t3 = now_s();
     if (step >= f.warmup) {
       fwd.push_back(t1 - t0);
@@ -280,11 +284,10 @@ void run_bench(const BenchRequest& f) {
   const double tokens_per_s = B * T / step_s;
   const double flops_per_token = gpt_flops_per_token(g, T);
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
-  const SimdLevel level = kernels::current().isa;
-  const double peak_avx2 =
-      level >= SimdLevel::kAvx2 ? fma_peak_gflops(ThreadPool::global(), false) : 0.0;
+  const SimdLevel level = ctx.isa;
+  const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ctx.workers(), false) : 0.0;
   const double peak_avx512 =
-      level >= SimdLevel::kAvx512 ? fma_peak_gflops(ThreadPool::global(), true) : 0.0;
+      level >= SimdLevel::kAvx512 ? fma_peak_gflops(ctx.workers(), true) : 0.0;
   const double rss_mb = peak_rss_mb();
 
   nlohmann::json j;
@@ -294,9 +297,9 @@ void run_bench(const BenchRequest& f) {
   j["vocab_size"] = g.vocab_size, j["block_size"] = g.block_size, j["dropout"] = g.dropout;
   j["bias"] = g.bias, j["tied"] = g.tied,
   j["activation"] = enum_name<Activation>(kActivationNames, g.activation);
-  j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ThreadPool::global().num_threads();
+  j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ctx.threads();
   j["simd"] = simd_level_name(level);
-  j["matmul"] = kernels::matmul_name(kernels::current().matmul);
+  j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
   j["params"] = model.num_params();
   j["steps"] = f.steps;
   j["loss"] = loss;
@@ -316,9 +319,8 @@ void run_bench(const BenchRequest& f) {
   }
   std::printf(
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
-      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T,
-      ThreadPool::global().num_threads(), simd_level_name(level),
-      kernels::matmul_name(kernels::current().matmul));
+      f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
+      simd_level_name(level), kernels::matmul_backend_name(ctx.matmul));
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",

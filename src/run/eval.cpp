@@ -29,7 +29,8 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
                               "file, to evaluate on"
                             : "--data-dir and --text are two things to evaluate on: pass one");
   // How to compute (--threads, --matmul): checked and applied before any work.
-  const ExecContext ctx = use_exec_context(req.threads, req.matmul, req.simd);
+  const Exec exec = make_exec(req.threads, req.matmul, req.simd);
+  const ExecContext& ctx = exec.ctx;
 
   Checkpoint ck = load_checkpoint(req.checkpoint);
   Dataset data;

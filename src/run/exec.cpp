@@ -1,21 +1,27 @@
 // exec.cpp: see exec.h.
 #include "run/exec.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "core/check.h"
 #include "kernels/kernels.h"
 
 namespace scratchgpt {
 
-ExecContext use_exec_context(int threads, MatmulBackend matmul, const std::string& simd) {
-  SG_CHECK(threads >= 0, "--threads must be >= 0 (0: all cores), got ", threads);
-  ExecContext ctx;
-  ctx.threads = threads;
-  ctx.matmul = matmul;
-  if (!simd.empty()) ctx.isa = simd_level_from_name(simd);  // kernels::use caps it at the CPU's
-  kernels::use(ctx);
-  ctx.matmul = kernels::current().matmul;  // auto resolved
-  ctx.isa = kernels::current().isa;        // capped
-  return ctx;
+Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd) {
+  SG_CHECK(threads >= 0, "--threads must be >= 0 (0 means all cores), got ", threads);
+  // More threads than cores only slow the kernels down; thousands would exhaust the process.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int most = std::max(8, 4 * cores);
+  SG_CHECK(threads <= most, "--threads ", threads, " is more than ", most, " (4 x the ", cores,
+           " cores here): pass --threads ", cores, ", or 0 for all cores");
+  Exec exec;
+  exec.ctx.matmul = kernels::resolve_matmul_backend(matmul);  // first: it can fail
+  if (!simd.empty()) exec.ctx.isa = cap_simd_level(simd_level_from_name(simd));
+  exec.pool = std::make_unique<ThreadPool>(threads);
+  exec.ctx.pool = exec.pool.get();
+  return exec;
 }
 
 }  // namespace scratchgpt

@@ -1,19 +1,26 @@
-// exec.h: the execution context of a command that runs in one process (eval, sample, bench):
-// built from its --threads and --matmul, applied to the kernels (kernels::use) and returned with
-// the backend resolved, to hand to the model (build_model, GPT). train builds its own
-// (run/train.cpp): under mpirun a machine's cores are shared among its processes.
-// The SIMD level is the best the CPU has, SCRATCHGPT_SIMD's when set, or --simd's.
+// exec.h: the execution context of a command: built from its --threads, --matmul and --simd, with
+// the worker pool it names, and handed to the model (build_model, GPT), which passes it to every
+// kernel. Under mpirun, train gives each process its share of the machine's cores
+// (run/train.cpp). The SIMD level is the best the CPU has, SCRATCHGPT_SIMD's when set, or --simd's.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/exec_context.h"
+#include "core/thread_pool.h"
 
 namespace scratchgpt {
 
-// threads: 0 for all cores; matmul: kAuto resolves to the build's default. A negative thread
-// count, or onednn in a build without oneDNN, is an Error naming the fix.
-// simd: "" (the default level) or avx512 / avx2 / scalar, capped at what the CPU has.
-ExecContext use_exec_context(int threads, MatmulBackend matmul, const std::string& simd = "");
+// An ExecContext and the pool it points at, owned: keep it alive as long as the model.
+struct Exec {
+  std::unique_ptr<ThreadPool> pool;
+  ExecContext ctx;
+};
+
+// threads: 0 for all cores; matmul: kAuto resolves to the build's default; simd: "" (the default
+// level) or avx512 / avx2 / scalar, capped at what the CPU has. A negative or absurd thread count,
+// onednn in a build without oneDNN, or an unknown level is an Error naming the fix.
+Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "");
 
 }  // namespace scratchgpt

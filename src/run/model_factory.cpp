@@ -43,7 +43,7 @@ std::unique_ptr<LanguageModel> build_model(const TrainConfig& cfg, const ExecCon
                        "lower --n-embd or --n-layer (or the vocabulary)");
   switch (cfg.model) {
     case ModelKind::kBigram:
-      return std::make_unique<Bigram>(cfg.gpt.vocab_size);
+      return std::make_unique<Bigram>(cfg.gpt.vocab_size, ctx);
     case ModelKind::kGpt:
       break;
   }

@@ -26,7 +26,8 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
   SG_CHECK(req.max_new_tokens >= 0, "--max-new-tokens must be >= 0, got ", req.max_new_tokens);
   SG_CHECK(req.num_samples > 0, "--num-samples must be positive, got ", req.num_samples);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
-  const ExecContext ctx = use_exec_context(req.threads, req.matmul, req.simd);  // how to compute
+  const Exec exec = make_exec(req.threads, req.matmul, req.simd);  // how to compute
+  const ExecContext& ctx = exec.ctx;
   // load_checkpoint refuses a config whose vocab_size differs from the tokenizer's.
   Checkpoint ck = load_checkpoint(req.checkpoint);
   const Tokenizer& tok = ck.tokenizer;

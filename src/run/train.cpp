@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
-#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +20,7 @@
 #include "data/file_io.h"
 #include "dist/comm.h"
 #include "kernels/kernels.h"
+#include "run/exec.h"
 #include "run/model_factory.h"
 #include "run/report.h"
 #include "train/batch_stream.h"
@@ -92,6 +93,7 @@ struct Run {
   Dataset data;
   std::string last_path, best_path;
   std::unique_ptr<DirLock> lock;  // held until the run ends; a second run on out_dir is refused
+  Exec exec;                      // how to compute: the model's context and its pool (outlives it)
   std::unique_ptr<LanguageModel> model;
   std::unique_ptr<BatchStream> batches;
   std::unique_ptr<TrainStep> step;
@@ -309,17 +311,15 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
              opt.out_dir,
              " already holds checkpoints of another run: pass --resume to continue it, "
              "--overwrite to replace them, or choose another --out-dir");
-  // How to compute: the execution context, applied to the kernels and handed to the model.
-  ExecContext ctx;
-  ctx.threads = cfg.threads;
-  if (ctx.threads == 0 && comm.local_size() > 1) {  // this machine's cores among its processes
+  // How to compute: the execution context, handed to the model, which passes it to its kernels.
+  int threads = cfg.threads;
+  if (threads == 0 && comm.local_size() > 1) {  // this machine's cores among its processes
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    ctx.threads = std::max(1, cores / comm.local_size());
+    threads = std::max(1, cores / comm.local_size());
   }
-  ctx.matmul = cfg.matmul;
-  if (!opt.simd.empty()) ctx.isa = simd_level_from_name(opt.simd);  // kernels::use caps it
-  kernels::use(ctx);
-  cfg.matmul = ctx.matmul = kernels::current().matmul;  // auto resolved, for resume
+  run.exec = make_exec(threads, cfg.matmul, opt.simd);
+  const ExecContext& ctx = run.exec.ctx;
+  cfg.matmul = ctx.matmul;  // auto resolved, for resume
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
   // they can fit at all.
@@ -469,13 +469,15 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   run.step_start = state.iter;
   const std::string procs =
       comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" : std::string();
-  std::fprintf(log, "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
-               cfg.preset.empty() ? "custom" : cfg.preset.c_str(),
-               enum_name<ModelKind>(kModelKindNames, cfg.model),
-               static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
-               static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
-               cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
-               procs.c_str(), kernels::matmul_name(cfg.matmul));
+  std::fprintf(
+      log,
+      "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
+      cfg.preset.empty() ? "custom" : cfg.preset.c_str(),
+      enum_name<ModelKind>(kModelKindNames, cfg.model),
+      static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
+      static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
+      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
+      procs.c_str(), kernels::matmul_backend_name(cfg.matmul));
   if (!opt.init_from.empty())
     std::fprintf(log, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
   std::fflush(log);

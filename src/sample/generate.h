@@ -48,6 +48,7 @@ class RecomputeModel final : public LanguageModel {
   std::span<float> grad_slab() override { return model_.grad_slab(); }
   int vocab_size() const override { return model_.vocab_size(); }
   int block_size() const override { return model_.block_size(); }
+  const ExecContext& exec() const override { return model_.exec(); }
 
  private:
   LanguageModel& model_;

@@ -7,7 +7,7 @@
 
 namespace scratchgpt {
 
-double grad_global_norm(const std::vector<Param>& params) {
+double grad_global_norm(const ExecContext& ex, const std::vector<Param>& params) {
   thread_local std::vector<const float*> x;  // grow once; no allocation in later steps
   thread_local std::vector<int64_t> n;
   x.clear();
@@ -16,7 +16,7 @@ double grad_global_norm(const std::vector<Param>& params) {
     x.push_back(p.grad.data);
     n.push_back(p.grad.numel());
   }
-  return kernels::global_norm(static_cast<int>(params.size()), x.data(), n.data());
+  return kernels::global_norm(ex, static_cast<int>(params.size()), x.data(), n.data());
 }
 
 // torch's clip coefficient, or 1 when there is nothing to clip.
@@ -26,8 +26,8 @@ static float clip_coefficient(double norm, double max_norm) {
   return coef < 1.0 ? static_cast<float>(coef) : 1.0f;
 }
 
-double clip_grad_norm(std::vector<Param>& params, double max_norm) {
-  const double norm = grad_global_norm(params);
+double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double max_norm) {
+  const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, max_norm);
   if (coef != 1.0f) scale_grads(params, coef);
   return norm;
@@ -38,19 +38,22 @@ void scale_grads(std::vector<Param>& params, float s) {
     for (float& g : p.grad) g *= s;
 }
 
-void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t) {
+void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const TrainConfig& cfg,
+                int t) {
   for (Param& p : params) {
-    kernels::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
-                      cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t);
+    kernels::adamw_update(ex, p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr,
+                          cfg.beta1, cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t);
   }
 }
 
-double optimizer_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t) {
-  const double norm = grad_global_norm(params);
+double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
+                      const TrainConfig& cfg, int t) {
+  const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, cfg.grad_clip);
   for (Param& p : params) {
-    kernels::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr, cfg.beta1,
-                      cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t, coef);
+    kernels::adamw_update(ex, p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr,
+                          cfg.beta1, cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t,
+                          coef);
   }
   return norm;
 }

@@ -3,33 +3,37 @@
 // (torch.optim.AdamW, weight decay only on Params with decay == true, as nanoGPT's two groups).
 // clip_grad_norm + adamw_step are the readable pair; optimizer_step does the same in two threaded
 // passes (norm, then AdamW with the clip coefficient folded in) with bit-identical parameters.
-// Leaves out: other optimizers, mixed precision. Kernels: cpu::global_norm, cpu::adamw_update.
+// Leaves out: other optimizers, mixed precision. Kernels: kernels::global_norm,
+// kernels::adamw_update.
 #pragma once
 
 #include <vector>
 
+#include "core/exec_context.h"
 #include "nn/language_model.h"
 #include "train/train_config.h"
 
 namespace scratchgpt {
 
-// sqrt(sum of every gradient element squared): cpu::global_norm over the Params' gradients
+// sqrt(sum of every gradient element squared): kernels::global_norm over the Params' gradients
 // (threaded, in double over fixed pieces; the same sum with any thread count).
-double grad_global_norm(const std::vector<Param>& params);
+double grad_global_norm(const ExecContext& ex, const std::vector<Param>& params);
 
 // torch's clip_grad_norm_: coef = max_norm / (norm + 1e-6); when coef < 1 every grad *= coef.
 // Returns the norm before clipping. max_norm <= 0 only measures.
-double clip_grad_norm(std::vector<Param>& params, double max_norm);
+double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double max_norm);
 
 // Multiplies every gradient by s (1/grad_accum: the mean over micro-steps).
 void scale_grads(std::vector<Param>& params, float s);
 
 // One AdamW step t (counting from 1) at learning rate lr with cfg's betas, eps, weight decay.
-void adamw_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t);
+void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const TrainConfig& cfg,
+                int t);
 
 // clip_grad_norm(params, cfg.grad_clip) then adamw_step(params, lr, cfg, t), fused: the clip
 // coefficient scales each gradient inside the AdamW kernel, so the gradients are read twice and
 // never written (they keep their unclipped values). Returns the norm before clipping.
-double optimizer_step(std::vector<Param>& params, float lr, const TrainConfig& cfg, int t);
+double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
+                      const TrainConfig& cfg, int t);
 
 }  // namespace scratchgpt

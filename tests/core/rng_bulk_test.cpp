@@ -14,7 +14,6 @@
 #include "core/rng.h"
 #include "core/rng_fixture_replay.h"
 #include "core/rng_kernels.h"
-#include "kernels/cpu/simd/simd.h"
 
 using namespace scratchgpt;
 
@@ -26,15 +25,25 @@ std::vector<SimdLevel> levels() {
   return out;
 }
 
-// Runs body at each level (forced through cpu::set_simd_level) and restores the default.
+// The level the generators of the running body take (at_each_level sets it).
+SimdLevel g_level = SimdLevel::kScalar;
+
+// A generator seeded with seed that draws at the level under test (Rng::set_simd_level).
+Rng leveled(uint64_t seed) {
+  Rng r(seed);
+  r.set_simd_level(g_level);
+  return r;
+}
+
+// Runs body once per level; the body's generators come from leveled().
 template <typename Body>
 void at_each_level(Body body) {
   for (SimdLevel level : levels()) {
-    ASSERT_EQ(cpu::set_simd_level(level), level);
+    g_level = level;
     SCOPED_TRACE(std::string("simd level ") + simd_level_name(level));
     body();
   }
-  cpu::set_simd_enabled(true);
+  g_level = detected_simd_level();
 }
 
 // The per-element definitions the bulk calls must reproduce.
@@ -53,7 +62,7 @@ TEST(RngBulk, FillRawIsTheMt19937StreamFromAnyPositionAndInterleaved) {
                                        2, 3, 1248, 1249, 5,   17,  311, 2048, 3, 4099};
   at_each_level([&] {
     for (uint32_t seed : {0u, 42u, 1337u}) {
-      Rng bulk(seed), single(seed);
+      Rng bulk = leveled(seed), single = leveled(seed);
       std::mt19937 ref(seed);
       std::vector<uint32_t> got;
       for (size_t c = 0; c < chunks.size(); ++c) {
@@ -81,14 +90,14 @@ TEST(RngBulk, FillRawIsTheMt19937StreamFromAnyPositionAndInterleaved) {
 TEST(RngBulk, FillRawRightAfterATwistAndAtTheLastWordOfTheBlock) {
   at_each_level([] {
     for (int64_t skip : {0, 1, 622, 623, 624, 625, 1247, 1248}) {
-      Rng rng(9);
+      Rng rng = leveled(9);
       std::mt19937 ref(9u);
       for (int64_t i = 0; i < skip; ++i) ASSERT_EQ(rng.random(), ref());
       std::vector<uint32_t> got(1500);
       rng.fill_raw(got.data(), static_cast<int64_t>(got.size()));
       for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], ref()) << "skip " << skip;
       // The state after a bulk call must survive a save/restore (its position fields valid).
-      Rng copy(0);
+      Rng copy = leveled(0);
       copy.set_state(rng.get_state());
       EXPECT_EQ(copy.random(), ref()) << "skip " << skip;
     }
@@ -137,7 +146,7 @@ TEST(RngBulk, BernoulliScalarIsUniformDoubleBelowP) {
   const std::vector<double> ps = {0.2, 0.5, 0.9, 0.8, 1e-6, tiny, 1.0 - 1e-6, 1.0 - tiny, 0.0, 1.0};
   at_each_level([&] {
     for (double p : ps) {
-      Rng bulk(2024), single(2024);
+      Rng bulk = leveled(2024), single = leveled(2024);
       bulk.random();  // start at an odd word: every element's two draws straddle the blocks
       single.random();
       const int64_t n = 5003;  // several stack blocks and a ragged 8-lane tail
@@ -161,11 +170,11 @@ TEST(RngBulk, BernoulliScalarAtTheExactThresholdOfADrawnValue) {
   // p equal to a drawn u must give 0 for that element (u < u is false); one ulp above gives 1.
   at_each_level([] {
     for (int k : {0, 5, 311, 312, 1000}) {
-      Rng probe(77);
+      Rng probe = leveled(77);
       double u = 0.0;
       for (int i = 0; i <= k; ++i) u = probe.uniform_double();
       for (double p : {u, std::nextafter(u, 2.0), std::nextafter(u, -1.0)}) {
-        Rng bulk(77), single(77);
+        Rng bulk = leveled(77), single = leveled(77);
         std::vector<float> got(static_cast<size_t>(k) + 9);
         bulk.bernoulli_scalar(got.data(), static_cast<int64_t>(got.size()), p);
         for (size_t i = 0; i < got.size(); ++i) {
@@ -181,7 +190,7 @@ TEST(RngBulk, DropoutNoiseIsTheScaledKeepMask) {
   const std::vector<double> ps = {0.2, 0.1, 0.5, 0.9, 1e-7, 1.0 - 1e-7};
   at_each_level([&] {
     for (double p : ps) {
-      Rng bulk(31337), single(31337);
+      Rng bulk = leveled(31337), single = leveled(31337);
       for (int i = 0; i < 3; ++i) bulk.random(), single.random();
       const int64_t n = 4099;
       std::vector<float> got(static_cast<size_t>(n));
@@ -196,7 +205,7 @@ TEST(RngBulk, DropoutNoiseIsTheScaledKeepMask) {
       ASSERT_EQ(bulk.random(), single.random()) << "p " << p;
     }
     // p = 0 and p = 1 draw nothing.
-    Rng a(5), b(5);
+    Rng a = leveled(5), b = leveled(5);
     std::vector<float> v(100);
     a.dropout_noise(v.data(), 100, 0.0);
     for (float x : v) ASSERT_EQ(x, 1.0f);
@@ -209,7 +218,7 @@ TEST(RngBulk, DropoutNoiseIsTheScaledKeepMask) {
 TEST(RngBulk, RandAndUniformAreOneDrawPerElement) {
   at_each_level([] {
     for (int64_t n : {1, 7, 8, 15, 16, 17, 2048, 2049, 5000}) {
-      Rng bulk(8), single(8);
+      Rng bulk = leveled(8), single = leveled(8);
       for (int i = 0; i < 5; ++i) bulk.random(), single.random();
       std::vector<float> got(static_cast<size_t>(n));
       bulk.rand(got.data(), n);
@@ -226,7 +235,7 @@ TEST(RngBulk, EveryLevelDrawsTheSameNormals) {
   // (torch's values themselves are checked by rng_test's fixtures at the default level).
   std::vector<std::vector<float>> per_level;
   at_each_level([&] {
-    Rng rng(4);
+    Rng rng = leveled(4);
     std::vector<float> v(1000 + 16 + 3);
     rng.randn(v.data(), 1000);
     rng.randn(v.data() + 1000, 19);  // ragged: 16 fresh uniforms for the last 16
@@ -240,7 +249,7 @@ TEST(RngBulk, TorchFixturesReplayAtEveryLevel) {
     const auto files = rng_fixture::rng_fixtures("mixed_");
     ASSERT_GE(files.size(), 6u) << "missing fixtures in " << rng_fixture::rng_fixture_dir();
     for (const auto& path : files) {
-      Rng rng(1);
+      Rng rng = leveled(1);
       const auto rep = rng_fixture::replay_rng_fixture(path, rng);
       EXPECT_GE(rep.calls, 3) << path;
       for (const auto& f : rep.failures) ADD_FAILURE() << f;

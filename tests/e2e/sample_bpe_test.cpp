@@ -68,9 +68,9 @@ TEST(SampleBpe, StreamedTextIsTheDecodedTokens) {
                               "' --max-new-tokens 60 --seed 5 --threads 1 --no-stop-at-eot");
   ASSERT_EQ(r.rc, 0) << r.err;
   // The same draws in process.
-  use_exec_context(1, MatmulBackend::kAuto);
+  const Exec exec = make_exec(1, MatmulBackend::kAuto);
   const Checkpoint c = load_checkpoint(ck);
-  GPT m(c.cfg.gpt);
+  GPT m(c.cfg.gpt, exec.ctx);
   restore_params(c, m, false);
   Rng rng(5);
   const std::vector<int32_t> ids =

@@ -13,7 +13,7 @@
 
 #include "data/dataset.h"
 #include "data/token_file.h"
-#include "kernels/kernels.h"
+#include "run/exec.h"
 #include "run/model_factory.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -74,11 +74,9 @@ TEST(TrainInitFrom, TheCheckpointsWeightsAreTheStartingPoint) {
   const double val0 = evals[0]["val_loss"].get<double>();
 
   // The checkpoint's model on that window, here: the same forward, the same bits.
-  sg::ExecContext ctx;
-  ctx.threads = 1;
-  sg::kernels::use(ctx);
+  const sg::Exec exec = sg::make_exec(1, sg::MatmulBackend::kAuto);
   sg::Checkpoint ck = sg::load_checkpoint(p.checkpoint);
-  std::unique_ptr<sg::LanguageModel> model = sg::build_model(ck.cfg, sg::kernels::current());
+  std::unique_ptr<sg::LanguageModel> model = sg::build_model(ck.cfg, exec.ctx);
   sg::restore_params(ck, *model, /*with_optimizer=*/false);
   const sg::FullLoss want = sg::full_loss(*model, window.data(), kT + 1, 1, kT);
   // metrics.jsonl prints the float loss with 9 digits: it reads back as the same float.

@@ -47,8 +47,8 @@ Case make_case(const Shape& s) {
 std::vector<float> run_cpu(const Shape& s, const Case& c) {
   std::vector<float> out(s.C, 123.0f);
   std::vector<float> scratch(cpu::attention_decode_scratch_floats(s.T, s.NH), -7.0f);
-  cpu::attention_decode_forward(out.data(), c.q.data(), c.k.data(), c.v.data(), s.T, s.C, s.NH,
-                                scratch.data());
+  cpu::attention_decode_forward(test::ctx(), out.data(), c.q.data(), c.k.data(), c.v.data(), s.T,
+                                s.C, s.NH, scratch.data());
   return out;
 }
 
@@ -72,7 +72,7 @@ TEST(CpuAttentionDecode, MatchesLastRowOfFullAttention) {
     const Case c = make_case(s);
     const std::vector<double> r = run_ref(s, c);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(describe(level, s));
       // Scores are HS-term dot products of values in [-2, 2] (error ~ HS * 4 * 2^-24 relative
       // to the largest), softmax weights sum to 1 and values are within [-2, 2].
@@ -84,15 +84,15 @@ TEST(CpuAttentionDecode, MatchesLastRowOfFullAttention) {
 TEST(CpuAttentionDecode, OneTwoAndThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (const Shape& s : kShapes) {
       SCOPED_TRACE(describe(level, s));
       const Case c = make_case(s);
-      ThreadPool::set_global_threads(1);
+      test::set_threads(1);
       const std::vector<float> one = run_cpu(s, c);
-      ThreadPool::set_global_threads(2);
+      test::set_threads(2);
       const std::vector<float> two = run_cpu(s, c);
-      ThreadPool::set_global_threads(3);
+      test::set_threads(3);
       const std::vector<float> three = run_cpu(s, c);
       EXPECT_TRUE(bitwise_equal(one, two)) << "2 threads";
       EXPECT_TRUE(bitwise_equal(one, three)) << "3 threads";

@@ -47,10 +47,11 @@ Outputs run_cpu(const Shape& s, bool with_drop) {
   o.dqkv = random_floats(BT * 3 * s.C, 24);
   o.dpreatt.assign(TT, 7.0f);
   std::vector<float> datt(TT, 7.0f);
-  cpu::attention_forward(o.out.data(), o.preatt.data(), o.att.data(), qkv.data(),
+  cpu::attention_forward(test::ctx(), o.out.data(), o.preatt.data(), o.att.data(), qkv.data(),
                          with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
-  cpu::attention_backward(o.dqkv.data(), o.dpreatt.data(), datt.data(), dout.data(), qkv.data(),
-                          o.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  cpu::attention_backward(test::ctx(), o.dqkv.data(), o.dpreatt.data(), datt.data(), dout.data(),
+                          qkv.data(), o.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T,
+                          s.C, s.NH);
   return o;
 }
 
@@ -95,7 +96,7 @@ TEST(CpuAttention, MatchesReferenceAtEveryLevel) {
     for (bool with_drop : {false, true}) {
       const RefOutputs r = run_ref(s, with_drop);
       for (SimdLevel level : test::simd_levels()) {
-        cpu::set_simd_level(level);
+        test::set_level(level);
         SCOPED_TRACE(std::string(simd_level_name(level)) + " B=" + std::to_string(s.B) +
                      " T=" + std::to_string(s.T) + " C=" + std::to_string(s.C) +
                      " NH=" + std::to_string(s.NH) + (with_drop ? " dropout" : ""));
@@ -113,13 +114,13 @@ TEST(CpuAttention, MatchesReferenceAtEveryLevel) {
 TEST(CpuAttention, OneAndTwoThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (const Shape& s : kShapes)
       for (bool with_drop : {false, true}) {
         SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T));
-        ThreadPool::set_global_threads(1);
+        test::set_threads(1);
         const Outputs one = run_cpu(s, with_drop);
-        ThreadPool::set_global_threads(2);
+        test::set_threads(2);
         const Outputs two = run_cpu(s, with_drop);
         EXPECT_TRUE(bitwise_equal(one.out, two.out)) << "out";
         EXPECT_TRUE(bitwise_equal(one.att, two.att)) << "att";

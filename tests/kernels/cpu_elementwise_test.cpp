@@ -35,12 +35,12 @@ const int64_t kSizes[] = {1, 7, 100003};
 void for_levels_and_threads(const std::function<std::vector<float>(int64_t)>& body) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (int64_t n : kSizes) {
       SCOPED_TRACE(std::string(simd_level_name(level)) + " n=" + std::to_string(n));
-      ThreadPool::set_global_threads(1);
+      test::set_threads(1);
       const auto one = body(n);
-      ThreadPool::set_global_threads(2);
+      test::set_threads(2);
       const auto two = body(n);
       EXPECT_TRUE(bitwise_equal(one, two)) << "1 vs 2 threads";
     }
@@ -57,8 +57,8 @@ TEST(CpuElementwise, Relu) {
   for_levels_and_threads([](int64_t n) {
     auto x = random_floats(n, 1), dy = random_floats(n, 2);
     std::vector<float> y(n), dx = random_floats(n, 3), ry(n), rdx = dx;
-    cpu::relu_forward(y.data(), x.data(), n);
-    cpu::relu_backward(dx.data(), x.data(), dy.data(), n);
+    cpu::relu_forward(test::ctx(), y.data(), x.data(), n);
+    cpu::relu_backward(test::ctx(), dx.data(), x.data(), dy.data(), n);
     ref::relu_forward(ry.data(), x.data(), n);
     ref::relu_backward(rdx.data(), x.data(), dy.data(), n);
     EXPECT_TRUE(bitwise_equal(y, ry));
@@ -72,13 +72,13 @@ TEST(CpuElementwise, ResidualIncludingInPlace) {
     auto a = random_floats(n, 1), b = random_floats(n, 2), dy = random_floats(n, 3);
     std::vector<float> y(n), ry(n), da = random_floats(n, 4), db = random_floats(n, 5);
     std::vector<float> rda = da, rdb = db;
-    cpu::residual_forward(y.data(), a.data(), b.data(), n);
+    cpu::residual_forward(test::ctx(), y.data(), a.data(), b.data(), n);
     ref::residual_forward(ry.data(), a.data(), b.data(), n);
     EXPECT_TRUE(bitwise_equal(y, ry));
     std::vector<float> inplace = a;  // out aliases a, as the model's x = x + f(x)
-    cpu::residual_forward(inplace.data(), inplace.data(), b.data(), n);
+    cpu::residual_forward(test::ctx(), inplace.data(), inplace.data(), b.data(), n);
     EXPECT_TRUE(bitwise_equal(inplace, ry));
-    cpu::residual_backward(da.data(), db.data(), dy.data(), n);
+    cpu::residual_backward(test::ctx(), da.data(), db.data(), dy.data(), n);
     ref::residual_backward(rda.data(), rdb.data(), dy.data(), n);
     EXPECT_TRUE(bitwise_equal(da, rda));
     EXPECT_TRUE(bitwise_equal(db, rdb));
@@ -93,9 +93,9 @@ TEST(CpuElementwise, Dropout) {
     for (int64_t i = 0; i < n; ++i) keep[i] = u[i] < 0.3f ? 0.0f : 1.0f;
     std::vector<float> y(n), ry(n), mask = keep, rmask = keep, dx = random_floats(n, 4),
                                     rdx = dx;
-    cpu::dropout_forward(y.data(), mask.data(), x.data(), n, 0.3f);
+    cpu::dropout_forward(test::ctx(), y.data(), mask.data(), x.data(), n, 0.3f);
     ref::dropout_forward(ry.data(), rmask.data(), x.data(), n, 0.3f);
-    cpu::dropout_backward(dx.data(), dy.data(), mask.data(), n);
+    cpu::dropout_backward(test::ctx(), dx.data(), dy.data(), mask.data(), n);
     ref::dropout_backward(rdx.data(), dy.data(), rmask.data(), n);
     EXPECT_TRUE(bitwise_equal(y, ry));
     EXPECT_TRUE(bitwise_equal(mask, rmask));
@@ -110,8 +110,8 @@ TEST(CpuElementwise, AdamWEqualsReferenceBitForBit) {
          v = random_floats(n, 4, 0.0f, 0.01f);
     auto rp = p, rm = m, rv = v;
     for (int t = 1; t <= 3; ++t) {
-      cpu::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
-                        0.1f, t);
+      cpu::adamw_update(test::ctx(), p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f,
+                        1e-8f, 0.1f, t);
       ref::adamw_update(rp.data(), g.data(), rm.data(), rv.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
                         0.1f, t);
     }
@@ -131,8 +131,8 @@ TEST(CpuElementwise, AdamWWithGradScaleEqualsScalingTheGradientFirst) {
     auto rp = p, rm = m, rv = v, clipped = g;
     for (float& x : clipped) x *= coef;
     for (int t = 1; t <= 2; ++t) {
-      cpu::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f,
-                        0.1f, t, coef);
+      cpu::adamw_update(test::ctx(), p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f,
+                        1e-8f, 0.1f, t, coef);
       ref::adamw_update(rp.data(), clipped.data(), rm.data(), rv.data(), n, 1e-3f, 0.9f, 0.99f,
                         1e-8f, 0.1f, t);
     }
@@ -149,8 +149,8 @@ TEST(CpuElementwise, GeluMatchesReferenceInDouble) {
     if (n > 10) x[3] = 0.0f, x[4] = 1e-7f, x[5] = -20.0f, x[6] = 20.0f;
     std::vector<float> y(n), dx = random_floats(n, 3);
     std::vector<double> ry(n), rdx = to_double(dx);
-    cpu::gelu_forward(y.data(), x.data(), n);
-    cpu::gelu_backward(dx.data(), x.data(), dy.data(), n);
+    cpu::gelu_forward(test::ctx(), y.data(), x.data(), n);
+    cpu::gelu_backward(test::ctx(), dx.data(), x.data(), dy.data(), n);
     const auto xd = to_double(x), dyd = to_double(dy);
     ref::gelu_forward(ry.data(), xd.data(), n);
     ref::gelu_backward(rdx.data(), xd.data(), dyd.data(), n);
@@ -169,8 +169,8 @@ TEST(CpuElementwise, GeluExactMatchesReferenceInDouble) {
     if (n > 12) x[8] = -12.0f, x[9] = -1e30f, x[10] = 1e30f;
     std::vector<float> y(n), dx = random_floats(n, 6);
     std::vector<double> ry(n), rdx = to_double(dx);
-    cpu::gelu_exact_forward(y.data(), x.data(), n);
-    cpu::gelu_exact_backward(dx.data(), x.data(), dy.data(), n);
+    cpu::gelu_exact_forward(test::ctx(), y.data(), x.data(), n);
+    cpu::gelu_exact_backward(test::ctx(), dx.data(), x.data(), dy.data(), n);
     const auto xd = to_double(x), dyd = to_double(dy);
     ref::gelu_exact_forward(ry.data(), xd.data(), n);
     ref::gelu_exact_backward(rdx.data(), xd.data(), dyd.data(), n);
@@ -195,16 +195,16 @@ TEST(CpuElementwise, EncoderEqualsReferenceBitForBit) {
   auto dout = random_floats(size_t(B) * T * C, 3);
   for (bool with_wpe : {true, false})
     for (int threads : {1, 2}) {
-      ThreadPool::set_global_threads(threads);
+      test::set_threads(threads);
       SCOPED_TRACE("threads=" + std::to_string(threads) + (with_wpe ? " wpe" : " no wpe"));
       const float* p = with_wpe ? wpe.data() : nullptr;
       std::vector<float> out(size_t(B) * T * C), rout(out.size());
-      cpu::encoder_forward(out.data(), idx.data(), wte.data(), p, B, T, C);
+      cpu::encoder_forward(test::ctx(), out.data(), idx.data(), wte.data(), p, B, T, C);
       ref::encoder_forward(rout.data(), idx.data(), wte.data(), p, B, T, C);
       EXPECT_TRUE(bitwise_equal(out, rout));
       auto dwte = random_floats(wte.size(), 4), dwpe = random_floats(wpe.size(), 5);
       auto rdwte = dwte, rdwpe = dwpe;
-      cpu::encoder_backward(dwte.data(), with_wpe ? dwpe.data() : nullptr, dout.data(),
+      cpu::encoder_backward(test::ctx(), dwte.data(), with_wpe ? dwpe.data() : nullptr, dout.data(),
                             idx.data(), B, T, C);
       ref::encoder_backward(rdwte.data(), with_wpe ? rdwpe.data() : nullptr, dout.data(),
                             idx.data(), B, T, C);

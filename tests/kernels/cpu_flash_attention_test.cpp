@@ -50,9 +50,9 @@ Outputs run_flash(const Shape& s, const std::vector<float>& qkv) {
   o.out.assign(BT * s.C, 7.0f);
   o.lse.assign(size_t(s.B) * s.NH * s.T, 7.0f);
   o.dqkv = random_floats(BT * 3 * s.C, 33);  // backward accumulates into what is there
-  cpu::detail::flash_attention_forward_tiled(o.out.data(), o.lse.data(), qkv.data(), s.B, s.T, s.C,
-                                             s.NH, s.tile);
-  cpu::detail::flash_attention_backward_tiled(o.dqkv.data(), dout.data(), o.out.data(),
+  cpu::detail::flash_attention_forward_tiled(test::ctx(), o.out.data(), o.lse.data(), qkv.data(),
+                                             s.B, s.T, s.C, s.NH, s.tile);
+  cpu::detail::flash_attention_backward_tiled(test::ctx(), o.dqkv.data(), dout.data(), o.out.data(),
                                               o.lse.data(), qkv.data(), s.B, s.T, s.C, s.NH,
                                               s.tile);
   return o;
@@ -100,7 +100,7 @@ TEST(CpuFlashAttention, MatchesStoredReferenceAtEveryLevel) {
   for (const Shape& s : kShapes) {
     const RefOutputs r = run_ref(s);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " " + describe(s));
       const Outputs o = run_flash(s);
       const double atol = 1e-6 * s.T + 1e-5;
@@ -120,9 +120,10 @@ TEST(CpuFlashAttention, DefaultTileMatchesReference) {
   auto dout = random_floats(BT * s.C, 32);
   std::vector<float> out(BT * s.C), lse(size_t(s.B) * s.NH * s.T);
   auto dqkv = random_floats(BT * 3 * s.C, 33);
-  cpu::flash_attention_forward(out.data(), lse.data(), qkv.data(), s.B, s.T, s.C, s.NH);
-  cpu::flash_attention_backward(dqkv.data(), dout.data(), out.data(), lse.data(), qkv.data(), s.B,
-                                s.T, s.C, s.NH);
+  cpu::flash_attention_forward(test::ctx(), out.data(), lse.data(), qkv.data(), s.B, s.T, s.C,
+                               s.NH);
+  cpu::flash_attention_backward(test::ctx(), dqkv.data(), dout.data(), out.data(), lse.data(),
+                                qkv.data(), s.B, s.T, s.C, s.NH);
   const double atol = 1e-6 * s.T + 1e-5;
   EXPECT_TRUE(all_close(out, r.out, atol, 1e-4)) << "out";
   EXPECT_TRUE(all_close(lse, r.lse, 1e-5, 1e-5)) << "lse";
@@ -139,7 +140,7 @@ TEST(CpuFlashAttention, LaterTokensDoNotChangeEarlierRows) {
   auto qkv2 = qkv;
   for (size_t i = size_t(t + 1) * 3 * s.C; i < qkv2.size(); ++i) qkv2[i] = -2.0f * qkv2[i] + 0.5f;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     SCOPED_TRACE(simd_level_name(level));
     const Outputs a = run_flash(s, qkv), b = run_flash(s, qkv2);
     const size_t n_out = size_t(t + 1) * s.C;
@@ -155,13 +156,13 @@ TEST(CpuFlashAttention, LaterTokensDoNotChangeEarlierRows) {
 TEST(CpuFlashAttention, OneTwoThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (const Shape& s : kShapes) {
       SCOPED_TRACE(std::string(simd_level_name(level)) + " " + describe(s));
-      ThreadPool::set_global_threads(1);
+      test::set_threads(1);
       const Outputs one = run_flash(s);
       for (int threads : {2, 3}) {
-        ThreadPool::set_global_threads(threads);
+        test::set_threads(threads);
         const Outputs n = run_flash(s);
         EXPECT_TRUE(bitwise_equal(one.out, n.out)) << "out, threads " << threads;
         EXPECT_TRUE(bitwise_equal(one.lse, n.lse)) << "lse, threads " << threads;
@@ -173,11 +174,11 @@ TEST(CpuFlashAttention, OneTwoThreeThreadsAreBitwiseIdentical) {
 
 TEST(CpuFlashAttention, RejectsBadArguments) {
   std::vector<float> qkv(3 * 48), out(48), lse(3);
-  EXPECT_THROW(cpu::detail::flash_attention_forward_tiled(out.data(), lse.data(), qkv.data(), 1, 1,
-                                                          48, 5, 64),
+  EXPECT_THROW(cpu::detail::flash_attention_forward_tiled(test::ctx(), out.data(), lse.data(),
+                                                          qkv.data(), 1, 1, 48, 5, 64),
                Error);  // C not divisible by NH
-  EXPECT_THROW(cpu::detail::flash_attention_forward_tiled(out.data(), lse.data(), qkv.data(), 1, 1,
-                                                          48, 3, 24),
+  EXPECT_THROW(cpu::detail::flash_attention_forward_tiled(test::ctx(), out.data(), lse.data(),
+                                                          qkv.data(), 1, 1, 48, 3, 24),
                Error);  // tile not a multiple of 16
 }
 

@@ -27,11 +27,11 @@ TEST(CpuGlobalNorm, MatchesRefAndIsTheSameForAnyThreadCount) {
   ASSERT_GT(want, 0);
   double first = 0;
   for (int threads : {1, 2, 3, 8}) {
-    ThreadPool::set_global_threads(threads);
-    const double got = cpu::global_norm(count, x.data(), sizes.data());
+    test::set_threads(threads);
+    const double got = cpu::global_norm(test::ctx(), count, x.data(), sizes.data());
     EXPECT_NEAR(got, want, 1e-12 * want) << threads << " threads";
     if (threads == 1) first = got;
     EXPECT_EQ(got, first) << threads << " threads: not bitwise the same as 1 thread";
   }
-  EXPECT_EQ(cpu::global_norm(0, nullptr, nullptr), 0.0);
+  EXPECT_EQ(cpu::global_norm(test::ctx(), 0, nullptr, nullptr), 0.0);
 }

@@ -48,12 +48,11 @@ Outputs run_cpu(const Shape& s, bool with_bias, bool with_dinp, bool with_dweigh
   o.dinp = random_floats(size_t(s.N) * s.C, 5);
   o.dweight = random_floats(size_t(s.OC) * s.C, 6);
   o.dbias = random_floats(s.OC, 7);
-  cpu::matmul_forward(o.out.data(), inp.data(), w.data(), with_bias ? bias.data() : nullptr, s.N,
-                      s.C, s.OC);
-  cpu::matmul_backward(with_dinp ? o.dinp.data() : nullptr,
-                       with_dweight ? o.dweight.data() : nullptr,
-                       with_bias ? o.dbias.data() : nullptr, dout.data(), inp.data(), w.data(),
-                       s.N, s.C, s.OC);
+  cpu::matmul_forward(test::ctx(), o.out.data(), inp.data(), w.data(),
+                      with_bias ? bias.data() : nullptr, s.N, s.C, s.OC);
+  cpu::matmul_backward(
+      test::ctx(), with_dinp ? o.dinp.data() : nullptr, with_dweight ? o.dweight.data() : nullptr,
+      with_bias ? o.dbias.data() : nullptr, dout.data(), inp.data(), w.data(), s.N, s.C, s.OC);
   return o;
 }
 
@@ -95,10 +94,10 @@ void expect_matches_reference(const Shape& s, int variant) {
 }
 
 void expect_same_bits_for_1_2_3_threads(const Shape& s) {
-  ThreadPool::set_global_threads(1);
+  test::set_threads(1);
   const Outputs one = run_cpu(s, true, true, true);
   for (int threads : {2, 3}) {
-    ThreadPool::set_global_threads(threads);
+    test::set_threads(threads);
     const Outputs many = run_cpu(s, true, true, true);
     EXPECT_TRUE(bitwise_equal(one.out, many.out)) << "out, threads " << threads;
     EXPECT_TRUE(bitwise_equal(one.dinp, many.dinp)) << "dinp, threads " << threads;
@@ -112,7 +111,7 @@ TEST(CpuMatmul, MatchesReferenceAtEveryLevel) {
   for (const Shape& s : kShapes)
     for (int variant = 0; variant < 3; ++variant)
       for (SimdLevel level : test::simd_levels()) {
-        cpu::set_simd_level(level);
+        test::set_level(level);
         SCOPED_TRACE(std::string(simd_level_name(level)) + " " + shape_name(s) +
                      " variant=" + std::to_string(variant));
         expect_matches_reference(s, variant);
@@ -122,7 +121,7 @@ TEST(CpuMatmul, MatchesReferenceAtEveryLevel) {
 TEST(CpuMatmul, OneTwoAndThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (const Shape& s : kShapes) {
       SCOPED_TRACE(std::string(simd_level_name(level)) + " " + shape_name(s));
       expect_same_bits_for_1_2_3_threads(s);
@@ -140,9 +139,9 @@ TEST(CpuMatmul, TileShapesGiveTheSameBits) {
   test::KernelEnv env;
   for (const Shape& s : {Shape{256, 96, 240}, Shape{31, 200, 250}, Shape{9, 33, 65}}) {
     SCOPED_TRACE(shape_name(s));
-    cpu::set_simd_level(SimdLevel::kAvx2);
+    test::set_level(SimdLevel::kAvx2);
     const Outputs avx2 = run_cpu(s, true, true, true);
-    cpu::set_simd_level(SimdLevel::kAvx512);
+    test::set_level(SimdLevel::kAvx512);
     const Outputs avx512 = run_cpu(s, true, true, true);
     EXPECT_TRUE(bitwise_equal(avx2.out, avx512.out)) << "out";
     EXPECT_TRUE(bitwise_equal(avx2.dinp, avx512.dinp)) << "dinp";
@@ -155,7 +154,7 @@ TEST(CpuMatmul, TileShapesGiveTheSameBits) {
 TEST(CpuMatmul, OneDnnBackendMatchesReferenceAndKeepsBitsAcrossThreads) {
   if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
   test::KernelEnv env;
-  cpu::set_matmul_backend(cpu::MatmulBackend::kOneDnn);
+  test::test_context().ctx.matmul = cpu::MatmulBackend::kOneDnn;
   std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
   shapes.push_back(kOneDnnTiles);
   for (const Shape& s : shapes) {
@@ -169,6 +168,8 @@ TEST(CpuMatmul, BackendNamesAndErrors) {
   test::KernelEnv env;
   EXPECT_EQ(cpu::parse_matmul_backend("own"), cpu::MatmulBackend::kOwn);
   EXPECT_EQ(cpu::parse_matmul_backend("auto"), cpu::default_matmul_backend());
+  EXPECT_EQ(cpu::resolve_matmul_backend(cpu::MatmulBackend::kAuto), cpu::default_matmul_backend());
+  EXPECT_EQ(cpu::resolve_matmul_backend(cpu::MatmulBackend::kOwn), cpu::MatmulBackend::kOwn);
   EXPECT_EQ(cpu::default_matmul_backend(), cpu::onednn_available() ? cpu::MatmulBackend::kOneDnn
                                                                    : cpu::MatmulBackend::kOwn);
   try {
@@ -182,8 +183,7 @@ TEST(CpuMatmul, BackendNamesAndErrors) {
     EXPECT_EQ(cpu::parse_matmul_backend("onednn"), cpu::MatmulBackend::kOneDnn);
   } else {
     EXPECT_THROW(cpu::parse_matmul_backend("onednn"), Error);
-    EXPECT_THROW(cpu::set_matmul_backend(cpu::MatmulBackend::kOneDnn), Error);
-    EXPECT_EQ(cpu::matmul_backend(), cpu::MatmulBackend::kOwn);  // unchanged after the error
+    EXPECT_THROW(cpu::resolve_matmul_backend(cpu::MatmulBackend::kOneDnn), Error);
   }
 }
 
@@ -195,7 +195,8 @@ TEST(CpuMatmul, BiasGradientMatchesReferenceBitForBit) {
   auto inp = random_floats(size_t(N) * C, 12);
   auto w = random_floats(size_t(OC) * C, 13);
   std::vector<float> a = random_floats(OC, 14), b = a;
-  cpu::matmul_backward(nullptr, nullptr, a.data(), dout.data(), inp.data(), w.data(), N, C, OC);
+  cpu::matmul_backward(test::ctx(), nullptr, nullptr, a.data(), dout.data(), inp.data(), w.data(),
+                       N, C, OC);
   ref::matmul_backward<float>(nullptr, nullptr, b.data(), dout.data(), inp.data(), w.data(), N,
                               C, OC);
   EXPECT_TRUE(bitwise_equal(a, b));

@@ -43,9 +43,9 @@ std::vector<float> run_cpu(const Shape& s, bool with_bias, bool via_matmul) {
   std::vector<float> out(size_t(s.N) * s.OC, 123.0f);    // (N, OC)
   const float* b = with_bias ? bias.data() : nullptr;
   if (via_matmul)
-    cpu::matmul_forward(out.data(), inp.data(), w.data(), b, s.N, s.C, s.OC);
+    cpu::matmul_forward(test::ctx(), out.data(), inp.data(), w.data(), b, s.N, s.C, s.OC);
   else
-    cpu::matvec_forward(out.data(), inp.data(), w.data(), b, s.N, s.C, s.OC);
+    cpu::matvec_forward(test::ctx(), out.data(), inp.data(), w.data(), b, s.N, s.C, s.OC);
   return out;
 }
 
@@ -71,7 +71,7 @@ TEST(CpuMatvec, MatchesReferenceAtEveryLevel) {
     for (bool with_bias : {true, false}) {
       const std::vector<double> r = run_ref(s, with_bias);
       for (SimdLevel level : test::simd_levels()) {
-        cpu::set_simd_level(level);
+        test::set_level(level);
         SCOPED_TRACE(describe(level, s, with_bias));
         EXPECT_TRUE(all_close(run_cpu(s, with_bias, false), r, atol_for(s.C), kRtol));
       }
@@ -86,7 +86,7 @@ TEST(CpuMatvec, MatmulForwardOfFewRowsAgreesWithReference) {
     const Shape s{N, 67, 300};
     const std::vector<double> r = run_ref(s, true);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(describe(level, s, true));
       EXPECT_TRUE(all_close(run_cpu(s, true, true), r, atol_for(s.C), kRtol));
     }
@@ -96,14 +96,14 @@ TEST(CpuMatvec, MatmulForwardOfFewRowsAgreesWithReference) {
 TEST(CpuMatvec, OneTwoAndThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     for (const Shape& s : kShapes) {
       SCOPED_TRACE(describe(level, s, true));
-      ThreadPool::set_global_threads(1);
+      test::set_threads(1);
       const std::vector<float> one = run_cpu(s, true, false);
-      ThreadPool::set_global_threads(2);
+      test::set_threads(2);
       const std::vector<float> two = run_cpu(s, true, false);
-      ThreadPool::set_global_threads(3);
+      test::set_threads(3);
       const std::vector<float> three = run_cpu(s, true, false);
       EXPECT_TRUE(bitwise_equal(one, two)) << "2 threads";
       EXPECT_TRUE(bitwise_equal(one, three)) << "3 threads";
@@ -120,14 +120,14 @@ TEST(CpuMatvec, RowsAreIndependentOfTheirNeighbours) {
   const auto w = random_floats(size_t(OC) * C, 22);
   const auto bias = random_floats(OC, 23);
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     SCOPED_TRACE(simd_level_name(level));
     std::vector<float> all(size_t(N) * OC), single(size_t(N) * OC), row(1);
-    cpu::matvec_forward(all.data(), inp.data(), w.data(), bias.data(), N, C, OC);
+    cpu::matvec_forward(test::ctx(), all.data(), inp.data(), w.data(), bias.data(), N, C, OC);
     for (int n = 0; n < N; ++n)
       for (int o = 0; o < OC; ++o) {
-        cpu::matvec_forward(row.data(), inp.data() + size_t(n) * C, w.data() + size_t(o) * C,
-                            bias.data() + o, 1, C, 1);
+        cpu::matvec_forward(test::ctx(), row.data(), inp.data() + size_t(n) * C,
+                            w.data() + size_t(o) * C, bias.data() + o, 1, C, 1);
         single[size_t(n) * OC + o] = row[0];
       }
     EXPECT_TRUE(bitwise_equal(all, single));
@@ -146,20 +146,24 @@ TEST(CpuMatvec, StridedSerialEqualsContiguous) {
   for (int o = 0; o < OC; ++o)
     for (int k = 0; k < C; ++k) compact[size_t(o) * C + k] = strided[size_t(o) * ldw + k];
   for (SimdLevel level : test::simd_levels()) {
-    cpu::set_simd_level(level);
+    test::set_level(level);
     SCOPED_TRACE(simd_level_name(level));
     std::vector<float> a(size_t(N) * OC), b(size_t(N) * OC);
-    cpu::matvec_forward_serial(a.data(), inp.data(), strided.data(), ldw, bias.data(), N, C, OC);
-    cpu::matvec_forward(b.data(), inp.data(), compact.data(), bias.data(), N, C, OC);
+    cpu::matvec_forward_serial(test::ctx().isa, a.data(), inp.data(), strided.data(), ldw,
+                               bias.data(), N, C, OC);
+    cpu::matvec_forward(test::ctx(), b.data(), inp.data(), compact.data(), bias.data(), N, C, OC);
     EXPECT_TRUE(bitwise_equal(a, b));
   }
 }
 
 TEST(CpuMatvec, RejectsTooManyRows) {
   std::vector<float> x(9 * 4), w(4 * 4), out(9 * 4);
-  EXPECT_THROW(cpu::matvec_forward(out.data(), x.data(), w.data(), nullptr, 9, 4, 4), Error);
-  EXPECT_THROW(cpu::matvec_forward(out.data(), x.data(), w.data(), nullptr, 0, 4, 4), Error);
-  EXPECT_THROW(cpu::matvec_forward_serial(out.data(), x.data(), w.data(), 3, nullptr, 1, 4, 4),
+  EXPECT_THROW(cpu::matvec_forward(test::ctx(), out.data(), x.data(), w.data(), nullptr, 9, 4, 4),
+               Error);
+  EXPECT_THROW(cpu::matvec_forward(test::ctx(), out.data(), x.data(), w.data(), nullptr, 0, 4, 4),
+               Error);
+  EXPECT_THROW(cpu::matvec_forward_serial(test::ctx().isa, out.data(), x.data(), w.data(), 3,
+                                          nullptr, 1, 4, 4),
                Error);
 }
 

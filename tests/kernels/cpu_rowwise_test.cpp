@@ -36,10 +36,10 @@ LnOut run_ln(const Rows& r) {
   auto dy = random_floats(n, 4);
   LnOut o{std::vector<float>(n), std::vector<float>(r.N), std::vector<float>(r.N),
           random_floats(n, 5), random_floats(r.C, 6), random_floats(r.C, 7)};
-  cpu::layernorm_forward(o.y.data(), o.mean.data(), o.rstd.data(), x.data(), w.data(), b.data(),
-                         r.N, r.C);
-  cpu::layernorm_backward(o.dx.data(), o.dw.data(), o.db.data(), dy.data(), x.data(), w.data(),
-                          o.mean.data(), o.rstd.data(), r.N, r.C);
+  cpu::layernorm_forward(test::ctx(), o.y.data(), o.mean.data(), o.rstd.data(), x.data(), w.data(),
+                         b.data(), r.N, r.C);
+  cpu::layernorm_backward(test::ctx(), o.dx.data(), o.dw.data(), o.db.data(), dy.data(), x.data(),
+                          w.data(), o.mean.data(), o.rstd.data(), r.N, r.C);
   return o;
 }
 
@@ -56,12 +56,12 @@ TEST(CpuRowwise, LayerNorm) {
     ref::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(),
                             mean.data(), rstd.data(), r.N, r.C);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " C=" + std::to_string(r.C));
-      ThreadPool::set_global_threads(1);
+      test::set_threads(1);
       const LnOut one = run_ln(r);
-      ThreadPool::set_global_threads(2);
+      test::set_threads(2);
       const LnOut two = run_ln(r);
       const double atol = 1e-5 + 1e-7 * r.C;
       EXPECT_TRUE(all_close(two.y, y, atol, 1e-4)) << "y";
@@ -84,8 +84,8 @@ TEST(CpuRowwise, LayerNormParameterGradientsEqualReferenceBitForBit) {
   auto mean = random_floats(N, 4), rstd = random_floats(N, 5, 0.5f, 2.0f);
   std::vector<float> dx(size_t(N) * C), rdx = dx, dw = random_floats(C, 6), rdw = dw,
                                         db = random_floats(C, 7), rdb = db;
-  cpu::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(),
-                          mean.data(), rstd.data(), N, C);
+  cpu::layernorm_backward(test::ctx(), dx.data(), dw.data(), db.data(), dy.data(), x.data(),
+                          w.data(), mean.data(), rstd.data(), N, C);
   ref::layernorm_backward(rdx.data(), rdw.data(), rdb.data(), dy.data(), x.data(), w.data(),
                           mean.data(), rstd.data(), N, C);
   EXPECT_TRUE(bitwise_equal(dw, rdw));
@@ -105,18 +105,18 @@ TEST(CpuRowwise, SoftmaxWithMaskedEntries) {
     ref::softmax_forward(ry.data(), xd.data(), r.N, r.C);
     ref::softmax_backward(rdx.data(), dyd.data(), ry.data(), r.N, r.C);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " C=" + std::to_string(r.C));
       std::vector<float> y[2], dx[2];
       for (int threads : {1, 2}) {
-        ThreadPool::set_global_threads(threads);
+        test::set_threads(threads);
         auto& yy = y[threads - 1];
         auto& dd = dx[threads - 1];
         yy.assign(n, 7.0f);
         dd = random_floats(n, 3);
-        cpu::softmax_forward(yy.data(), x.data(), r.N, r.C);
-        cpu::softmax_backward(dd.data(), dy.data(), yy.data(), r.N, r.C);
+        cpu::softmax_forward(test::ctx(), yy.data(), x.data(), r.N, r.C);
+        cpu::softmax_backward(test::ctx(), dd.data(), dy.data(), yy.data(), r.N, r.C);
       }
       EXPECT_TRUE(all_close(y[1], ry, 1e-7, 1e-5)) << "forward";
       for (size_t i = 0; i < n; i += 3) {
@@ -144,20 +144,20 @@ TEST(CpuRowwise, CrossEntropy) {
     ref::crossentropy_forward(rl.data(), rp.data(), ld.data(), targets.data(), r.N, r.C);
     ref::crossentropy_backward(rd.data(), rp.data(), targets.data(), dld.data(), r.N, r.C);
     for (SimdLevel level : test::simd_levels()) {
-      cpu::set_simd_level(level);
+      test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " V=" + std::to_string(r.C));
       std::vector<float> l[2], p[2], d[2];
       for (int threads : {1, 2}) {
-        ThreadPool::set_global_threads(threads);
+        test::set_threads(threads);
         const int k = threads - 1;
         l[k].assign(r.N, 7.0f);
         p[k].assign(n, 7.0f);
         d[k] = random_floats(n, 3);
-        cpu::crossentropy_forward(l[k].data(), p[k].data(), logits.data(), targets.data(), r.N,
-                                  r.C);
-        cpu::crossentropy_backward(d[k].data(), p[k].data(), targets.data(), dlosses.data(), r.N,
-                                   r.C);
+        cpu::crossentropy_forward(test::ctx(), l[k].data(), p[k].data(), logits.data(),
+                                  targets.data(), r.N, r.C);
+        cpu::crossentropy_backward(test::ctx(), d[k].data(), p[k].data(), targets.data(),
+                                   dlosses.data(), r.N, r.C);
       }
       EXPECT_TRUE(all_close(l[1], rl, 1e-5, 1e-5)) << "losses";
       // rtol 1e-4: a float sum over V = 50257 terms (the reference's own float run is off by 3e-5).

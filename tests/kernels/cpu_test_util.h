@@ -1,6 +1,6 @@
 // cpu_test_util.h: shared helpers for the cpu:: kernel tests: deterministic random data, the
-// reference run in double, tolerance checks that print the first mismatches, thread-count and
-// SIMD-level switches.
+// reference run in double, tolerance checks that print the first mismatches, and the execution
+// context the kernels are called with (thread count, SIMD level, our own GEMM).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,14 +8,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "core/exec_context.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
-#include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::test {
 
@@ -70,14 +71,38 @@ inline std::vector<SimdLevel> simd_levels() {
   return out;
 }
 
-// For the test's duration: our own matmul (these tests check our kernels, whatever the build's
-// default backend); at the end, the default global pool, SIMD level and backend again.
+// The ExecContext the kernel tests call the kernels with (test::ctx()): KernelEnv sets it to
+// our own GEMM (these tests check our kernels, whatever the build's default backend), all cores
+// and the best level; set_level and set_threads change it between runs of the same case.
+struct TestContext {
+  std::unique_ptr<ThreadPool> pool;
+  ExecContext ctx;
+};
+inline TestContext& test_context() {
+  static TestContext t;
+  return t;
+}
+inline const ExecContext& ctx() { return test_context().ctx; }
+// At most what the CPU has; returns the level set.
+inline SimdLevel set_level(SimdLevel level) {
+  return test_context().ctx.isa = cap_simd_level(level);
+}
+// A fresh pool of `threads` workers (0: all cores).
+inline void set_threads(int threads) {
+  TestContext& t = test_context();
+  t.ctx.pool = nullptr;
+  t.pool = std::make_unique<ThreadPool>(threads);
+  t.ctx.pool = t.pool.get();
+}
+
+// For the test's duration: our own matmul, all cores, the best level; the same again at the end.
 struct KernelEnv {
-  KernelEnv() { cpu::set_matmul_backend(cpu::MatmulBackend::kOwn); }
-  ~KernelEnv() {
-    ThreadPool::set_global_threads(0);
-    cpu::set_simd_enabled(true);
-    cpu::set_matmul_backend(cpu::default_matmul_backend());
+  KernelEnv() { reset(); }
+  ~KernelEnv() { reset(); }
+  static void reset() {
+    set_threads(0);
+    set_level(detected_simd_level());
+    test_context().ctx.matmul = MatmulBackend::kOwn;
   }
 };
 

@@ -59,8 +59,9 @@ struct Result {
 };
 
 // One forward and backward of a freshly built model; fused_min_T picks the attention kernel.
-Result run(int fused_min_T, float dropout, bool train, int B, int T) {
-  ExecContext ctx;
+Result run(int fused_min_T, float dropout, bool train, int B, int T, int threads = 0) {
+  test::OwnExec exec(threads);
+  ExecContext& ctx = exec.ctx;
   ctx.fused_attention_min_T = fused_min_T;
   GPT gpt(tiny_config(dropout), ctx);
   randomize(gpt, 5);
@@ -129,11 +130,8 @@ TEST(GptFusedAttention, PlanSkipsTxTBuffersOnlyWhenNoForwardNeedsThem) {
 }
 
 TEST(GptFusedAttention, OneAndTwoThreadsBitIdenticalAndCausal) {
-  ThreadPool::set_global_threads(1);
-  const Result one = run(kFused, 0.0f, true, 2, 40);
-  ThreadPool::set_global_threads(2);
-  const Result two = run(kFused, 0.0f, true, 2, 40);
-  ThreadPool::set_global_threads(0);
+  const Result one = run(kFused, 0.0f, true, 2, 40, 1);
+  const Result two = run(kFused, 0.0f, true, 2, 40, 2);
   EXPECT_EQ(one.loss, two.loss);
   EXPECT_EQ(one.grads, two.grads);
   EXPECT_EQ(one.logits, two.logits);

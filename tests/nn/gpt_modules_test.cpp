@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/arena.h"
+#include "core/exec_context.h"
 #include "core/rng.h"
 #include "nn/block.h"
 #include "nn/dropout.h"
@@ -19,6 +20,7 @@
 namespace scratchgpt {
 namespace {
 
+const ExecContext ex;  // the engine modules' kernels: the default pool and level
 
 void fill(const Tensor& t, uint32_t seed, double lo = -1.0, double hi = 1.0) {
   const std::vector<float> r = test::random_vector<float>(t.numel(), seed, lo, hi);
@@ -36,11 +38,11 @@ TEST(GptModules, DropoutEvalIsIdentityTrainingMatchesNnDropoutNoise) {
 
   Rng rng(7);
   const std::vector<uint8_t> state = rng.get_state();
-  EXPECT_EQ(drop.forward(x.data(), n, nullptr), x.data()) << "eval returns its input";
+  EXPECT_EQ(drop.forward(ex, x.data(), n, nullptr), x.data()) << "eval returns its input";
   EXPECT_EQ(drop.draw_mask(n, nullptr), nullptr);
   EXPECT_EQ(rng.get_state(), state);
 
-  const float* y = drop.forward(x.data(), n, &rng);
+  const float* y = drop.forward(ex, x.data(), n, &rng);
   std::vector<float> noise(n);
   Rng twin(7);
   twin.dropout_noise(noise.data(), n, p);  // what nn.Dropout(p) multiplies by
@@ -54,7 +56,7 @@ TEST(GptModules, DropoutEvalIsIdentityTrainingMatchesNnDropoutNoise) {
 
   // backward: dout * mask
   std::vector<float> dout = test::random_vector<float>(n, 2), scratch(n);
-  const float* dx = drop.backward(scratch.data(), dout.data());
+  const float* dx = drop.backward(ex, scratch.data(), dout.data());
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(dx[i], dout[i] * noise[i]) << i;
   // draw_mask gives the scaled noise itself
   Rng a(9), b(9);
@@ -93,17 +95,17 @@ TEST(GptModules, BiasFreeLinearAndLayerNormEqualZeroBias) {
       lin_n.plan(plan, N);
     }
     const std::vector<float> x = test::random_vector<float>(N * C, 4);
-    const float* yb = layernorm ? ln_b.forward(x.data(), N) : lin_b.forward(x.data(), N);
-    const float* yn = layernorm ? ln_n.forward(x.data(), N) : lin_n.forward(x.data(), N);
+    const float* yb = layernorm ? ln_b.forward(ex, x.data(), N) : lin_b.forward(ex, x.data(), N);
+    const float* yn = layernorm ? ln_n.forward(ex, x.data(), N) : lin_n.forward(ex, x.data(), N);
     test::expect_close(yn, yb, N * out_c, 0, 0, "forward");
     const std::vector<float> dout = test::random_vector<float>(N * out_c, 5);
     std::vector<float> dxb(N * C, 0.0f), dxn(N * C, 0.0f);
     if (layernorm) {
-      ln_b.backward(dxb.data(), dout.data());
-      ln_n.backward(dxn.data(), dout.data());
+      ln_b.backward(ex, dxb.data(), dout.data());
+      ln_n.backward(ex, dxn.data(), dout.data());
     } else {
-      lin_b.backward(dxb.data(), dout.data());
-      lin_n.backward(dxn.data(), dout.data());
+      lin_b.backward(ex, dxb.data(), dout.data());
+      lin_n.backward(ex, dxn.data(), dout.data());
     }
     test::expect_close(dxn, dxb, 0, 0, "dx");
     const Tensor gw = pw.get("m.weight").grad, gwo = pwo.get("m.weight").grad;
@@ -132,12 +134,12 @@ TEST(GptModules, BlockWithZeroOutputProjectionsIsTheIdentity) {
   SlabPlanner plan_acts(acts.base(), 0), plan_scratch(scratch.base(), 0);
   block.plan(plan_acts, plan_scratch, B, T);
   const std::vector<float> x = test::random_vector<float>(B * T * C, 20);
-  const float* y = block.forward(x.data(), B, T, nullptr);
+  const float* y = block.forward(ex, x.data(), B, T, nullptr);
   test::expect_close(y, x.data(), B * T * C, 0, 0, "x + attn(ln_1(x)) + mlp(...) with zero c_proj");
   // ... and its gradient is the identity too: dx = dout.
   const std::vector<float> dout = test::random_vector<float>(B * T * C, 21);
   std::vector<float> dx(B * T * C, 0.0f);
-  block.backward(dx.data(), dout.data());
+  block.backward(ex, dx.data(), dout.data());
   test::expect_close(dx, dout, 0, 0, "dx");
   // while the zero projections still get a gradient (their input is not zero)
   double g = 0;

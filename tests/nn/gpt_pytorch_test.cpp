@@ -110,8 +110,8 @@ TEST_P(GptPytorchAdamW, ThreeStepsMatchTorchOptimAdamW) {
     gpt.backward();
     zero_key_bias_grad(gpt);
     for (Param& p : gpt.params())
-      cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), 1e-3f, 0.9f,
-                        0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
+      cpu::adamw_update(gpt.exec(), p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(),
+                        1e-3f, 0.9f, 0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
     for (Param& p : gpt.params()) {
       const std::vector<double> want = st.f64("adamw" + std::to_string(step) + "." + p.name);
       // Each step moves a weight by about lr = 1e-3; float32 storage of O(1) weights is ~6e-8.

@@ -248,8 +248,8 @@ TEST_P(GptBothVariants, AdamWOverfitsOneBatch) {
     if (step == 1) first = last;
     gpt.backward();
     for (Param& p : gpt.params())
-      cpu::adamw_update(p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), 1e-2f, 0.9f,
-                        0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
+      cpu::adamw_update(gpt.exec(), p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(),
+                        1e-2f, 0.9f, 0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
   }
   EXPECT_NEAR(first, std::log(static_cast<float>(cfg.vocab_size)), 0.1f);
   EXPECT_LT(last, 0.1f * first) << "first " << first << " last " << last;
@@ -267,8 +267,8 @@ TEST_P(GptBothVariants, OneAndManyThreadsGiveBitIdenticalStepsAndDecoding) {
     std::vector<float> logits, grads, decoded;
   };
   auto run = [&](int threads) {
-    ThreadPool::set_global_threads(threads);
-    GPT gpt(cfg);
+    test::OwnExec exec(threads);
+    GPT gpt(cfg, exec.ctx);
     randomize(gpt, 22);
     Rng rng(23);
     Result r;
@@ -285,7 +285,6 @@ TEST_P(GptBothVariants, OneAndManyThreadsGiveBitIdenticalStepsAndDecoding) {
     return r;
   };
   const Result one = run(1), many = run(3);
-  ThreadPool::set_global_threads(0);
   EXPECT_EQ(std::memcmp(&one.loss, &many.loss, sizeof(float)), 0);
   EXPECT_EQ(one.logits, many.logits);
   EXPECT_EQ(one.grads, many.grads);

@@ -11,12 +11,15 @@
 #include <cstring>
 
 #include "core/arena.h"
-#include "stones/bow_average.h"
+#include "core/exec_context.h"
 #include "nn/causal_self_attention.h"
+#include "stones/bow_average.h"
 #include "stones_test_util.h"
 
 namespace scratchgpt::stones {
 namespace {
+
+const ExecContext ex;  // the engine modules' kernels: the default pool and level
 
 using scratchgpt::test::expect_close;
 using scratchgpt::test::random_vector;
@@ -149,13 +152,13 @@ TEST(StonesEquivalence, SplitMultiHeadAttentionEqualsEngineCausalSelfAttention) 
   std::vector<float> x = random_vector<float>(B * T * C, 6);
   std::vector<float> y1(B * T * C);
   mha.forward(y1.data(), x.data(), B, T);
-  const float* y2 = engine.forward(x.data(), B, T, nullptr);
+  const float* y2 = engine.forward(ex, x.data(), B, T, nullptr);
   expect_close(y2, y1.data(), B * T * C, 1e-5, 1e-5,
                "engine CausalSelfAttention vs MultiHeadAttention");
   std::vector<float> g = random_vector<float>(B * T * C, 8);
   std::vector<float> dx1(x.size(), 0.0f), dx2(x.size(), 0.0f);
   mha.backward(dx1.data(), g.data());
-  engine.backward(dx2.data(), g.data());
+  engine.backward(ex, dx2.data(), g.data());
   expect_close(dx2, dx1, 1e-5, 1e-5, "dx: engine vs MultiHeadAttention");
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/arena.h"
 #include "core/thread_pool.h"
+#include "test_util.h"
 
 using namespace scratchgpt;
 
@@ -42,22 +43,22 @@ TEST(ClipGradNorm, MatchesDirectComputation) {
   TwoParams t;
   // Direct: grads are 1..6 and -2,-4,-6: sum of squares 91 + 56 = 147.
   const double norm = std::sqrt(147.0);
-  EXPECT_NEAR(grad_global_norm(t.params), norm, 1e-12);
-  const double returned = clip_grad_norm(t.params, 1.0);
+  EXPECT_NEAR(grad_global_norm(ExecContext(), t.params), norm, 1e-12);
+  const double returned = clip_grad_norm(ExecContext(), t.params, 1.0);
   EXPECT_NEAR(returned, norm, 1e-12);
   const double coef = 1.0 / (norm + 1e-6);  // torch: max_norm / (total_norm + 1e-6)
   for (int64_t i = 0; i < 6; ++i)
     EXPECT_FLOAT_EQ(t.params[0].grad.data[i], static_cast<float>((i + 1) * coef));
   for (int64_t i = 0; i < 3; ++i)
     EXPECT_FLOAT_EQ(t.params[1].grad.data[i], static_cast<float>(-2.0 * (i + 1) * coef));
-  EXPECT_NEAR(grad_global_norm(t.params), 1.0, 1e-5);
+  EXPECT_NEAR(grad_global_norm(ExecContext(), t.params), 1.0, 1e-5);
 }
 
 TEST(ClipGradNorm, LeavesSmallGradientsAlone) {
   TwoParams t;
-  clip_grad_norm(t.params, 100.0);
+  clip_grad_norm(ExecContext(), t.params, 100.0);
   for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(t.params[0].grad.data[i], static_cast<float>(i + 1));
-  clip_grad_norm(t.params, 0.0);  // disabled: only measures
+  clip_grad_norm(ExecContext(), t.params, 0.0);  // disabled: only measures
   EXPECT_EQ(t.params[1].grad.data[2], -6.0f);
 }
 
@@ -68,7 +69,7 @@ TEST(AdamWStep, DecaysOnlyDecayParams) {
   const float lr = 1e-2f;
   std::vector<float> w0(t.params[0].value.begin(), t.params[0].value.end());
   std::vector<float> b0(t.params[1].value.begin(), t.params[1].value.end());
-  adamw_step(t.params, lr, cfg, 1);
+  adamw_step(ExecContext(), t.params, lr, cfg, 1);
   // Step 1: m_hat = g, v_hat = g^2, so the update is lr * g / (|g| + eps) = lr * sign(g).
   for (int64_t i = 0; i < 6; ++i)
     EXPECT_NEAR(t.params[0].value.data[i], w0[i] * (1 - lr * 0.1f) - lr, 1e-6);
@@ -136,9 +137,9 @@ TEST(OptimizerStep, EqualsClipThenAdamWBitForBit) {
     for (int t = 1; t <= 3; ++t) {
       fused.reset_grads(grad_size);
       plain.reset_grads(grad_size);
-      const double n1 = optimizer_step(fused.params, 1e-3f, cfg, t);
-      const double n2 = clip_grad_norm(plain.params, cfg.grad_clip);
-      adamw_step(plain.params, 1e-3f, cfg, t);
+      const double n1 = optimizer_step(ExecContext(), fused.params, 1e-3f, cfg, t);
+      const double n2 = clip_grad_norm(ExecContext(), plain.params, cfg.grad_clip);
+      adamw_step(ExecContext(), plain.params, 1e-3f, cfg, t);
       EXPECT_EQ(n1, n2);
     }
     const auto a = fused.values(), b = plain.values();
@@ -155,13 +156,9 @@ TEST(GradGlobalNorm, SameWithAnyThreadCountAndCloseToDirectSum) {
   for (const Param& p : t.params)
     for (float g : p.grad) direct += static_cast<double>(g) * g;
   direct = std::sqrt(direct);
-  ThreadPool::set_global_threads(1);
-  const double one = grad_global_norm(t.params);
-  ThreadPool::set_global_threads(2);
-  const double two = grad_global_norm(t.params);
-  ThreadPool::set_global_threads(3);
-  const double three = grad_global_norm(t.params);
-  ThreadPool::set_global_threads(0);
+  const double one = grad_global_norm(test::OwnExec(1).ctx, t.params);
+  const double two = grad_global_norm(test::OwnExec(2).ctx, t.params);
+  const double three = grad_global_norm(test::OwnExec(3).ctx, t.params);
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, three);
   EXPECT_NEAR(one, direct, 1e-12 * direct);

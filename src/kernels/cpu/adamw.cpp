@@ -57,12 +57,12 @@ int64_t adamw_none(float*, const float*, float*, float*, int64_t, float, float, 
 
 }  // namespace
 
-void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
-                  float beta1, float beta2, float eps, float weight_decay, int t,
-                  float grad_scale) {
-  const auto vector_part = pick(adamw_avx2, adamw_avx2, adamw_none);
+void adamw_update(const ExecContext& ex, float* param, const float* grad, float* m, float* v,
+                  int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                  int t, float grad_scale) {
+  const auto vector_part = pick(ex.isa, adamw_avx2, adamw_avx2, adamw_none);
   const AdamWScalars s(lr, beta1, beta2, weight_decay, t);
-  detail::for_chunks(n, [&](int64_t b, int64_t e) {
+  detail::for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     const int64_t done =
         vector_part(param + b, grad + b, m + b, v + b, e - b, beta1, beta2, eps, s, grad_scale);
     ref::adamw_update(param + b + done, grad + b + done, m + b + done, v + b + done, e - b - done,

@@ -6,11 +6,13 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 // param, grad, m, v (n); step t >= 1.
-void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
-                  float beta1, float beta2, float eps, float weight_decay, int t,
-                  float grad_scale = 1.0f);
+void adamw_update(const ExecContext& ex, float* param, const float* grad, float* m, float* v,
+                  int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                  int t, float grad_scale = 1.0f);
 
 }  // namespace scratchgpt::cpu

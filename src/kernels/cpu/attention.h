@@ -1,5 +1,5 @@
 // attention.h: causal multi-head self-attention, fast: same names, signatures and stored tensors
-// as ref::attention.h (float). Per (b, h), threaded over B*NH on ThreadPool::global(): the score
+// as ref::attention.h (float). Per (b, h), threaded over B*NH on ex.workers(): the score
 // matrix q k^T and the weighted sum att v are GEMMs (gemm.h) that skip the tiles above the
 // diagonal, and the row softmax uses vectorised exp. Each (b, h) is computed by one thread in a
 // fixed order, so 1 and N threads give bitwise-identical results.
@@ -9,16 +9,17 @@
 // Readable twin: kernels/ref/attention.h.
 #pragma once
 
+#include "core/exec_context.h"
 namespace scratchgpt::cpu {
 
 // qkv (B, T, 3C); out (B, T, C); preatt, att (B, NH, T, T); drop (B, NH, T, T) scaled dropout
 // mask or nullptr. HS = C / NH. See ref::attention_forward.
-void attention_forward(float* out, float* preatt, float* att, const float* qkv, const float* drop,
-                       int B, int T, int C, int NH);
+void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
+                       const float* qkv, const float* drop, int B, int T, int C, int NH);
 
 // Accumulates into dqkv (B, T, 3C); dpreatt, datt (B, NH, T, T) are scratch (overwritten).
-void attention_backward(float* dqkv, float* dpreatt, float* datt, const float* dout,
-                        const float* qkv, const float* att, const float* drop, int B, int T, int C,
-                        int NH);
+void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
+                        const float* dout, const float* qkv, const float* att, const float* drop,
+                        int B, int T, int C, int NH);
 
 }  // namespace scratchgpt::cpu

@@ -53,20 +53,21 @@ void crossentropy_back_row_scalar(float* d, const float* p, int target, float k,
 
 }  // namespace
 
-void crossentropy_forward(float* losses, float* probs, const float* logits,
+void crossentropy_forward(const ExecContext& ex, float* losses, float* probs, const float* logits,
                           const int32_t* targets, int N, int V) {
-  const auto row = pick(crossentropy_row_avx2, crossentropy_row_avx2, crossentropy_row_scalar);
-  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
+  const auto row =
+      pick(ex.isa, crossentropy_row_avx2, crossentropy_row_avx2, crossentropy_row_scalar);
+  detail::for_rows(ex.workers(), N, V, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n)
       row(losses + n, probs + n * V, logits + n * V, targets[n], V);
   });
 }
 
-void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets,
-                           const float* dlosses, int N, int V) {
-  const auto row =
-      pick(crossentropy_back_row_avx2, crossentropy_back_row_avx2, crossentropy_back_row_scalar);
-  detail::for_rows(N, V, [&](int64_t r0, int64_t r1) {
+void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
+                           const int32_t* targets, const float* dlosses, int N, int V) {
+  const auto row = pick(ex.isa, crossentropy_back_row_avx2, crossentropy_back_row_avx2,
+                        crossentropy_back_row_scalar);
+  detail::for_rows(ex.workers(), N, V, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n)
       row(dlogits + n * V, probs + n * V, targets[n], dlosses[n], V);
   });

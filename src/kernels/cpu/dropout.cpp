@@ -10,14 +10,16 @@ namespace scratchgpt::cpu {
 
 using detail::for_chunks;
 
-void dropout_forward(float* out, float* mask, const float* inp, int64_t n, float p) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
+void dropout_forward(const ExecContext& ex, float* out, float* mask, const float* inp, int64_t n,
+                     float p) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     ref::dropout_forward(out + b, mask + b, inp + b, e - b, p);
   });
 }
 
-void dropout_backward(float* dinp, const float* dout, const float* mask, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
+void dropout_backward(const ExecContext& ex, float* dinp, const float* dout, const float* mask,
+                      int64_t n) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     ref::dropout_backward(dinp + b, dout + b, mask + b, e - b);
   });
 }

@@ -4,11 +4,15 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 // keep (n) in mask: 1 kept, 0 dropped; turned in place into the scaled mask, out = inp * mask.
-void dropout_forward(float* out, float* mask, const float* inp, int64_t n, float p);
+void dropout_forward(const ExecContext& ex, float* out, float* mask, const float* inp, int64_t n,
+                     float p);
 // Accumulates: dinp += dout * mask
-void dropout_backward(float* dinp, const float* dout, const float* mask, int64_t n);
+void dropout_backward(const ExecContext& ex, float* dinp, const float* dout, const float* mask,
+                      int64_t n);
 
 }  // namespace scratchgpt::cpu

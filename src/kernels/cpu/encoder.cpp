@@ -9,10 +9,10 @@
 
 namespace scratchgpt::cpu {
 
-void encoder_forward(float* out, const int32_t* inp, const float* wte, const float* wpe, int B,
-                     int T, int C) {
+void encoder_forward(const ExecContext& ex, float* out, const int32_t* inp, const float* wte,
+                     const float* wpe, int B, int T, int C) {
   const int64_t rows = static_cast<int64_t>(B) * T;  // (b, t) pairs; wpe row is t = row % T
-  detail::for_rows(rows, C, [&](int64_t r0, int64_t r1) {
+  detail::for_rows(ex.workers(), rows, C, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int t = static_cast<int>(r % T);
       ref::encoder_forward(out + r * C, inp + r, wte,
@@ -21,8 +21,8 @@ void encoder_forward(float* out, const int32_t* inp, const float* wte, const flo
   });
 }
 
-void encoder_backward(float* dwte, float* dwpe, const float* dout, const int32_t* inp, int B,
-                      int T, int C) {
+void encoder_backward(const ExecContext& ex, float* dwte, float* dwpe, const float* dout,
+                      const int32_t* inp, int B, int T, int C) {
   // Column ranges of C: every thread visits all (b, t) in order for its own columns.
   constexpr int kCols = 64;
   const int64_t ranges = (C + kCols - 1) / kCols;
@@ -44,7 +44,7 @@ void encoder_backward(float* dwte, float* dwpe, const float* dout, const int32_t
   if (static_cast<int64_t>(B) * T * C < 2 * detail::kChunk || ranges == 1)
     run(0, ranges);
   else
-    ThreadPool::global().parallel_for(ranges, [&](int64_t b, int64_t e, int) { run(b, e); });
+    ex.workers().parallel_for(ranges, [&](int64_t b, int64_t e, int) { run(b, e); });
 }
 
 }  // namespace scratchgpt::cpu

@@ -6,13 +6,15 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 // out (B, T, C); inp (B, T) token ids; wte (V, C); wpe (maxT, C) or nullptr.
-void encoder_forward(float* out, const int32_t* inp, const float* wte, const float* wpe, int B,
-                     int T, int C);
+void encoder_forward(const ExecContext& ex, float* out, const int32_t* inp, const float* wte,
+                     const float* wpe, int B, int T, int C);
 // Accumulates: dwte[inp[b,t]] += dout[b,t]; dwpe[t] += dout[b,t] (dwpe may be null).
-void encoder_backward(float* dwte, float* dwpe, const float* dout, const int32_t* inp, int B,
-                      int T, int C);
+void encoder_backward(const ExecContext& ex, float* dwte, float* dwpe, const float* dout,
+                      const int32_t* inp, int B, int T, int C);
 
 }  // namespace scratchgpt::cpu

@@ -1,5 +1,5 @@
 // flash_attention.cpp: cpu::flash_attention_* (see flash_attention.h): checks the arguments and
-// picks the per-ISA body for cpu::simd_level().
+// picks the per-ISA body for the context's level and runs it on its pool.
 #include "kernels/cpu/flash_attention.h"
 
 #include "core/check.h"
@@ -18,31 +18,32 @@ void check_args(int B, int T, int C, int NH, int tile) {
 
 namespace detail {
 
-void flash_attention_forward_tiled(float* out, float* lse, const float* qkv, int B, int T, int C,
-                                   int NH, int tile) {
+void flash_attention_forward_tiled(const ExecContext& ex, float* out, float* lse, const float* qkv,
+                                   int B, int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
-  pick(flash_forward_avx512, flash_forward_avx2, flash_forward_scalar)(out, lse, qkv, B, T, C, NH,
-                                                                      tile);
+  pick(ex.isa, flash_forward_avx512, flash_forward_avx2, flash_forward_scalar)(
+      out, lse, qkv, B, T, C, NH, tile, ex.workers());
 }
 
-void flash_attention_backward_tiled(float* dqkv, const float* dout, const float* out,
-                                    const float* lse, const float* qkv, int B, int T, int C, int NH,
-                                    int tile) {
+void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const float* dout,
+                                    const float* out, const float* lse, const float* qkv, int B,
+                                    int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
-  pick(flash_backward_avx512, flash_backward_avx2, flash_backward_scalar)(dqkv, dout, out, lse, qkv,
-                                                                         B, T, C, NH, tile);
+  pick(ex.isa, flash_backward_avx512, flash_backward_avx2, flash_backward_scalar)(
+      dqkv, dout, out, lse, qkv, B, T, C, NH, tile, ex.workers());
 }
 
 }  // namespace detail
 
-void flash_attention_forward(float* out, float* lse, const float* qkv, int B, int T, int C,
-                             int NH) {
-  detail::flash_attention_forward_tiled(out, lse, qkv, B, T, C, NH, kFlashTile);
+void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv, int B,
+                             int T, int C, int NH) {
+  detail::flash_attention_forward_tiled(ex, out, lse, qkv, B, T, C, NH, kFlashTile);
 }
 
-void flash_attention_backward(float* dqkv, const float* dout, const float* out, const float* lse,
-                              const float* qkv, int B, int T, int C, int NH) {
-  detail::flash_attention_backward_tiled(dqkv, dout, out, lse, qkv, B, T, C, NH, kFlashTile);
+void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
+                              const float* out, const float* lse, const float* qkv, int B, int T,
+                              int C, int NH) {
+  detail::flash_attention_backward_tiled(ex, dqkv, dout, out, lse, qkv, B, T, C, NH, kFlashTile);
 }
 
 }  // namespace scratchgpt::cpu

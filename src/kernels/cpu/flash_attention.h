@@ -7,6 +7,7 @@
 // row is computed by one thread in a fixed order, so 1 and N threads give the same bits.
 #pragma once
 
+#include "core/exec_context.h"
 namespace scratchgpt::cpu {
 
 // Query rows per tile = key columns per tile (a multiple of 16; clamped to T rounded up to 16).
@@ -17,38 +18,42 @@ inline constexpr int kFlashTile = 128;
 // qkv (B, T, 3C) as ref::attention_forward (q, k, v side by side, NH heads of HS = C/NH).
 // out (B, T, C) = softmax(q k^T / sqrt(HS), causal) v per head; lse (B, NH, T) the natural log of
 // each row's softmax denominator, on the scaled scores: lse = log(sum_j exp(q.k_j / sqrt(HS))).
-void flash_attention_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH);
+void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv, int B,
+                             int T, int C, int NH);
 
 // Accumulates into dqkv (B, T, 3C) from dout (B, T, C), given out and lse of the forward.
 // Backward of out = P v, P = softmax(S), S = q k^T * scale, with P recomputed as exp(S - lse):
 // D = rowsum(dout * out); dv += P^T dout; dP = dout v^T; dS = P * (dP - D);
 // dq += scale * dS k;  dk += scale * dS^T q.
-void flash_attention_backward(float* dqkv, const float* dout, const float* out, const float* lse,
-                              const float* qkv, int B, int T, int C, int NH);
+void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
+                              const float* out, const float* lse, const float* qkv, int B, int T,
+                              int C, int NH);
 
 namespace detail {
 
-// The same with a given tile (a positive multiple of 16), at cpu::simd_level(): for tests and
+// The same with a given tile (a positive multiple of 16), at ex.isa: for tests and
 // benchmarks that try other tile sizes.
-void flash_attention_forward_tiled(float* out, float* lse, const float* qkv, int B, int T, int C,
-                                   int NH, int tile);
-void flash_attention_backward_tiled(float* dqkv, const float* dout, const float* out,
-                                    const float* lse, const float* qkv, int B, int T, int C, int NH,
-                                    int tile);
+void flash_attention_forward_tiled(const ExecContext& ex, float* out, float* lse, const float* qkv,
+                                   int B, int T, int C, int NH, int tile);
+void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const float* dout,
+                                    const float* out, const float* lse, const float* qkv, int B,
+                                    int T, int C, int NH, int tile);
 
 // The per-ISA bodies (flash_attention_{scalar,avx2,avx512}.cpp).
 void flash_forward_scalar(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile);
+                          int tile, ThreadPool& pool);
 void flash_forward_avx2(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                        int tile);
+                        int tile, ThreadPool& pool);
 void flash_forward_avx512(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile);
+                          int tile, ThreadPool& pool);
 void flash_backward_scalar(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile);
+                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           ThreadPool& pool);
 void flash_backward_avx2(float* dqkv, const float* dout, const float* out, const float* lse,
-                         const float* qkv, int B, int T, int C, int NH, int tile);
+                         const float* qkv, int B, int T, int C, int NH, int tile, ThreadPool& pool);
 void flash_backward_avx512(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile);
+                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           ThreadPool& pool);
 
 }  // namespace detail
 

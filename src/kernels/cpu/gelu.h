@@ -6,17 +6,21 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 // out (n) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-void gelu_forward(float* out, const float* inp, int64_t n);
+void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
 // Accumulates: dinp += dout * gelu'(inp)
-void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                   int64_t n);
 
 // out (n) = 0.5 x (1 + erf(x / sqrt 2))
-void gelu_exact_forward(float* out, const float* inp, int64_t n);
+void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
 // Accumulates: dinp += dout * gelu_exact'(inp)
-void gelu_exact_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void gelu_exact_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                         int64_t n);
 
 namespace detail {
 // The per-ISA kernels (gelu_avx2.cpp, gelu_avx512.cpp) over one range, on the calling thread.

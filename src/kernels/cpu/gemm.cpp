@@ -8,7 +8,9 @@
 
 namespace scratchgpt::cpu::detail {
 
-void gemm(const GemmArgs& g, ThreadPool& pool) { pick(gemm_avx512, gemm_avx2, gemm_scalar)(g, pool); }
+void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
+  pick(level, gemm_avx512, gemm_avx2, gemm_scalar)(g, pool);
+}
 
 ThreadPool& serial_pool() {
   static ThreadPool pool(1);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cpu_features.h"
 #include "core/thread_pool.h"
 
 namespace scratchgpt::cpu::detail {
@@ -31,10 +32,10 @@ struct GemmArgs {
   Tri a_tri = kFull;
 };
 
-// Runs on `pool` with the code path of cpu::simd_level().
-void gemm(const GemmArgs& g, ThreadPool& pool);
+// Runs on `pool` with the code path of `level` (simd.h's pick).
+void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 
-// A one-thread pool: gemm(g, serial_pool()) runs on the calling thread (for kernels that
+// A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.
 ThreadPool& serial_pool();
 

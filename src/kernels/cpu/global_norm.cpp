@@ -24,14 +24,14 @@ double sum_of_squares(const float* x, int64_t n) {
 
 }  // namespace
 
-double global_norm(int count, const float* const* x, const int64_t* n) {
+double global_norm(const ExecContext& ex, int count, const float* const* x, const int64_t* n) {
   constexpr int64_t kPiece = kGlobalNormPiece;
   int64_t pieces = 0;
   for (int a = 0; a < count; ++a) pieces += (n[a] + kPiece - 1) / kPiece;
   thread_local std::vector<double> buffer;  // grows once; no allocation in later steps
   if (static_cast<int64_t>(buffer.size()) < pieces) buffer.resize(static_cast<size_t>(pieces));
   double* partial = buffer.data();  // the caller's buffer (a worker's thread_local is its own)
-  ThreadPool::global().parallel_for(pieces, [&](int64_t first, int64_t last, int) {
+  ex.workers().parallel_for(pieces, [&](int64_t first, int64_t last, int) {
     // Walk to piece `first`, then through the pieces of [first, last) in order.
     int64_t piece = 0;
     for (int a = 0; a < count; ++a) {

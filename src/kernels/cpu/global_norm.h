@@ -7,11 +7,13 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 constexpr int64_t kGlobalNormPiece = 16384;
 
 // x[a] holds n[a] elements, for a in [0, count).
-double global_norm(int count, const float* const* x, const int64_t* n);
+double global_norm(const ExecContext& ex, int count, const float* const* x, const int64_t* n);
 
 }  // namespace scratchgpt::cpu

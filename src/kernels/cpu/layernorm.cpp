@@ -106,22 +106,23 @@ void layernorm_back_row_scalar(float* dx, const float* dy, const float* x, const
 
 }  // namespace
 
-void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
-                       const float* bias, int N, int C, float eps) {
-  const auto row = pick(layernorm_row_avx2, layernorm_row_avx2, layernorm_row_scalar);
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+void layernorm_forward(const ExecContext& ex, float* out, float* mean, float* rstd,
+                       const float* inp, const float* weight, const float* bias, int N, int C,
+                       float eps) {
+  const auto row = pick(ex.isa, layernorm_row_avx2, layernorm_row_avx2, layernorm_row_scalar);
+  detail::for_rows(ex.workers(), N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n)
       row(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, C, eps);
   });
 }
 
-void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                        const float* inp, const float* weight, const float* mean,
+void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                        const float* dout, const float* inp, const float* weight, const float* mean,
                         const float* rstd, int N, int C) {
   const auto row =
-      pick(layernorm_back_row_avx2, layernorm_back_row_avx2, layernorm_back_row_scalar);
+      pick(ex.isa, layernorm_back_row_avx2, layernorm_back_row_avx2, layernorm_back_row_scalar);
   // dinp: rows in parallel.
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+  detail::for_rows(ex.workers(), N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n)
       row(dinp + n * C, dout + n * C, inp + n * C, weight, mean[n], rstd[n], C);
   });
@@ -145,7 +146,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
   if (static_cast<int64_t>(N) * C < 2 * detail::kChunk || ranges == 1)
     columns(0, ranges);
   else
-    ThreadPool::global().parallel_for(ranges, [&](int64_t b, int64_t e, int) { columns(b, e); });
+    ex.workers().parallel_for(ranges, [&](int64_t b, int64_t e, int) { columns(b, e); });
 }
 
 }  // namespace scratchgpt::cpu

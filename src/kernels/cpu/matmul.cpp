@@ -1,6 +1,6 @@
 // matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient; a
 // forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. With the
-// oneDNN backend selected (matmul_backend.h) the GEMMs go to matmul_onednn.cpp.
+// oneDNN backend in the context (matmul_backend.h) the GEMMs go to matmul_onednn.cpp.
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
@@ -13,40 +13,75 @@
 
 namespace scratchgpt::cpu {
 
-void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
-                    int C, int OC) {
-  if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(out, inp, weight, bias, N, C, OC);
-  if (matmul_backend() == MatmulBackend::kOneDnn)
-    return onednn::matmul_forward(out, inp, weight, bias, N, C, OC);
+namespace {
+// The context's backend, kAuto being the build's default (matmul_backend.h).
+bool uses_onednn(const ExecContext& ex) {
+  return (ex.matmul == MatmulBackend::kAuto ? default_matmul_backend() : ex.matmul) ==
+         MatmulBackend::kOneDnn;
+}
+}  // namespace
+
+void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                    const float* bias, int N, int C, int OC) {
+  if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
+  if (uses_onednn(ex))
+    return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
   // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
-  detail::gemm({.M = N, .N = OC, .K = C,
-                .A = inp, .rs_a = C, .cs_a = 1,
-                .B = weight, .rs_b = 1, .cs_b = C,
-                .C = out, .ldc = OC, .init = true, .bias = bias},
-               ThreadPool::global());
+  detail::gemm(ex.isa,
+               {.M = N,
+                .N = OC,
+                .K = C,
+                .A = inp,
+                .rs_a = C,
+                .cs_a = 1,
+                .B = weight,
+                .rs_b = 1,
+                .cs_b = C,
+                .C = out,
+                .ldc = OC,
+                .init = true,
+                .bias = bias},
+               ex.workers());
 }
 
-void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                     const float* inp, const float* weight, int N, int C, int OC) {
-  ThreadPool& pool = ThreadPool::global();
-  if (matmul_backend() == MatmulBackend::kOneDnn) {
-    onednn::matmul_backward_data(dinp, dweight, dout, inp, weight, N, C, OC);
+void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                     const float* dout, const float* inp, const float* weight, int N, int C,
+                     int OC) {
+  ThreadPool& pool = ex.workers();
+  if (uses_onednn(ex)) {
+    onednn::matmul_backward_data(dinp, dweight, dout, inp, weight, N, C, OC, pool);
     dinp = dweight = nullptr;  // done; the bias gradient below is ours either way
   }
   if (dinp) {
     // dinp (N, C) += dout (N, OC) @ W (OC, C)
-    detail::gemm({.M = N, .N = C, .K = OC,
-                  .A = dout, .rs_a = OC, .cs_a = 1,
-                  .B = weight, .rs_b = C, .cs_b = 1,
-                  .C = dinp, .ldc = C},
+    detail::gemm(ex.isa,
+                 {.M = N,
+                  .N = C,
+                  .K = OC,
+                  .A = dout,
+                  .rs_a = OC,
+                  .cs_a = 1,
+                  .B = weight,
+                  .rs_b = C,
+                  .cs_b = 1,
+                  .C = dinp,
+                  .ldc = C},
                  pool);
   }
   if (dweight) {
     // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
-    detail::gemm({.M = OC, .N = C, .K = N,
-                  .A = dout, .rs_a = 1, .cs_a = OC,
-                  .B = inp, .rs_b = C, .cs_b = 1,
-                  .C = dweight, .ldc = C},
+    detail::gemm(ex.isa,
+                 {.M = OC,
+                  .N = C,
+                  .K = N,
+                  .A = dout,
+                  .rs_a = 1,
+                  .cs_a = OC,
+                  .B = inp,
+                  .rs_b = C,
+                  .cs_b = 1,
+                  .C = dweight,
+                  .ldc = C},
                  pool);
   }
   if (dbias) {

@@ -1,5 +1,6 @@
 // matmul.h: the linear layer y = x W^T + b, fast: packed, register-blocked SIMD (AVX-512, AVX2+FMA
-// or portable scalar, picked at run time, see simd.h) and threaded on ThreadPool::global().
+// or portable scalar, picked by the context's level, see simd.h) and threaded on its pool
+// (ex.workers()).
 // Same names and signatures as ref::matmul.h (float). Every output element is reduced by one
 // thread in a fixed order, so 1 and N threads give bitwise-identical results.
 // The forward with a few rows (N <= 8, decoding) goes to cpu::matvec_forward instead (matvec.h):
@@ -9,15 +10,17 @@
 // for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
 
+#include "core/exec_context.h"
 namespace scratchgpt::cpu {
 
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null). N is usually B*T.
-void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
-                    int C, int OC);
+void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                    const float* bias, int N, int C, int OC);
 
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
 // dinp = dout @ W;  dweight = dout^T @ inp (reduced over N in order);  dbias = sum_n dout.
-void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout,
-                     const float* inp, const float* weight, int N, int C, int OC);
+void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                     const float* dout, const float* inp, const float* weight, int N, int C,
+                     int OC);
 
 }  // namespace scratchgpt::cpu

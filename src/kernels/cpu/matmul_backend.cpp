@@ -8,7 +8,6 @@
 namespace scratchgpt::cpu {
 
 namespace {
-MatmulBackend g_backend = onednn::available() ? MatmulBackend::kOneDnn : MatmulBackend::kOwn;
 constexpr const char* kNoOneDnn =
     "--matmul onednn needs a build with oneDNN: apt-get install libdnnl-dev and configure with "
     "-DSCRATCHGPT_DNNL=ON, or use --matmul own";
@@ -24,19 +23,15 @@ MatmulBackend default_matmul_backend() {
   return onednn_available() ? MatmulBackend::kOneDnn : MatmulBackend::kOwn;
 }
 
-MatmulBackend matmul_backend() { return g_backend; }
-
-void set_matmul_backend(MatmulBackend b) {
-  if (b == MatmulBackend::kAuto) b = default_matmul_backend();
-  SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);
-  g_backend = b;
-}
-
-MatmulBackend parse_matmul_backend(const std::string& name) {
-  const MatmulBackend b = enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul");
+MatmulBackend resolve_matmul_backend(MatmulBackend b) {
   if (b == MatmulBackend::kAuto) return default_matmul_backend();
   SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);
   return b;
+}
+
+MatmulBackend parse_matmul_backend(const std::string& name) {
+  return resolve_matmul_backend(
+      enum_from_name<MatmulBackend>(kMatmulBackendNames, name, "--matmul"));
 }
 
 }  // namespace scratchgpt::cpu

@@ -3,7 +3,8 @@
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
 // installed). The default is oneDNN where the build has it, since it measured at least as fast
 // end to end on every model (BENCHMARKS.md), else ours. Decoding (N <= kMatvecMaxN), the bias
-// gradient and attention always use our own kernels. Not thread-safe against concurrent calls.
+// gradient and attention always use our own kernels.
+// The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
 
 #include <string>
@@ -22,12 +23,9 @@ bool onednn_available();
 // kOneDnn when this build has oneDNN, else kOwn.
 MatmulBackend default_matmul_backend();
 
-// The backend in use now (default_matmul_backend() until set).
-MatmulBackend matmul_backend();
-
-// Switches the backend (kAuto: the default one); asking for kOneDnn in a build without it throws
-// scratchgpt::Error.
-void set_matmul_backend(MatmulBackend b);
+// b with kAuto resolved to the default one; kOneDnn in a build without it throws
+// scratchgpt::Error naming the fix (what the run layer checks before it builds a context).
+MatmulBackend resolve_matmul_backend(MatmulBackend b);
 
 // "auto" (the default backend), "own" or "onednn" (what --matmul takes); anything else, or onednn
 // in a build without it, throws scratchgpt::Error naming the choices and the fix.

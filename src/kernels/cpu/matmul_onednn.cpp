@@ -44,12 +44,12 @@ void tile_sizes(int M, int N, int& tm, int& tn) {
 // C (M, N) = beta * C + op(A) op(B), row-major, where op(A) is (M, K) and op(B) is (K, N);
 // trans_a: A is stored (K, M); trans_b: B is stored (N, K). Tiles of C run in parallel.
 void sgemm_tiled(bool trans_a, bool trans_b, int M, int N, int K, const float* A, int64_t lda,
-                 const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+                 const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool& pool) {
   if (M <= 0 || N <= 0) return;
   int tm = 0, tn = 0;
   tile_sizes(M, N, tm, tn);
   const int mt = (M + tm - 1) / tm, nt = (N + tn - 1) / tn;
-  ThreadPool::global().parallel_for(int64_t(mt) * nt, [&](int64_t b, int64_t e, int) {
+  pool.parallel_for(int64_t(mt) * nt, [&](int64_t b, int64_t e, int) {
     // oneDNN threads with OpenMP; one OpenMP thread per calling thread keeps it inside the tile.
     thread_local bool single = [] {
       omp_set_num_threads(1);
@@ -73,11 +73,11 @@ void sgemm_tiled(bool trans_a, bool trans_b, int M, int N, int K, const float* A
 }  // namespace
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
-                    int C, int OC) {
+                    int C, int OC, ThreadPool& pool) {
   // out (N, OC) = inp (N, C) @ weight (OC, C)^T
-  sgemm_tiled(false, true, N, OC, C, inp, C, weight, C, 0.0f, out, OC);
+  sgemm_tiled(false, true, N, OC, C, inp, C, weight, C, 0.0f, out, OC, pool);
   if (bias) {
-    ThreadPool::global().parallel_for(N, [&](int64_t b, int64_t e, int) {
+    pool.parallel_for(N, [&](int64_t b, int64_t e, int) {
       for (int64_t n = b; n < e; ++n) {
         float* o = out + n * OC;  // (OC)
         for (int j = 0; j < OC; ++j) o[j] = bias[j] + o[j];
@@ -87,23 +87,23 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 }
 
 void matmul_backward_data(float* dinp, float* dweight, const float* dout, const float* inp,
-                          const float* weight, int N, int C, int OC) {
+                          const float* weight, int N, int C, int OC, ThreadPool& pool) {
   // dinp (N, C) += dout (N, OC) @ weight (OC, C)
-  if (dinp) sgemm_tiled(false, false, N, C, OC, dout, OC, weight, C, 1.0f, dinp, C);
+  if (dinp) sgemm_tiled(false, false, N, C, OC, dout, OC, weight, C, 1.0f, dinp, C, pool);
   // dweight (OC, C) += dout^T (OC, N) @ inp (N, C)
-  if (dweight) sgemm_tiled(true, false, OC, C, N, dout, OC, inp, C, 1.0f, dweight, C);
+  if (dweight) sgemm_tiled(true, false, OC, C, N, dout, OC, inp, C, 1.0f, dweight, C, pool);
 }
 
 #else  // built without oneDNN
 
 bool available() { return false; }
 
-void matmul_forward(float*, const float*, const float*, const float*, int, int, int) {
+void matmul_forward(float*, const float*, const float*, const float*, int, int, int, ThreadPool&) {
   fail("this build has no oneDNN: reconfigure with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
 }
 
-void matmul_backward_data(float*, float*, const float*, const float*, const float*, int, int,
-                          int) {
+void matmul_backward_data(float*, float*, const float*, const float*, const float*, int, int, int,
+                          ThreadPool&) {
   fail("this build has no oneDNN: reconfigure with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
 }
 

@@ -2,16 +2,18 @@
 // matmul.cpp calls these. Without -DSCRATCHGPT_DNNL=ON they throw scratchgpt::Error.
 #pragma once
 
+#include "core/thread_pool.h"
+
 namespace scratchgpt::cpu::onednn {
 
 bool available();
 
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null).
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
-                    int C, int OC);
+                    int C, int OC, ThreadPool& pool);
 
 // dinp (N, C) += dout @ weight;  dweight (OC, C) += dout^T @ inp;  either may be null.
 void matmul_backward_data(float* dinp, float* dweight, const float* dout, const float* inp,
-                          const float* weight, int N, int C, int OC);
+                          const float* weight, int N, int C, int OC, ThreadPool& pool);
 
 }  // namespace scratchgpt::cpu::onednn

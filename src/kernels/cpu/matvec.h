@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
 // Largest N for which matmul_forward uses matvec_forward: at N = 8 it still beat the packed GEMM
@@ -16,14 +18,14 @@ namespace scratchgpt::cpu {
 inline constexpr int kMatvecMaxN = 8;
 
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null); N in [1, 8].
-void matvec_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
-                    int C, int OC);
+void matvec_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                    const float* bias, int N, int C, int OC);
 
 // The same on the calling thread only, with weight row o at weight + o * ldw (ldw >= C), for
 // kernels that already run inside a parallel_for (attention decoding reads one head's slice of
 // each cached key row). Same bits as matvec_forward.
-void matvec_forward_serial(float* out, const float* inp, const float* weight, int64_t ldw,
-                           const float* bias, int N, int C, int OC);
+void matvec_forward_serial(SimdLevel level, float* out, const float* inp, const float* weight,
+                           int64_t ldw, const float* bias, int N, int C, int OC);
 
 namespace detail {
 // Output rows [o_begin, o_end) on the calling thread (matvec_{scalar,avx2,avx512}.cpp); weight

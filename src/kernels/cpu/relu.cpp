@@ -10,14 +10,15 @@ namespace scratchgpt::cpu {
 
 using detail::for_chunks;
 
-void relu_forward(float* out, const float* inp, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) { ref::relu_forward(out + b, inp + b, e - b); });
+void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n) {
+  for_chunks(ex.workers(), n,
+             [&](int64_t b, int64_t e) { ref::relu_forward(out + b, inp + b, e - b); });
 }
 
-void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    ref::relu_backward(dinp + b, inp + b, dout + b, e - b);
-  });
+void relu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                   int64_t n) {
+  for_chunks(ex.workers(), n,
+             [&](int64_t b, int64_t e) { ref::relu_backward(dinp + b, inp + b, dout + b, e - b); });
 }
 
 }  // namespace scratchgpt::cpu

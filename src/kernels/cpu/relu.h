@@ -4,10 +4,13 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
-void relu_forward(float* out, const float* inp, int64_t n);
+void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
 // Accumulates: dinp += dout * (inp > 0)
-void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void relu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                   int64_t n);
 
 }  // namespace scratchgpt::cpu

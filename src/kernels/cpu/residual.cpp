@@ -10,14 +10,15 @@ namespace scratchgpt::cpu {
 
 using detail::for_chunks;
 
-void residual_forward(float* out, const float* a, const float* b, int64_t n) {
-  for_chunks(n, [&](int64_t i0, int64_t i1) {
+void residual_forward(const ExecContext& ex, float* out, const float* a, const float* b,
+                      int64_t n) {
+  for_chunks(ex.workers(), n, [&](int64_t i0, int64_t i1) {
     ref::residual_forward(out + i0, a + i0, b + i0, i1 - i0);
   });
 }
 
-void residual_backward(float* da, float* db, const float* dout, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
+void residual_backward(const ExecContext& ex, float* da, float* db, const float* dout, int64_t n) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     ref::residual_backward(da + b, db + b, dout + b, e - b);
   });
 }

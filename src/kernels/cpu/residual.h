@@ -5,10 +5,12 @@
 
 #include <cstdint>
 
+#include "core/exec_context.h"
+
 namespace scratchgpt::cpu {
 
-void residual_forward(float* out, const float* a, const float* b, int64_t n);
+void residual_forward(const ExecContext& ex, float* out, const float* a, const float* b, int64_t n);
 // Accumulates: da += dout, db += dout.
-void residual_backward(float* da, float* db, const float* dout, int64_t n);
+void residual_backward(const ExecContext& ex, float* da, float* db, const float* dout, int64_t n);
 
 }  // namespace scratchgpt::cpu

@@ -53,16 +53,18 @@ void softmax_back_row_scalar(float* dx, const float* dy, const float* y, int C) 
 
 }  // namespace
 
-void softmax_forward(float* out, const float* inp, int N, int C) {
-  const auto row = pick(softmax_row_avx2, softmax_row_avx2, softmax_row_scalar);
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+void softmax_forward(const ExecContext& ex, float* out, const float* inp, int N, int C) {
+  const auto row = pick(ex.isa, softmax_row_avx2, softmax_row_avx2, softmax_row_scalar);
+  detail::for_rows(ex.workers(), N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n) row(out + n * C, inp + n * C, C);
   });
 }
 
-void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C) {
-  const auto row = pick(softmax_back_row_avx2, softmax_back_row_avx2, softmax_back_row_scalar);
-  detail::for_rows(N, C, [&](int64_t r0, int64_t r1) {
+void softmax_backward(const ExecContext& ex, float* dinp, const float* dout, const float* out,
+                      int N, int C) {
+  const auto row =
+      pick(ex.isa, softmax_back_row_avx2, softmax_back_row_avx2, softmax_back_row_scalar);
+  detail::for_rows(ex.workers(), N, C, [&](int64_t r0, int64_t r1) {
     for (int64_t n = r0; n < r1; ++n) row(dinp + n * C, dout + n * C, out + n * C, C);
   });
 }

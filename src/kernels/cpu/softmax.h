@@ -3,11 +3,13 @@
 // Same names and signatures as ref::softmax.h (float). Readable twin: kernels/ref/softmax.h.
 #pragma once
 
+#include "core/exec_context.h"
 namespace scratchgpt::cpu {
 
 // out (N, C) = softmax(inp (N, C)) along C.
-void softmax_forward(float* out, const float* inp, int N, int C);
+void softmax_forward(const ExecContext& ex, float* out, const float* inp, int N, int C);
 // Accumulates: dinp += y * (dout - sum(dout * y)), with y the forward output.
-void softmax_backward(float* dinp, const float* dout, const float* out, int N, int C);
+void softmax_backward(const ExecContext& ex, float* dinp, const float* dout, const float* out,
+                      int N, int C);
 
 }  // namespace scratchgpt::cpu

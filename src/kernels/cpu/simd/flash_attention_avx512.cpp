@@ -29,13 +29,14 @@ namespace {
 }  // namespace
 
 void flash_forward_avx512(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile) {
-  flash_forward<VecAvx512, 4, 4>(out, lse, qkv, B, T, C, NH, tile);
+                          int tile, ThreadPool& pool) {
+  flash_forward<VecAvx512, 4, 4>(out, lse, qkv, B, T, C, NH, tile, pool);
 }
 
 void flash_backward_avx512(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile) {
-  flash_backward<VecAvx512, 4, 4>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
+                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           ThreadPool& pool) {
+  flash_backward<VecAvx512, 4, 4>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile, pool);
 }
 
 }  // namespace scratchgpt::cpu::detail

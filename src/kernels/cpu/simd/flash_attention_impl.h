@@ -177,8 +177,8 @@ inline void pack_rows(float* p, const float* x, int64_t ld, int i0, int rows, in
 // is done by the same thread (so the packing is not repeated per tile pair); B * NH is at least
 // the number of cores at every shape we train.
 template <class V, int MR, int NV>
-void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                   int tile) {
+void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH, int tile,
+                   ThreadPool& pool) {
   constexpr int W = V::kW;
   tile = std::min(tile, round_up(T, 16));  // no padding past T beyond a whole vector block
   const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
@@ -190,7 +190,7 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
                n_v = static_cast<size_t>(tp) * hsp, n_o = static_cast<size_t>(tile) * hsp,
                n_s = static_cast<size_t>(tile) * tile;
   const size_t need = 2 * n_q + n_v + n_o + n_s + 2 * static_cast<size_t>(tile);
-  ThreadPool::global().parallel_for(
+  pool.parallel_for(
       static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
         float* q = thread_buffer(2, need);
         float* kt = q + n_q;
@@ -241,7 +241,7 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
 
 template <class V, int MR, int NV>
 void flash_backward(float* dqkv, const float* dout, const float* out, const float* lse,
-                    const float* qkv, int B, int T, int C, int NH, int tile) {
+                    const float* qkv, int B, int T, int C, int NH, int tile, ThreadPool& pool) {
   constexpr int W = V::kW;
   tile = std::min(tile, round_up(T, 16));
   const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
@@ -252,8 +252,7 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
   const size_t n_row = static_cast<size_t>(tp) * hsp, n_t = static_cast<size_t>(HS) * tile,
                n_k = static_cast<size_t>(tile) * hsp, n_s = static_cast<size_t>(tile) * tile;
   const size_t need = 3 * n_row + 2 * static_cast<size_t>(tp) + 2 * n_t + 3 * n_k + 2 * n_s;
-  ThreadPool::global().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end,
-                                                                      int) {
+  pool.parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     float* qp = thread_buffer(2, need);
     float* dop = qp + n_row;
     float* dq = dop + n_row;

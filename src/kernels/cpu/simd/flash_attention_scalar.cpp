@@ -35,13 +35,14 @@ struct VecScalar {
 }  // namespace
 
 void flash_forward_scalar(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile) {
-  flash_forward<VecScalar, 4, 4>(out, lse, qkv, B, T, C, NH, tile);
+                          int tile, ThreadPool& pool) {
+  flash_forward<VecScalar, 4, 4>(out, lse, qkv, B, T, C, NH, tile, pool);
 }
 
 void flash_backward_scalar(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile) {
-  flash_backward<VecScalar, 4, 4>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile);
+                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           ThreadPool& pool) {
+  flash_backward<VecScalar, 4, 4>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile, pool);
 }
 
 }  // namespace scratchgpt::cpu::detail
