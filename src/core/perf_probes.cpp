@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "core/cpu_features.h"
 #include "core/simd_target.h"
@@ -140,6 +141,30 @@ double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss / 1024.0;  // KiB on Linux
+}
+
+int64_t minor_page_faults() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+std::string cpu_model_name() {
+  std::string name = "unknown CPU";
+  if (std::FILE* fp = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, fp)) {
+      const std::string s(line);
+      if (s.rfind("model name", 0) != 0) continue;
+      const size_t colon = s.find(':');
+      if (colon == std::string::npos) continue;
+      size_t b = s.find_first_not_of(" \t", colon + 1), e = s.find_last_not_of(" \t\n");
+      if (b != std::string::npos && e != std::string::npos && e >= b) name = s.substr(b, e - b + 1);
+      break;
+    }
+    std::fclose(fp);
+  }
+  return name;
 }
 
 }  // namespace scratchgpt

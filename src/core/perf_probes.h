@@ -5,6 +5,9 @@
 // Leaves out: cache sizes, write bandwidth.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "core/thread_pool.h"
 
 namespace scratchgpt {
@@ -21,5 +24,14 @@ double memory_read_gbps(ThreadPool& pool, size_t bytes = size_t{1} << 30);
 // Peak resident set of this process in MB: VmHWM (reset by exec) when /proc is there, else
 // getrusage's ru_maxrss (which a child inherits from a big parent across fork + exec).
 double peak_rss_mb();
+
+// Minor page faults of this process so far (getrusage's ru_minflt, every thread): pages mapped in
+// and zeroed on first touch. Its growth over a training step says whether the step maps fresh
+// memory (it should not, after the first).
+int64_t minor_page_faults();
+
+// The CPU's model name ("Intel(R) Xeon(R) ...", /proc/cpuinfo), or "unknown CPU": what benchmark
+// figures are reported against.
+std::string cpu_model_name();
 
 }  // namespace scratchgpt

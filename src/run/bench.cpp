@@ -140,6 +140,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["new_tokens"] = f.sample, j["temperature"] = opt.temperature, j["seed"] = cfg.seed;
   j["threads"] = ctx.threads();
   j["simd"] = simd_level_name(level);
+  j["cpu"] = cpu_model_name();
   j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
   j["params"] = model.num_params();
   j["context_crops"] = crops;
@@ -161,6 +162,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       "%d threads, %s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size, ctx.threads(),
       simd_level_name(level));
+  std::printf("  cpu             %s\n", cpu_model_name().c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  generated       %d tokens from a 1-token prompt in %.3f s (KV cache, "
@@ -260,10 +262,14 @@ void run_bench(const BenchRequest& f) {
   std::vector<int32_t> idx(static_cast<size_t>(B) * T), targets(idx.size());  // (B, T)
 
   std::vector<double> fwd, bwd, opt;
+  // Minor page faults per step: the first step maps the activations, the packing buffers and the
+  // libraries' scratch; a step after it should map nothing new.
+  int64_t first_step_faults = 0, max_faults = 0;
   float loss = 0;
   for (int step = 0; step < f.warmup + f.steps; ++step) {
     for (auto& t : idx) t = tok(gen);
     for (auto& t : targets) t = tok(gen);
+    const int64_t faults0 = minor_page_faults();
     const double t0 = now_s();
     loss = model.forward(idx.data(), targets.data(), B, T, g.dropout > 0 ? &dropout_rng : nullptr);
     const double t1 = now_s();
@@ -272,6 +278,9 @@ void run_bench(const BenchRequest& f) {
     const double t2 = now_s();
     optimizer_step(ctx, model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
     const double t3 = now_s();
+    const int64_t faults = minor_page_faults() - faults0;
+    if (step == 0) first_step_faults = faults;
+    if (step >= 1 && step >= f.warmup) max_faults = std::max(max_faults, faults);
     if (step >= f.warmup) {
       fwd.push_back(t1 - t0);
       bwd.push_back(t2 - t1);
@@ -313,6 +322,9 @@ void run_bench(const BenchRequest& f) {
   j["peak_gflops_avx2"] = peak_avx2;
   j["peak_gflops_avx512"] = peak_avx512;
   j["peak_rss_mb"] = rss_mb;
+  j["page_faults_first_step"] = first_step_faults;
+  j["page_faults_per_step_max"] = max_faults;  // over the timed steps after the first
+  j["cpu"] = cpu_model_name();
   if (f.json) {
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -321,6 +333,7 @@ void run_bench(const BenchRequest& f) {
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
       simd_level_name(level), kernels::matmul_backend_name(ctx.matmul));
+  std::printf("  cpu             %s\n", cpu_model_name().c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",
@@ -335,6 +348,8 @@ void run_bench(const BenchRequest& f) {
     std::printf("  peak (AVX-512 FMA loop, all threads) %.1f GFLOP/s -> %.1f%% of it\n",
                 peak_avx512, 100 * gflops / peak_avx512);
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
+  std::printf("  page faults     %lld in the first step, at most %lld in a timed step after it\n",
+              static_cast<long long>(first_step_faults), static_cast<long long>(max_faults));
 }
 
 }  // namespace scratchgpt
