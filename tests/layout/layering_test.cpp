@@ -1,7 +1,8 @@
 // layering_test.cpp: the layers of docs/architecture.md, checked on the source tree itself: every
 // #include "..." of a file under src/<layer>/ (and apps/) points at a layer it may use, so arrows
 // only go downward; SIMD intrinsics appear only in kernels/ and core/. A new include that breaks
-// the picture fails here with the file, the line and the rule.
+// the picture fails here with the file, the line and the rule. The kernels take their pool from
+// the ExecContext they are called with, never the process's default one.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,7 +23,7 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"core", {}},
     {"kernels", {"core"}},
     {"dist", {"core"}},
-    {"nn", {"kernels", "core"}},
+    {"nn", {"kernels/kernels.h", "core"}},  // the entry layer only
     {"stones", {"kernels", "core", "nn/init.h"}},  // PyTorch's initialisers, shared with nn/
     {"data", {"tokenizer", "core"}},
     {"tokenizer", {"core"}},
@@ -109,4 +110,20 @@ TEST(Layering, IntrinsicsOnlyInKernelsAndCore) {
         EXPECT_EQ(line.find(word), std::string::npos)
             << s.path.string() << ":" << n << ": SIMD intrinsics belong in src/kernels/ or src/core/";
   }
+}
+
+// Every kernel runs on the pool of the ExecContext it is called with (ex.workers()): a kernel
+// that reached for the process's default pool would ignore --threads and the tests' thread counts.
+TEST(Layering, KernelsNeverUseTheDefaultPool) {
+  int kernels = 0;
+  for (const Source& s : sources()) {
+    if (s.layer != "kernels") continue;
+    ++kernels;
+    std::ifstream in(s.path);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      EXPECT_EQ(line.find("ThreadPool::global"), std::string::npos)
+          << s.path.string() << ":" << n << ": a kernel takes its pool from its ExecContext";
+  }
+  EXPECT_GT(kernels, 20);
 }
