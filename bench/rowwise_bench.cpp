@@ -24,13 +24,13 @@ using namespace scratchgpt;
 
 struct Shape {
   const char* name;
-  int N, C, V;       // N = B * T rows, C channels, V vocabulary
-  int64_t params;    // AdamW's n
+  int N, C, V;     // N = B * T rows, C channels, V vocabulary
+  int64_t params;  // AdamW's n
 };
 const Shape kShapes[] = {
-    {"small", 12 * 64, 128, 65, 800000},           // shakespeare-char-small
-    {"char", 64 * 256, 384, 65, 10750000},         // shakespeare-char
-    {"gpt2", 4 * 64, 768, 50257, 10750000},        // GPT-2 small at B=4, T=64 (AdamW: a slice)
+    {"small", 12 * 64, 128, 65, 800000},     // shakespeare-char-small
+    {"char", 64 * 256, 384, 65, 10750000},   // shakespeare-char
+    {"gpt2", 4 * 64, 768, 50257, 10750000},  // GPT-2 small at B=4, T=64 (AdamW: a slice)
 };
 
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
@@ -44,13 +44,20 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
 enum class Op { kLnFwd, kLnBwd, kSoftmaxFwd, kSoftmaxBwd, kCeFwd, kCeBwd, kAdamW };
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kLnFwd: return "layernorm_fwd";
-    case Op::kLnBwd: return "layernorm_bwd";
-    case Op::kSoftmaxFwd: return "softmax_fwd";
-    case Op::kSoftmaxBwd: return "softmax_bwd";
-    case Op::kCeFwd: return "crossentropy_fwd";
-    case Op::kCeBwd: return "crossentropy_bwd";
-    case Op::kAdamW: return "adamw";
+    case Op::kLnFwd:
+      return "layernorm_fwd";
+    case Op::kLnBwd:
+      return "layernorm_bwd";
+    case Op::kSoftmaxFwd:
+      return "softmax_fwd";
+    case Op::kSoftmaxBwd:
+      return "softmax_bwd";
+    case Op::kCeFwd:
+      return "crossentropy_fwd";
+    case Op::kCeBwd:
+      return "crossentropy_bwd";
+    case Op::kAdamW:
+      return "adamw";
   }
   return "";
 }
@@ -76,15 +83,19 @@ void BM_row(benchmark::State& state, Shape s, Op op, SimdLevel level) {
   for (auto _ : state) {
     switch (op) {
       case Op::kLnFwd:
-        cpu::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(),
-                               N, C);
+        cpu::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N,
+                               C);
         break;
       case Op::kLnBwd:
         cpu::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(),
                                 mean.data(), rstd.data(), N, C);
         break;
-      case Op::kSoftmaxFwd: cpu::softmax_forward(y.data(), x.data(), N, C); break;
-      case Op::kSoftmaxBwd: cpu::softmax_backward(dx.data(), dy.data(), y.data(), N, C); break;
+      case Op::kSoftmaxFwd:
+        cpu::softmax_forward(y.data(), x.data(), N, C);
+        break;
+      case Op::kSoftmaxBwd:
+        cpu::softmax_backward(dx.data(), dy.data(), y.data(), N, C);
+        break;
       case Op::kCeFwd:
         cpu::crossentropy_forward(losses.data(), y.data(), x.data(), targets.data(), N, C);
         break;
@@ -104,8 +115,8 @@ void BM_row(benchmark::State& state, Shape s, Op op, SimdLevel level) {
 
 void register_all() {
   for (const Shape& s : kShapes)
-    for (Op op : {Op::kLnFwd, Op::kLnBwd, Op::kSoftmaxFwd, Op::kSoftmaxBwd, Op::kCeFwd,
-                  Op::kCeBwd, Op::kAdamW})
+    for (Op op : {Op::kLnFwd, Op::kLnBwd, Op::kSoftmaxFwd, Op::kSoftmaxBwd, Op::kCeFwd, Op::kCeBwd,
+                  Op::kAdamW})
       for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
         if (level > detected_simd_level()) continue;
         const std::string name =

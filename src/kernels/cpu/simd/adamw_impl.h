@@ -20,8 +20,8 @@ int64_t adamw_v(float* param, const float* grad, float* m, float* v, int64_t n, 
   for (; i + W <= n; i += W) {
     T g = V::load(grad + i);
     if (scaled) g = V::mul(g, scale);
-    const T p = V::mul(V::load(param + i), decay);                         // param *= decay
-    const T mi = V::add(V::mul(V::load(m + i), b1), V::mul(omb1, g));     // m b1 + (1-b1) g
+    const T p = V::mul(V::load(param + i), decay);                                // param *= decay
+    const T mi = V::add(V::mul(V::load(m + i), b1), V::mul(omb1, g));             // m b1 + (1-b1) g
     const T vi = V::add(V::mul(V::load(v + i), b2), V::mul(V::mul(omb2, g), g));  // (1-b2) g g
     const T denom = V::add(V::div(V::sqrt(vi), bc2_sqrt), veps);  // sqrt(v) / sqrt(bc2) + eps
     V::store(m + i, mi);
