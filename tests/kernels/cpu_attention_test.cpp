@@ -1,6 +1,7 @@
 // cpu_attention_test.cpp: cpu::attention_forward/backward against ref:: run in double (with and
 // without a dropout mask, odd T and head sizes, T past the GEMM's K block), at every SIMD level,
-// and bitwise identity between 1 and 2 threads.
+// and bitwise identity between 1, 2 and 3 threads. Every row length 1..T is a softmax row, so
+// T = 37, 70, 300 cover the 8- and 16-lane tails.
 #include "kernels/cpu/attention.h"
 
 #include <gtest/gtest.h>
@@ -111,7 +112,7 @@ TEST(CpuAttention, MatchesReferenceAtEveryLevel) {
     }
 }
 
-TEST(CpuAttention, OneAndTwoThreadsAreBitwiseIdentical) {
+TEST(CpuAttention, OneTwoAndThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels()) {
     test::set_level(level);
@@ -120,11 +121,16 @@ TEST(CpuAttention, OneAndTwoThreadsAreBitwiseIdentical) {
         SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T));
         test::set_threads(1);
         const Outputs one = run_cpu(s, with_drop);
-        test::set_threads(2);
-        const Outputs two = run_cpu(s, with_drop);
-        EXPECT_TRUE(bitwise_equal(one.out, two.out)) << "out";
-        EXPECT_TRUE(bitwise_equal(one.att, two.att)) << "att";
-        EXPECT_TRUE(bitwise_equal(one.dqkv, two.dqkv)) << "dqkv";
+        for (int threads : {2, 3}) {
+          test::set_threads(threads);
+          const Outputs o = run_cpu(s, with_drop);
+          EXPECT_TRUE(bitwise_equal(one.out, o.out)) << "out, " << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.preatt, o.preatt)) << "preatt, " << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.att, o.att)) << "att, " << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.dpreatt, o.dpreatt))
+              << "dpreatt, " << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.dqkv, o.dqkv)) << "dqkv, " << threads << " threads";
+        }
       }
   }
 }

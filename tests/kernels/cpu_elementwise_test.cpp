@@ -1,7 +1,7 @@
-// cpu_elementwise_test.cpp: cpu:: relu, residual, dropout, adamw, encoder and gelu (both forms) against ref::
-// (in double, or bit for bit in float where the header promises it), at every SIMD level, on
-// sizes that are not multiples of the vector width and span several parallel chunks; 1 vs 2
-// threads bitwise identical.
+// cpu_elementwise_test.cpp: cpu:: relu, residual, dropout, adamw, encoder and gelu (both forms)
+// against ref:: (in double, or bit for bit in float where the header promises it), at every SIMD
+// level, on sizes that are not multiples of the vector width (tails below, at and past 8 and 16
+// lanes) and span several parallel chunks; 1 vs 2 vs 3 threads bitwise identical.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -28,9 +28,9 @@ using test::bitwise_equal;
 using test::random_floats;
 using test::to_double;
 
-const int64_t kSizes[] = {1, 7, 100003};
+const int64_t kSizes[] = {1, 7, 23, 40, 100003};
 
-// Runs `body` at every SIMD level and with 1 and 2 threads; body(n) returns the cpu outputs
+// Runs `body` at every SIMD level and with 1, 2 and 3 threads; body(n) returns the cpu outputs
 // (concatenated) and checks them against the reference itself.
 void for_levels_and_threads(const std::function<std::vector<float>(int64_t)>& body) {
   test::KernelEnv env;
@@ -40,9 +40,10 @@ void for_levels_and_threads(const std::function<std::vector<float>(int64_t)>& bo
       SCOPED_TRACE(std::string(simd_level_name(level)) + " n=" + std::to_string(n));
       test::set_threads(1);
       const auto one = body(n);
-      test::set_threads(2);
-      const auto two = body(n);
-      EXPECT_TRUE(bitwise_equal(one, two)) << "1 vs 2 threads";
+      for (int threads : {2, 3}) {
+        test::set_threads(threads);
+        EXPECT_TRUE(bitwise_equal(one, body(n))) << "1 vs " << threads << " threads";
+      }
     }
   }
 }

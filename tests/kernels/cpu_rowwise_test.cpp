@@ -1,6 +1,7 @@
 // cpu_rowwise_test.cpp: cpu:: layernorm, softmax and crossentropy against ref:: run in double
 // (layernorm's parameter gradients bit for bit against ref:: in float, as promised), at every SIMD
-// level, with row lengths that are not multiples of the vector width; 1 vs 2 threads bitwise.
+// level (scalar, AVX2, AVX-512 where the CPU has them), with row lengths below, at and past the
+// 8- and 16-lane widths and GPT-2's V = 50257; 1 vs 2 vs 3 threads bitwise.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -24,7 +25,11 @@ using test::to_double;
 struct Rows {
   int N, C;
 };
-const Rows kRows[] = {{1, 1}, {3, 7}, {5, 65}, {300, 333}, {2, 50257}};
+// C = 1, 7, 15 (all tail at 8 / 16 lanes), 16, 17, 65, 100, 333, 50257; the ones of more than
+// 2 * kChunk elements (parallel.h) are split over the threads.
+const Rows kRows[] = {{1, 1},  {3, 7},     {4, 15},    {3, 16},    {6, 17},
+                      {5, 65}, {400, 100}, {300, 333}, {2, 50257}, {3, 50257}};
+const int kThreads[] = {1, 2, 3};
 
 struct LnOut {
   std::vector<float> y, mean, rstd, dx, dw, db;
@@ -59,10 +64,12 @@ TEST(CpuRowwise, LayerNorm) {
       test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " C=" + std::to_string(r.C));
-      test::set_threads(1);
-      const LnOut one = run_ln(r);
-      test::set_threads(2);
-      const LnOut two = run_ln(r);
+      std::vector<LnOut> outs;
+      for (int threads : kThreads) {
+        test::set_threads(threads);
+        outs.push_back(run_ln(r));
+      }
+      const LnOut& two = outs[1];
       const double atol = 1e-5 + 1e-7 * r.C;
       EXPECT_TRUE(all_close(two.y, y, atol, 1e-4)) << "y";
       EXPECT_TRUE(all_close(two.mean, mean, atol, 1e-4)) << "mean";
@@ -70,9 +77,17 @@ TEST(CpuRowwise, LayerNorm) {
       EXPECT_TRUE(all_close(two.dx, dx, atol, 1e-4)) << "dx";
       EXPECT_TRUE(all_close(two.dw, dw, 1e-5 + 1e-6 * r.N, 1e-4)) << "dweight";
       EXPECT_TRUE(all_close(two.db, db, 1e-5 + 1e-6 * r.N, 1e-4)) << "dbias";
-      for (auto [a, c] : {std::pair{&one.y, &two.y}, {&one.dx, &two.dx}, {&one.dw, &two.dw},
-                          {&one.db, &two.db}, {&one.rstd, &two.rstd}})
-        EXPECT_TRUE(bitwise_equal(*a, *c)) << "1 vs 2 threads";
+      const LnOut& one = outs[0];
+      for (size_t k = 1; k < outs.size(); ++k) {
+        const LnOut& o = outs[k];
+        for (auto [a, c] : {std::pair{&one.y, &o.y},
+                            {&one.dx, &o.dx},
+                            {&one.dw, &o.dw},
+                            {&one.db, &o.db},
+                            {&one.mean, &o.mean},
+                            {&one.rstd, &o.rstd}})
+          EXPECT_TRUE(bitwise_equal(*a, *c)) << "1 vs " << kThreads[k] << " threads";
+      }
     }
   }
 }
@@ -108,8 +123,8 @@ TEST(CpuRowwise, SoftmaxWithMaskedEntries) {
       test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " C=" + std::to_string(r.C));
-      std::vector<float> y[2], dx[2];
-      for (int threads : {1, 2}) {
+      std::vector<float> y[3], dx[3];
+      for (int threads : kThreads) {
         test::set_threads(threads);
         auto& yy = y[threads - 1];
         auto& dd = dx[threads - 1];
@@ -125,8 +140,10 @@ TEST(CpuRowwise, SoftmaxWithMaskedEntries) {
         }
       }
       EXPECT_TRUE(all_close(dx[1], rdx, 1e-6, 1e-4)) << "backward";
-      EXPECT_TRUE(bitwise_equal(y[0], y[1]));
-      EXPECT_TRUE(bitwise_equal(dx[0], dx[1]));
+      for (int k : {1, 2}) {
+        EXPECT_TRUE(bitwise_equal(y[0], y[k])) << "1 vs " << k + 1 << " threads";
+        EXPECT_TRUE(bitwise_equal(dx[0], dx[k])) << "1 vs " << k + 1 << " threads";
+      }
     }
   }
 }
@@ -147,8 +164,8 @@ TEST(CpuRowwise, CrossEntropy) {
       test::set_level(level);
       SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(r.N) +
                    " V=" + std::to_string(r.C));
-      std::vector<float> l[2], p[2], d[2];
-      for (int threads : {1, 2}) {
+      std::vector<float> l[3], p[3], d[3];
+      for (int threads : kThreads) {
         test::set_threads(threads);
         const int k = threads - 1;
         l[k].assign(r.N, 7.0f);
@@ -163,9 +180,11 @@ TEST(CpuRowwise, CrossEntropy) {
       // rtol 1e-4: a float sum over V = 50257 terms (the reference's own float run is off by 3e-5).
       EXPECT_TRUE(all_close(p[1], rp, 1e-8, 1e-4)) << "probs";
       EXPECT_TRUE(all_close(d[1], rd, 1e-7, 1e-5)) << "dlogits";
-      EXPECT_TRUE(bitwise_equal(l[0], l[1]));
-      EXPECT_TRUE(bitwise_equal(p[0], p[1]));
-      EXPECT_TRUE(bitwise_equal(d[0], d[1]));
+      for (int k : {1, 2}) {
+        EXPECT_TRUE(bitwise_equal(l[0], l[k])) << "1 vs " << k + 1 << " threads";
+        EXPECT_TRUE(bitwise_equal(p[0], p[k])) << "1 vs " << k + 1 << " threads";
+        EXPECT_TRUE(bitwise_equal(d[0], d[k])) << "1 vs " << k + 1 << " threads";
+      }
     }
   }
 }

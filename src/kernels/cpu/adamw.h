@@ -1,6 +1,7 @@
-// adamw.h: one AdamW step, fast: AVX2 (8 floats at a time) threaded over fixed chunks. It makes
-// the reference's operations in the reference's order with no fused multiply-add (IEEE sqrt and
-// division are exact-rounded in both), so results equal the reference bit for bit.
+// adamw.h: one AdamW step, fast: AVX-512 or AVX2 (16 or 8 floats at a time, simd/adamw_impl.h)
+// threaded over fixed chunks. It makes the reference's operations in the reference's order with
+// no fused multiply-add (IEEE sqrt and division are exact-rounded in both), so results equal the
+// reference bit for bit.
 // Same name and signature as ref::adamw.h (float). Readable twin: kernels/ref/adamw.h.
 #pragma once
 

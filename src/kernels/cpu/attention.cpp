@@ -1,8 +1,7 @@
 // attention.cpp: cpu::attention_* (see attention.h): per (b, h) five small GEMMs and two row
-// passes (softmax forward; softmax backward), the row passes in AVX2 or portable scalar code.
+// passes (softmax forward; softmax backward), the row passes the per-ISA kernels of
+// simd/attention_impl.h (AVX-512 or AVX2) or the portable scalar rows below.
 #include "kernels/cpu/attention.h"
-
-#include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
@@ -10,8 +9,8 @@
 
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/simd/attention_simd.h"
 #include "kernels/cpu/simd/simd.h"
-#include "core/simd_target.h"
 
 namespace scratchgpt::cpu {
 
@@ -52,46 +51,6 @@ void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T
   for (int j = t + 1; j < T; ++j) dpre[j] = g[j] = 0.0f;
 }
 
-SG_TARGET_BEGIN("avx2,fma")
-
-#include "kernels/cpu/simd/vec_math_avx2.h"
-#include "kernels/cpu/simd/rows_avx2.h"
-
-// The scalar row above with the row kernels of softmax.cpp (simd/rows_avx2.h).
-void softmax_row_avx2(float* pre, float* w, int t, int T, float scale) {
-  const int n = t + 1;
-  row_scale(pre, scale, n);  // pre[0..t] *= scale
-  const float sum = row_exp(w, pre, row_max(pre, n), n);
-  row_scale(w, 1.0f / sum, n);
-  for (int j = n; j < T; ++j) {
-    pre[j] = -std::numeric_limits<float>::infinity();
-    w[j] = 0.0f;
-  }
-}
-
-void softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T, float scale) {
-  const int n = t + 1;
-  __m256 vs = _mm256_setzero_ps();
-  int j = 0;
-  for (; j + 8 <= n; j += 8)
-    vs = _mm256_fmadd_ps(_mm256_loadu_ps(w + j), _mm256_loadu_ps(g + j), vs);
-  float s = hsum8(vs);
-  for (; j < n; ++j) s += w[j] * g[j];
-  const __m256 vsum = _mm256_set1_ps(s), vscale = _mm256_set1_ps(scale);
-  for (j = 0; j + 8 <= n; j += 8) {
-    const __m256 d = _mm256_mul_ps(_mm256_loadu_ps(w + j), _mm256_sub_ps(_mm256_loadu_ps(g + j), vsum));
-    _mm256_storeu_ps(dpre + j, d);
-    _mm256_storeu_ps(g + j, _mm256_mul_ps(d, vscale));
-  }
-  for (; j < n; ++j) {
-    dpre[j] = w[j] * (g[j] - s);
-    g[j] = dpre[j] * scale;
-  }
-  for (j = n; j < T; ++j) dpre[j] = g[j] = 0.0f;
-}
-
-SG_TARGET_END
-
 // (T, T) a = att * drop for one (b, h), zero above the diagonal (att already is).
 void apply_mask(float* a, const float* w, const float* drop, int T) {
   const int64_t n = static_cast<int64_t>(T) * T;
@@ -104,7 +63,8 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
                        const float* qkv, const float* drop, int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const auto softmax_row = pick(ex.isa, softmax_row_avx2, softmax_row_avx2, softmax_row_scalar);
+  const auto softmax_row = pick(ex.isa, detail::attention_softmax_row_avx512,
+                                detail::attention_softmax_row_avx2, softmax_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
@@ -163,7 +123,8 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const auto softmax_back_row =
-      pick(ex.isa, softmax_back_row_avx2, softmax_back_row_avx2, softmax_back_row_scalar);
+      pick(ex.isa, detail::attention_softmax_back_row_avx512,
+           detail::attention_softmax_back_row_avx2, softmax_back_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {

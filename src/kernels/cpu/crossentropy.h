@@ -1,5 +1,5 @@
-// crossentropy.h: fused softmax + cross-entropy, fast: rows threaded and vectorised (AVX2 exp;
-// portable fallback: the reference loop per row).
+// crossentropy.h: fused softmax + cross-entropy, fast: rows threaded and vectorised (AVX-512 or
+// AVX2 exp, simd/crossentropy_impl.h; portable fallback: the reference loop per row).
 // Same names and signatures as ref::crossentropy.h (float). Twin: kernels/ref/crossentropy.h.
 #pragma once
 

@@ -1,7 +1,8 @@
-// layernorm.h: layer normalisation, fast: rows threaded and vectorised (AVX2; portable fallback:
-// the reference loop per row). dweight/dbias are reduced over N per column range by one thread
-// in the reference's order (equal to it bit for bit, with any thread count).
-// Same names and signatures as ref::layernorm.h (float). Readable twin: kernels/ref/layernorm.h.
+// layernorm.h: layer normalisation, fast: rows threaded and vectorised (AVX-512 or AVX2,
+// simd/layernorm_impl.h; portable fallback: the reference loop per row). dweight/dbias are reduced
+// over N per column range by one thread in the reference's order (equal to it bit for bit, with any
+// thread count). Same names and signatures as ref::layernorm.h (float). Readable twin:
+// kernels/ref/layernorm.h.
 #pragma once
 
 #include "core/exec_context.h"

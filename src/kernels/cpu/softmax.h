@@ -1,6 +1,6 @@
-// softmax.h: row-wise softmax, fast: rows threaded and vectorised (AVX2 exp; portable fallback:
-// the reference loop per row). -inf entries become exact zeros.
-// Same names and signatures as ref::softmax.h (float). Readable twin: kernels/ref/softmax.h.
+// softmax.h: row-wise softmax, fast: rows threaded and vectorised (AVX-512 or AVX2 exp,
+// simd/softmax_impl.h; portable fallback: the reference loop per row). -inf entries become exact
+// zeros. Same names and signatures as ref::softmax.h (float). Readable twin: kernels/ref/softmax.h.
 #pragma once
 
 #include "core/exec_context.h"

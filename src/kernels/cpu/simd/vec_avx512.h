@@ -9,7 +9,7 @@
 
 #include "kernels/cpu/simd/transpose8x8_impl.h"
 
-// e^x as exp8 in vec_math_avx2.h (x = n ln2 + r, degree-6 polynomial for e^r), 16 lanes; -inf and
+// e^x as exp8 in vec_avx2.h (x = n ln2 + r, degree-6 polynomial for e^r), 16 lanes; -inf and
 // anything below -87 give exactly 0.
 inline __m512 exp16(__m512 x) {
   const __m512 lo = _mm512_set1_ps(-87.0f);
@@ -43,7 +43,15 @@ struct VecAvx512 {
   static T load_tail(const float* p, int rem) {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << rem) - 1u), p);
   }
+  // The first rem (< kW) floats of p, the other lanes `fill`; nothing past p + rem is read.
+  static T load_tail_or(const float* p, int rem, float fill) {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), static_cast<__mmask16>((1u << rem) - 1u), p);
+  }
   static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  // The first rem (< kW) lanes of x to p; nothing past p + rem is written.
+  static void store_tail(float* p, T x, int rem) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << rem) - 1u), x);
+  }
   static T bcast(const float* p) { return _mm512_set1_ps(*p); }
   static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   static T fnma(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b, one rounding
@@ -52,6 +60,7 @@ struct VecAvx512 {
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T div(T a, T b) { return _mm512_div_ps(a, b); }
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T sqrt(T x) { return _mm512_sqrt_ps(x); }  // exact-rounded, as std::sqrt
   static T abs(T x) { return _mm512_abs_ps(x); }
   // Lanes where x < 0 take a, the others b.
   static T select_neg(T x, T a, T b) {

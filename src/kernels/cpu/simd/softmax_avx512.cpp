@@ -1,0 +1,34 @@
+// softmax_avx512.cpp: the softmax rows of softmax_impl.h compiled for AVX-512F (16 lanes), whatever
+// the build's -march; only called when the CPU has it. Headers come before the target pragma, as in
+// gelu_avx512.cpp.
+// GCC 12 flags the _mm512_undefined_ps() inside some AVX-512 intrinsics as (maybe) uninitialized
+// (a false positive of the intrinsics header; see vec_avx512.h).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "core/simd_target.h"
+#include "kernels/cpu/simd/softmax_simd.h"
+
+SG_TARGET_BEGIN("avx512f,avx512vl,avx2,fma")
+
+namespace scratchgpt::cpu::detail {
+namespace {
+
+#include "kernels/cpu/simd/softmax_impl.h"
+#include "kernels/cpu/simd/vec_avx512.h"
+
+}  // namespace
+
+void softmax_row_avx512(float* y, const float* x, int C) { softmax_row_v<VecAvx512>(y, x, C); }
+
+void softmax_back_row_avx512(float* dx, const float* dy, const float* y, int C) {
+  softmax_back_row_v<VecAvx512>(dx, dy, y, C);
+}
+
+}  // namespace scratchgpt::cpu::detail
+
+SG_TARGET_END
