@@ -39,15 +39,20 @@ class MpiComm final : public Comm {
   MpiComm() {
     int initialized = 0;
     MPI_Initialized(&initialized);
+    int provided = MPI_THREAD_SINGLE;
     if (!initialized) {
-      int provided = 0;  // only the main thread talks to MPI
-      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init");
+      // One thread at a time talks to MPI: the main thread, or the communication thread of the
+      // overlapped all-reduce (dist/background_reducer.h) while the main thread runs backward.
+      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "Init");
       std::atexit([] {
         int finalized = 0;
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Finalize();
       });
+    } else {
+      MPI_Query_thread(&provided);
     }
+    serialized_ = provided >= MPI_THREAD_SERIALIZED;  // the levels are ordered (MPI 3.1, 12.4.3)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     // Errors come back as codes (and become scratchgpt::Error) instead of aborting silently.
@@ -100,6 +105,8 @@ class MpiComm final : public Comm {
 
   void barrier() override { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "Barrier"); }
 
+  bool allows_comm_thread() const override { return serialized_; }
+
   [[noreturn]] void abort(int code) override {
     MPI_Abort(MPI_COMM_WORLD, code);
     std::exit(code);  // not reached
@@ -107,7 +114,8 @@ class MpiComm final : public Comm {
 
  private:
   int rank_ = 0, size_ = 1, local_size_ = 1;
-  std::vector<float> recv_;
+  bool serialized_ = false;  // MPI gave MPI_THREAD_SERIALIZED or MULTIPLE
+  std::vector<float> recv_;  // (chunk) one thread at a time uses it, as MPI
 };
 
 }  // namespace
