@@ -61,7 +61,7 @@ void BackgroundReducer::loop() {
     const auto t0 = std::chrono::steady_clock::now();
     std::exception_ptr error;
     try {
-      comm_.all_reduce_sum(range);
+      comm_.all_reduce_sum_sleeping(range);  // the computing threads keep the cores
     } catch (...) {
       error = std::current_exception();
     }

@@ -1,5 +1,5 @@
 // background_reducer.h: BackgroundReducer, a communication thread that sums ranges of an array
-// across ranks (Comm::all_reduce_sum) while the caller goes on computing: the overlap of the
+// across ranks (Comm::all_reduce_sum_sleeping) while the caller goes on computing: the overlap of the
 // gradient all-reduce with backward, as PyTorch DDP's buckets and llm.c do. start() queues a
 // range and returns at once; wait() returns when every queued range is summed, or rethrows the
 // first failure. Ranges are summed one at a time in the order queued, each with the same

@@ -24,6 +24,10 @@ class Comm {
   // order, bitwise identical on every rank. Element by element: summing the parts of an array in
   // separate calls gives the same bits as one call on the whole.
   virtual void all_reduce_sum(std::span<float> data) = 0;
+  // The same sum (the same bits), for a communication thread beside threads that compute: it
+  // waits for the other ranks by sleeping between polls instead of spinning on a core, as MPI's
+  // blocking calls do. Every rank must sum a range the same way (this or all_reduce_sum).
+  virtual void all_reduce_sum_sleeping(std::span<float> data) { all_reduce_sum(data); }
   // all[r * n + i] = rank r's mine[i], for every rank; mine holds n values.
   virtual void all_gather(std::span<const float> mine, std::span<float> all) = 0;
   // True on every rank when flag is true on any rank (a stop request, a failure).

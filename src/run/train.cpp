@@ -334,6 +334,9 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
       std::fprintf(opt.log, "note: this MPI library does not give MPI_THREAD_SERIALIZED, which "
                             "--overlap-allreduce needs: the gradients are summed after backward\n");
   }
+  // Every rank must sum the same way (blocking and non-blocking broadcasts do not match): on only
+  // where it is on for all of them.
+  if (comm.size() > 1) overlap = !comm.any(!overlap);
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
   // they can fit at all.
