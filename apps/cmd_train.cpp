@@ -45,8 +45,8 @@ void register_train(CLI::App& app) {
   cmd->add_option("--overlap-allreduce", f->overlap_allreduce,
                   "under mpirun: sum the gradients across processes during the last backward, "
                   "each block's as soon as it is done, on a communication thread (on), after "
-                  "backward (off), or auto: on when the processes span several machines, off on "
-                  "one (no gain measured there). The same bits either way")
+                  "backward (off), or auto (the default): on where MPI allows the thread. The "
+                  "same bits either way")
       ->check(CLI::IsMember({"on", "off", "auto"}))
       ->default_str("auto");
   cmd->add_option("--report", f->report,

@@ -321,16 +321,16 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   kernels::use(ctx);
   cfg.matmul = ctx.matmul = kernels::current().matmul;  // auto resolved, for resume
   // The all-reduce during the last backward (--overlap-allreduce; the same bits either way).
-  // auto: on across machines, where a NIC moves the data while every core computes; off on one
-  // machine, where the copies take a core from backward (BENCHMARKS.md: no gain measured there).
+  // auto is on: across machines a NIC moves the data while the cores compute, and on one shared
+  // 2-core machine it measured no slower than off (faster: a waiting rank sleeps instead of
+  // spinning; BENCHMARKS.md). auto says nothing when MPI cannot run a communication thread.
   const std::string& overlap_flag = opt.overlap_allreduce;
   SG_CHECK(overlap_flag == "on" || overlap_flag == "off" || overlap_flag == "auto",
            "--overlap-allreduce ", overlap_flag, ": expected on, off or auto");
-  bool overlap =
-      overlap_flag == "on" || (overlap_flag == "auto" && comm.local_size() < comm.size());
+  bool overlap = overlap_flag != "off";
   if (overlap && comm.size() > 1 && !comm.allows_comm_thread()) {
     overlap = false;
-    if (run.rank0)
+    if (run.rank0 && overlap_flag == "on")
       std::fprintf(opt.log, "note: this MPI library does not give MPI_THREAD_SERIALIZED, which "
                             "--overlap-allreduce needs: the gradients are summed after backward\n");
   }
