@@ -17,6 +17,7 @@ namespace scratchgpt::cli {
 void register_train(CLI::App& app) {
   struct Flags {
     std::string preset, data_dir, out_dir, config, init_from, report, simd;
+    std::string overlap_allreduce = "auto";
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
     std::vector<std::string> text;                                    // their values as typed
@@ -41,6 +42,13 @@ void register_train(CLI::App& app) {
   cmd->add_option("--simd", f->simd,
                   "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
                   "CPU has, or SCRATCHGPT_SIMD); the numbers differ in rounding only");
+  cmd->add_option("--overlap-allreduce", f->overlap_allreduce,
+                  "under mpirun: sum the gradients across processes during the last backward, "
+                  "each block's as soon as it is done, on a communication thread (on), after "
+                  "backward (off), or auto (the default): on where MPI allows the thread. The "
+                  "same bits either way")
+      ->check(CLI::IsMember({"on", "off", "auto"}))
+      ->default_str("auto");
   cmd->add_option("--report", f->report,
                   "an HTML page of the run's curves (as 'scratchgpt report'), redrawn at every "
                   "evaluation and reloading itself while the run goes on");
@@ -76,6 +84,7 @@ void register_train(CLI::App& app) {
     opt.overwrite = f->overwrite;
     opt.report = f->report;
     opt.simd = f->simd;
+    opt.overlap_allreduce = f->overlap_allreduce;
     opt.config_file = f->config;
     opt.extra_args = cmd->remaining();
     for (const auto& [field, option] : f->given)  // given flags win over --config

@@ -3,7 +3,8 @@
 // the result is the same bits on every rank and, with one micro-batch per rank, the same bits as
 // one process adding its micro-batches in order. NullComm is one process; MpiComm (comm_mpi.cpp,
 // in builds with MPI) is chosen at run time when an MPI launcher (mpirun) started the program.
-// Leaves out: overlapping the reduction with backward, sharded optimizer state.
+// dist/background_reducer.h runs all_reduce_sum on a communication thread, to overlap it with
+// backward. Leaves out: sharded optimizer state.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,21 @@ class Comm {
   virtual int size() const = 0;        // number of processes
   virtual int local_size() const = 0;  // processes on this machine
   // In place: every rank's data becomes ((data_0 + data_1) + data_2) + ... over the ranks in
-  // order, bitwise identical on every rank.
+  // order, bitwise identical on every rank. Element by element: summing the parts of an array in
+  // separate calls gives the same bits as one call on the whole.
   virtual void all_reduce_sum(std::span<float> data) = 0;
+  // The same sum (the same bits), for a communication thread beside threads that compute: it
+  // waits for the other ranks by sleeping between polls instead of spinning on a core, as MPI's
+  // blocking calls do. Every rank must sum a range the same way (this or all_reduce_sum).
+  virtual void all_reduce_sum_sleeping(std::span<float> data) { all_reduce_sum(data); }
   // all[r * n + i] = rank r's mine[i], for every rank; mine holds n values.
   virtual void all_gather(std::span<const float> mine, std::span<float> all) = 0;
   // True on every rank when flag is true on any rank (a stop request, a failure).
   virtual bool any(bool flag) = 0;
   virtual void barrier() = 0;
+  // True when a thread other than the one that made this Comm may call it, one thread at a time
+  // (MPI at MPI_THREAD_SERIALIZED or better): what a communication thread needs.
+  virtual bool allows_comm_thread() const = 0;
   // Ends every process of the job now with this exit code (after the caller printed why).
   [[noreturn]] virtual void abort(int code) = 0;
 };
@@ -41,6 +50,7 @@ class NullComm final : public Comm {
   void all_gather(std::span<const float> mine, std::span<float> all) override;
   bool any(bool flag) override { return flag; }
   void barrier() override {}
+  bool allows_comm_thread() const override { return true; }
   [[noreturn]] void abort(int code) override;
 };
 

@@ -2,10 +2,14 @@
 // make_mpi_comm() returns null). all_reduce_sum is a chain in rank order, pipelined in chunks
 // (rank r receives the partial sum of ranks < r, adds its own, passes it on), then a broadcast
 // from the last rank: deterministic, unlike MPI_Allreduce, whose summation order is the library's.
+// all_reduce_sum_sleeping does the same with non-blocking calls polled between short sleeps, so
+// that a communication thread waiting for another rank leaves the core to backward.
 // Leaves out: a ring or tree all-reduce (faster for many ranks, but its order depends on the size).
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/check.h"
@@ -33,21 +37,36 @@ void check_mpi(int rc, const char* what) {
   fail("MPI ", what, " failed: ", std::string(msg, static_cast<size_t>(len)));
 }
 
+// Completes a non-blocking call without holding a core: MPI_Test, then a sleep growing from a few
+// microseconds to 200 (the sleeps add at most about that to the reduction's latency).
+void complete_sleeping(MPI_Request& req, const char* what) {
+  for (int us = 5;; us = std::min(2 * us, 200)) {
+    int done = 0;
+    check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(us));
+  }
+}
 
 class MpiComm final : public Comm {
  public:
   MpiComm() {
     int initialized = 0;
     MPI_Initialized(&initialized);
+    int provided = MPI_THREAD_SINGLE;
     if (!initialized) {
-      int provided = 0;  // only the main thread talks to MPI
-      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init");
+      // One thread at a time talks to MPI: the main thread, or the communication thread of the
+      // overlapped all-reduce (dist/background_reducer.h) while the main thread runs backward.
+      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "Init");
       std::atexit([] {
         int finalized = 0;
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Finalize();
       });
+    } else {
+      MPI_Query_thread(&provided);
     }
+    serialized_ = provided >= MPI_THREAD_SERIALIZED;  // the levels are ordered (MPI 3.1, 12.4.3)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     // Errors come back as codes (and become scratchgpt::Error) instead of aborting silently.
@@ -62,26 +81,9 @@ class MpiComm final : public Comm {
   int size() const override { return size_; }
   int local_size() const override { return local_size_; }
 
-  void all_reduce_sum(std::span<float> data) override {
-    if (size_ == 1) return;
-    const int64_t n = static_cast<int64_t>(data.size()), chunk = chunk_floats(n, size_);
-    recv_.resize(static_cast<size_t>(std::min(n, chunk)));
-    for (int64_t off = 0; off < n; off += chunk) {
-      const int len = static_cast<int>(std::min(chunk, n - off));
-      float* mine = data.data() + off;
-      if (rank_ > 0) {
-        check_mpi(MPI_Recv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD,
-                           MPI_STATUS_IGNORE),
-                  "Recv");
-        for (int i = 0; i < len; ++i) mine[i] = recv_[static_cast<size_t>(i)] + mine[i];
-      }
-      if (rank_ < size_ - 1)
-        check_mpi(MPI_Send(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD), "Send");
-    }
-    for (int64_t off = 0; off < n; off += (int64_t{1} << 28))
-      check_mpi(MPI_Bcast(data.data() + off, static_cast<int>(std::min(int64_t{1} << 28, n - off)),
-                          MPI_FLOAT, size_ - 1, MPI_COMM_WORLD),
-                "Bcast");
+  void all_reduce_sum(std::span<float> data) override { chain_sum(data, /*sleeping=*/false); }
+  void all_reduce_sum_sleeping(std::span<float> data) override {
+    chain_sum(data, /*sleeping=*/true);
   }
 
   void all_gather(std::span<const float> mine, std::span<float> all) override {
@@ -100,14 +102,60 @@ class MpiComm final : public Comm {
 
   void barrier() override { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "Barrier"); }
 
+  bool allows_comm_thread() const override { return serialized_; }
+
   [[noreturn]] void abort(int code) override {
     MPI_Abort(MPI_COMM_WORLD, code);
     std::exit(code);  // not reached
   }
 
  private:
+  // The chain, then the broadcast; sleeping: non-blocking calls completed by complete_sleeping
+  // instead of the blocking ones (the same messages, so the same sums).
+  void chain_sum(std::span<float> data, bool sleeping) {
+    if (size_ == 1) return;
+    const int64_t n = static_cast<int64_t>(data.size()), chunk = chunk_floats(n, size_);
+    recv_.resize(static_cast<size_t>(std::min(n, chunk)));
+    MPI_Request req;
+    for (int64_t off = 0; off < n; off += chunk) {
+      const int len = static_cast<int>(std::min(chunk, n - off));
+      float* mine = data.data() + off;
+      if (rank_ > 0) {
+        if (!sleeping) {
+          check_mpi(MPI_Recv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE),
+                    "Recv");
+        } else {
+          check_mpi(MPI_Irecv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD, &req),
+                    "Irecv");
+          complete_sleeping(req, "Irecv");
+        }
+        for (int i = 0; i < len; ++i) mine[i] = recv_[static_cast<size_t>(i)] + mine[i];
+      }
+      if (rank_ < size_ - 1) {
+        if (!sleeping) {
+          check_mpi(MPI_Send(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD), "Send");
+        } else {
+          check_mpi(MPI_Isend(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD, &req), "Isend");
+          complete_sleeping(req, "Isend");
+        }
+      }
+    }
+    for (int64_t off = 0; off < n; off += (int64_t{1} << 28)) {
+      const int len = static_cast<int>(std::min(int64_t{1} << 28, n - off));
+      if (!sleeping) {
+        check_mpi(MPI_Bcast(data.data() + off, len, MPI_FLOAT, size_ - 1, MPI_COMM_WORLD), "Bcast");
+      } else {
+        check_mpi(MPI_Ibcast(data.data() + off, len, MPI_FLOAT, size_ - 1, MPI_COMM_WORLD, &req),
+                  "Ibcast");
+        complete_sleeping(req, "Ibcast");
+      }
+    }
+  }
+
   int rank_ = 0, size_ = 1, local_size_ = 1;
-  std::vector<float> recv_;
+  bool serialized_ = false;  // MPI gave MPI_THREAD_SERIALIZED or MULTIPLE
+  std::vector<float> recv_;  // (chunk) one thread at a time uses it, as MPI
 };
 
 }  // namespace

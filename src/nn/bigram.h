@@ -23,6 +23,7 @@ class Bigram : public LanguageModel {
   float forward(const int32_t* idx, const int32_t* targets, int B, int T,
                 Rng* dropout_rng) override;
   void backward() override;
+  using LanguageModel::backward;  // backward(ready): the whole slab at the end
   Tensor logits() override { return logits_; }
   std::vector<Param>& params() override { return store_.params(); }
   std::span<float> grad_slab() override { return store_.grad_slab(); }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "kernels/kernels.h"
 
@@ -29,6 +31,40 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
   if (config_.tied) {  // lm_head.weight is wte (GPT-2's weight tying): one Param, both uses
     lm_head.weight = wte;
     lm_head.dweight = dwte;
+  }
+
+  // backward(ready)'s cuts. Each group of Params (the embeddings, block l, the tail) must fill one
+  // stretch of the grad slab, the stretches in walk order, so that a range holds exactly the
+  // gradients backward has finished when it reports it.
+  struct Extent : ParamVisitor {  // [lo, hi) of the visited gradients, in floats from base
+    const float* base;
+    size_t lo = SIZE_MAX, hi = 0;
+    explicit Extent(const float* b) : base(b) {}
+    void visit(const std::string&, Tensor&, Tensor& grad, const std::vector<int64_t>&,
+               bool) override {
+      const size_t at = static_cast<size_t>(grad.data - base);
+      lo = std::min(lo, at);
+      hi = std::max(hi, at + static_cast<size_t>(grad.numel()));
+    }
+  };
+  const float* base = store_.grad_slab().data();
+  Extent embeddings(base);
+  embeddings.visit("wte", wte, dwte, {}, true);
+  embeddings.visit("wpe", wpe, dwpe, {}, true);
+  size_t end_before = embeddings.hi;
+  for (int l = 0; l <= L; ++l) {  // block l, then (l == L) the tail
+    Extent group(base);
+    if (l < L) {
+      blocks[static_cast<size_t>(l)].visit_params("", group);
+    } else {
+      ln_f.visit_params("", group);
+      if (!config_.tied) lm_head.visit_params("", group);
+    }
+    SG_CHECK(group.lo >= end_before, "GPT: the gradients of ",
+             l < L ? "block " + std::to_string(l) : std::string("ln_f"),
+             " do not follow the earlier ones in the slab");
+    grad_cuts_.push_back(group.lo);
+    end_before = group.hi;
   }
 }
 
@@ -203,7 +239,7 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   return static_cast<float>(sum / static_cast<double>(N));
 }
 
-void GPT::backward() {
+void GPT::backward(const GradsReady& ready) {
   const ExecContext& ex = ctx_;
   SG_CHECK(have_forward_ && have_targets_, "GPT::backward needs a preceding forward with targets");
   const int64_t N = int64_t{B_} * T_;
@@ -220,17 +256,20 @@ void GPT::backward() {
   float* d = dres_[0];
   std::fill(d, d + N * C, 0.0f);
   ln_f.backward(ex, d, dlnf_);
+  if (ready) ready(grad_cuts_[static_cast<size_t>(L)], store_.grad_slab().size());  // the tail
   // x = block(x), for each block in reverse
   for (int l = L - 1; l >= 0; --l) {
     float* dn = d == dres_[0] ? dres_[1] : dres_[0];
     std::fill(dn, dn + N * C, 0.0f);
     blocks[l].backward(ex, dn, d);
     d = dn;
+    if (ready) ready(grad_cuts_[static_cast<size_t>(l)], grad_cuts_[static_cast<size_t>(l) + 1]);
   }
   // x = drop(x)
   const float* de = emb_drop.backward(ex, demb_, d);
   // x = wte[idx] + wpe[t]
   kernels::encoder_backward(ex, dwte.data, dwpe.data, de, idx_.data(), B_, T_, C);
+  if (ready) ready(0, grad_cuts_[0]);  // wte (with a tied lm_head's part) and wpe
 }
 
 Tensor GPT::logits() {

@@ -39,7 +39,10 @@ class GPT : public LanguageModel {
 
   float forward(const int32_t* idx, const int32_t* targets, int B, int T,
                 Rng* dropout_rng) override;
-  void backward() override;
+  void backward() override { backward(GradsReady()); }
+  // Reports the tail (ln_f, an untied lm_head), then blocks L-1 ... 0, then wte and wpe (with the
+  // tied lm_head's gradient): grad_ranges() below.
+  void backward(const GradsReady& ready) override;
   Tensor logits() override;  // (B, T, V) of the last forward
   std::vector<Param>& params() override { return store_.params(); }
   std::span<float> grad_slab() override { return store_.grad_slab(); }
@@ -47,6 +50,11 @@ class GPT : public LanguageModel {
   int block_size() const override { return config_.block_size; }
   const ExecContext& exec() const override { return ctx_; }
 
+  // Where backward(ready)'s ranges cut grad_slab(), in floats: (L + 1) offsets, entry l where
+  // block l's gradients begin and entry L where the tail's (ln_f, lm_head) begin; the embeddings
+  // are [0, entry 0) and the tail [entry L, slab end). Each block's Params are contiguous in the
+  // slab (the store lays them out in walk order), which the constructor checks.
+  const std::vector<size_t>& grad_ranges() const { return grad_cuts_; }
   // The Param with this checkpoint name ("blocks.0.attn.c_attn.weight"); Error if there is none.
   Param& param(const std::string& name);
   // Layer l's attention weights (B, NH, T, T) from the last forward, when that forward kept them
@@ -77,6 +85,7 @@ class GPT : public LanguageModel {
   Linear lm_head;  // C -> V, no bias; its weight is wte when tied
 
   ParamStore store_;  // the Params: values, grads and both AdamW moments, one slab each
+  std::vector<size_t> grad_cuts_;  // (L + 1) grad_ranges()
 
   // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
   Arena acts_;

@@ -3,10 +3,14 @@
 // init, training (forward with targets, backward into the Params), and generation one token at a
 // time through the model's cache (reset, prefill, decode_step). Parameters are one list of named
 // Params (nn/param.h): the single visitor that zeroes grads, clips, steps AdamW, saves and loads
-// checkpoints and (later) all-reduces. Leaves out: batched generation, dtypes other than float32.
+// checkpoints and all-reduces. backward(ready) reports the slab ranges it finishes, in order, so
+// data-parallel training can sum them while backward goes on (train/train_step.cpp).
+// Leaves out: batched generation, dtypes other than float32.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +36,16 @@ class LanguageModel {
                         Rng* dropout_rng) = 0;
   // Backward of the last forward with targets: accumulates (+=) into every Param::grad.
   virtual void backward() = 0;
+  // grad_slab() floats [begin, end) whose gradients this backward has finished writing.
+  using GradsReady = std::function<void(size_t begin, size_t end)>;
+  // The same backward, calling ready with each range of grad_slab() as soon as no later part of
+  // backward writes into it: the ranges tile the slab exactly once, in the order finished. A model
+  // that cannot tell (this default) reports the whole slab at the end; the GPT reports the tail
+  // (ln_f, an untied lm_head), then each block from L-1 down to 0, then the embeddings.
+  virtual void backward(const GradsReady& ready) {
+    backward();
+    ready(0, grad_slab().size());
+  }
   virtual Tensor logits() = 0;  // (B, T, V) of the last forward
 
   // Generation, batch 1: the context lives in the model's cache (the GPT's keys and values).

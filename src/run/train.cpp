@@ -320,6 +320,24 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   run.exec = make_exec(threads, cfg.matmul, opt.simd);
   const ExecContext& ctx = run.exec.ctx;
   cfg.matmul = ctx.matmul;  // auto resolved, for resume
+  // The all-reduce during the last backward (--overlap-allreduce; the same bits either way).
+  // auto is on: across machines a NIC moves the data while the cores compute, and on one shared
+  // 2-core machine it measured no slower than off (faster: a waiting rank sleeps instead of
+  // spinning; BENCHMARKS.md). auto says nothing when MPI cannot run a communication thread.
+  const std::string& overlap_flag = opt.overlap_allreduce;
+  SG_CHECK(overlap_flag == "on" || overlap_flag == "off" || overlap_flag == "auto",
+           "--overlap-allreduce ", overlap_flag, ": expected on, off or auto");
+  bool overlap = overlap_flag != "off";
+  if (overlap && comm.size() > 1 && !comm.allows_comm_thread()) {
+    overlap = false;
+    if (run.rank0 && overlap_flag == "on")
+      std::fprintf(opt.log,
+                   "note: this MPI library does not give MPI_THREAD_SERIALIZED, which "
+                   "--overlap-allreduce needs: the gradients are summed after backward\n");
+  }
+  // Every rank must sum the same way (blocking and non-blocking broadcasts do not match): on only
+  // where it is on for all of them.
+  if (comm.size() > 1) overlap = !comm.any(!overlap);
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
   // they can fit at all.
@@ -353,7 +371,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
     }
   }
   run.cfg = cfg;
-  run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, comm);
+  run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, comm, overlap);
   run.eval_x.resize(static_cast<size_t>(B) * T);
   run.eval_y.resize(run.eval_x.size());
 
@@ -468,7 +486,9 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   const int B = cfg.batch_size, T = cfg.gpt.block_size;
   run.step_start = state.iter;
   const std::string procs =
-      comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" : std::string();
+      comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" +
+                            (run.step->overlapped() ? " (all-reduce overlapped with backward)" : "")
+                      : std::string();
   std::fprintf(
       log,
       "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
@@ -485,6 +505,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   TrainSummary sum;
   Progress progress(log, cfg, state.iter);
   double comm_s = 0, wait_s = 0, step_s = 0;  // all-reduce, waiting for the slowest, step
+  double overlap_s = 0;                       // summing on the communication thread
   while (true) {
     const int64_t it = state.iter;
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it)
@@ -509,6 +530,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
     const double dt = seconds_since(t0);
     comm_s += step.comm_s;
     wait_s += step.wait_s;
+    overlap_s += step.overlap_s;
     step_s += dt;
     const int64_t step_tokens = int64_t{B} * T * cfg.grad_accum;
     if (run.metrics)
@@ -530,7 +552,14 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
                sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
                format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
   const int64_t steps = sum.iters - run.step_start;
-  if (comm.size() > 1 && steps > 0)
+  if (comm.size() > 1 && steps > 0 && run.step->overlapped())
+    std::fprintf(log,
+                 "all-reduce: %.2f ms per step after backward (waiting for the slowest process "
+                 "included), %.1f%% of the step time (%d processes); %.2f ms per step summing "
+                 "during backward\n",
+                 comm_s / static_cast<double>(steps) * 1e3, 100.0 * comm_s / step_s, comm.size(),
+                 overlap_s / static_cast<double>(steps) * 1e3);
+  else if (comm.size() > 1 && steps > 0)
     std::fprintf(log,
                  "all-reduce: %.2f ms per step, %.1f%% of the step time (%d processes); waiting "
                  "for the slowest process: %.2f ms per step\n",

@@ -33,6 +33,9 @@ struct TrainOptions {
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::string report;       // "": none; else the report page (run/report.h), redrawn each eval
   std::string simd;         // "": the default SIMD level; avx512, avx2 or scalar (capped)
+  // Several processes: sum the gradients during the last backward, on a communication thread
+  // ("on"), after it ("off"), or "auto": on where MPI allows a communication thread.
+  std::string overlap_allreduce = "auto";
   std::FILE* log = stderr;  // progress and summary
 };
 

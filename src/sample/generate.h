@@ -43,6 +43,7 @@ class RecomputeModel final : public LanguageModel {
     return model_.forward(idx, targets, B, T, dropout_rng);
   }
   void backward() override { model_.backward(); }
+  void backward(const GradsReady& ready) override { model_.backward(ready); }
   Tensor logits() override { return model_.logits(); }
   std::vector<Param>& params() override { return model_.params(); }
   std::span<float> grad_slab() override { return model_.grad_slab(); }

@@ -10,7 +10,8 @@
 
 namespace scratchgpt {
 
-TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg, Comm& comm)
+TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg, Comm& comm,
+                     bool overlap)
     : model_(model), batches_(batches), cfg_(cfg), comm_(comm) {
   const int N = comm.size(), G = cfg.grad_accum;
   SG_CHECK(G % N == 0, "--grad-accum ", G, " is not a multiple of the ", N,
@@ -22,6 +23,7 @@ TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConf
   if (count_ > 1) accum_.reserve(model.grad_slab().size());
   losses_.resize(static_cast<size_t>(count_));
   all_losses_.resize(static_cast<size_t>(G));
+  if (overlap && N > 1) reducer_ = std::make_unique<BackgroundReducer>(comm);
 }
 
 StepResult TrainStep::run(double lr, int64_t iter) {
@@ -35,6 +37,17 @@ StepResult TrainStep::run(double lr, int64_t iter) {
     }
     model_.zero_grad();  // each micro-step's gradient starts fresh, then is added in order
     losses_[static_cast<size_t>(k)] = batches_.forward(model_, iter, micro);
+    if (reducer_ && k == count_ - 1) {
+      // The last micro-step, overlapped: each range backward finishes is added to the earlier
+      // micro-steps' sum (k >= 1 when there is one), then goes to the communication thread.
+      float* sum = accum != nullptr ? accum : grads.data();
+      model_.backward([&](size_t begin, size_t end) {
+        if (accum != nullptr)
+          for (size_t i = begin; i < end; ++i) accum[i] = accum[i] + grads[i];
+        reducer_->start({sum + begin, end - begin});
+      });
+      continue;
+    }
     model_.backward();
     if (accum == nullptr) continue;
     if (k == 0) {
@@ -43,12 +56,20 @@ StepResult TrainStep::run(double lr, int64_t iter) {
       for (size_t i = 0; i < grads.size(); ++i) accum[i] = accum[i] + grads[i];
     }
   }
-  if (accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
+  if (!reducer_ && accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
   using Clock = std::chrono::steady_clock;
   const auto t_wait = Clock::now();
-  if (comm_.size() > 1) comm_.barrier();  // splits waiting from moving data, for the report
-  const auto t0 = Clock::now();
-  comm_.all_reduce_sum(grads);  // ((sum of rank 0) + sum of rank 1) + ...
+  auto t0 = t_wait;
+  double overlap_s = 0;
+  if (reducer_) {
+    reducer_->wait();  // the ranges still in flight (block 0's, the embeddings'), then MPI is ours
+    overlap_s = reducer_->take_busy_seconds();
+    if (accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
+  } else {
+    if (comm_.size() > 1) comm_.barrier();  // splits waiting from moving data, for the report
+    t0 = Clock::now();
+    comm_.all_reduce_sum(grads);  // ((sum of rank 0) + sum of rank 1) + ...
+  }
   comm_.all_gather(losses_, all_losses_);
   const double comm_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const double wait_s = std::chrono::duration<double>(t0 - t_wait).count();
@@ -63,6 +84,7 @@ StepResult TrainStep::run(double lr, int64_t iter) {
   r.loss = static_cast<float>(loss_sum / cfg_.grad_accum);
   r.comm_s = comm_s;
   r.wait_s = wait_s;
+  r.overlap_s = overlap_s;
   SG_CHECK(std::isfinite(r.loss), "the loss became ", r.loss, " at iter ", iter,
            ": lower --lr or enable --grad-clip");
   return r;

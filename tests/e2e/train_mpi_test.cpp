@@ -4,7 +4,8 @@
 // per process the sums are grouped differently and the losses agree to rounding; a run resumes on
 // another number of processes exactly (2 to 1, 1 to 2); one rank failing on bad input, or a killed
 // rank, ends the whole job within seconds naming the rank, and leaves a loadable checkpoint; flags
-// that cannot work on N processes are one-line errors.
+// that cannot work on N processes are one-line errors. The all-reduce overlapped with backward
+// (--overlap-allreduce on) gives the same bits as the one after it, and fails the same ways.
 // Skips where the build has no MPI or mpirun is missing; in CI (CI=true) a build with MPI and no
 // mpirun fails instead, so a broken install cannot pass as a skip.
 #include <gtest/gtest.h>
@@ -135,6 +136,45 @@ TEST(TrainMpi, OneMicroStepPerProcessIsBitForBitOneProcess) {
   }
 }
 
+// Each block's gradients summed on a communication thread during the last backward: the same
+// per-element rank-order sums, so the same bits as summing after backward and as one process; with
+// two micro-steps per process too (the last one's ranges are added to the first's as they finish).
+TEST(TrainMpi, OverlappedAllReduceIsBitForBitTheOneAfterBackward) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_overlap");
+  const std::string data = prepared(dir, shakespeare(60000));
+  for (int np : {2, 3}) {
+    SCOPED_TRACE(std::to_string(np) + " processes");
+    const std::string n = std::to_string(np);
+    ASSERT_EQ(run_cli(train_args(data, dir + "/one" + n, np, 12)).rc, 0);
+    for (int per_process : {1, 2}) {
+      SCOPED_TRACE(std::to_string(per_process) + " micro-steps per process");
+      const std::string tag = n + "_" + std::to_string(per_process);
+      const std::string on = dir + "/on" + tag, off = dir + "/off" + tag;
+      CliResult r =
+          run_mpi(np, train_args(data, on, np * per_process, 12) + " --overlap-allreduce on");
+      ASSERT_EQ(r.rc, 0) << r.err;
+      EXPECT_NE(r.err.find(n + " processes (all-reduce overlapped with backward)"),
+                std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find("summing during backward"), std::string::npos) << r.err;
+      r = run_mpi(np, train_args(data, off, np * per_process, 12) + " --overlap-allreduce off");
+      ASSERT_EQ(r.rc, 0) << r.err;
+      EXPECT_EQ(r.err.find("overlapped"), std::string::npos) << r.err;
+      expect_same_losses(on, off, 0);
+      expect_same_tensors(on + "/last.safetensors", off + "/last.safetensors");
+      if (per_process == 1) {
+        expect_same_losses(dir + "/one" + n, on, 0);
+        expect_same_tensors(dir + "/one" + n + "/last.safetensors", on + "/last.safetensors");
+      }
+    }
+  }
+  // A value other than on, off or auto is a one-line error.
+  const CliResult r = run_mpi(2, train_args(data, dir + "/bad", 2, 2) + " --overlap-allreduce yes");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--overlap-allreduce"), std::string::npos) << r.err;
+}
+
 TEST(TrainMpi, SeveralMicroStepsPerProcessAgreeToRounding) {
   REQUIRE_MPI();
   const std::string dir = scratch_dir("mpi_close");
@@ -212,11 +252,12 @@ TEST(TrainMpi, FlagsThatCannotWorkOnSeveralProcessesAreErrors) {
 namespace {
 // Starts "mpirun -np 2 ... train" (a long run) in the background, logging to dir/log; returns
 // mpirun's pid once the run has written its first checkpoint.
-pid_t start_long_mpi_run(const std::string& dir, const std::string& data, const std::string& out) {
+pid_t start_long_mpi_run(const std::string& dir, const std::string& data, const std::string& out,
+                         const std::string& extra = "") {
   const pid_t launcher = fork();
   if (launcher == 0) {
     const std::string cmd = "exec " + kMpirun + "-np 2 '" + std::string(SCRATCHGPT_BINARY) + "' " +
-                            train_args(data, out, 2, 100000) + " >'" + dir + "/log' 2>&1";
+                            train_args(data, out, 2, 100000) + extra + " >'" + dir + "/log' 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -259,14 +300,13 @@ bool wait_for(pid_t pid, int& status, std::chrono::seconds limit) {
   }
   return true;
 }
-}  // namespace
 
-TEST(TrainMpi, CtrlCStopsEveryRankAtTheSameStepWithACheckpoint) {
-  REQUIRE_MPI();
-  const std::string dir = scratch_dir("mpi_int");
+// Ctrl-C in mpirun's terminal, with extra flags for the run.
+void expect_ctrl_c_stops_every_rank(const std::string& name, const std::string& extra) {
+  const std::string dir = scratch_dir(name);
   const std::string data = prepared(dir, shakespeare(60000));
   const std::string out = dir + "/out";
-  const pid_t launcher = start_long_mpi_run(dir, data, out);
+  const pid_t launcher = start_long_mpi_run(dir, data, out, extra);
   ASSERT_GT(launcher, 0);
   ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
   kill(launcher, SIGINT);  // what Ctrl-C in mpirun's terminal sends it
@@ -281,12 +321,12 @@ TEST(TrainMpi, CtrlCStopsEveryRankAtTheSameStepWithACheckpoint) {
   EXPECT_EQ(r.rc, 0) << r.err;
 }
 
-TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
-  REQUIRE_MPI();
-  const std::string dir = scratch_dir("mpi_kill");
+// SIGKILL to one rank mid-run, with extra flags for the run.
+void expect_killed_rank_ends_the_job(const std::string& name, const std::string& extra) {
+  const std::string dir = scratch_dir(name);
   const std::string data = prepared(dir, shakespeare(60000));
   const std::string out = dir + "/out";
-  const pid_t launcher = start_long_mpi_run(dir, data, out);
+  const pid_t launcher = start_long_mpi_run(dir, data, out, extra);
   ASSERT_GT(launcher, 0);
   ASSERT_TRUE(fs::exists(out + "/last.safetensors")) << slurp(dir + "/log");
   // The newest of mpirun's children, and its rank (OpenMPI puts it in each process's environment).
@@ -309,4 +349,28 @@ TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
   const CliResult r = run_cli("eval --checkpoint '" + out + "/last.safetensors' --data-dir '" +
                               data + "' --batches 1");
   EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+}  // namespace
+
+TEST(TrainMpi, CtrlCStopsEveryRankAtTheSameStepWithACheckpoint) {
+  REQUIRE_MPI();
+  expect_ctrl_c_stops_every_rank("mpi_int", "");
+}
+
+TEST(TrainMpi, AKilledRankEndsTheJobAndLeavesALoadableCheckpoint) {
+  REQUIRE_MPI();
+  expect_killed_rank_ends_the_job("mpi_kill", "");
+}
+
+// The same with the all-reduce on the communication thread: the rank killed or stopped while the
+// other may be summing in the background, never a hang.
+TEST(TrainMpi, CtrlCStopsEveryRankWithTheOverlappedAllReduce) {
+  REQUIRE_MPI();
+  expect_ctrl_c_stops_every_rank("mpi_int_overlap", " --overlap-allreduce on");
+}
+
+TEST(TrainMpi, AKilledRankEndsTheJobWithTheOverlappedAllReduce) {
+  REQUIRE_MPI();
+  expect_killed_rank_ends_the_job("mpi_kill_overlap", " --overlap-allreduce on");
 }
