@@ -73,20 +73,10 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
       float* pre = preatt + bh * TT;                                         // (T, T)
       float* w = att + bh * TT;                                              // (T, T)
       // pre = q k^T (lower triangle), then scaled and softmaxed row by row.
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = T,
-                    .K = HS,
-                    .A = q,
-                    .rs_a = 3 * C,
-                    .cs_a = 1,
-                    .B = q + C,
-                    .rs_b = 1,
-                    .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
-                    .C = pre,
-                    .ldc = T,
-                    .init = true,
-                    .lower_c = true},
+      detail::gemm(ex.isa, {.M = T, .N = T, .K = HS,
+                            .A = q, .rs_a = 3 * C, .cs_a = 1,
+                            .B = q + C, .rs_b = 1, .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
+                            .C = pre, .ldc = T, .init = true, .lower_c = true},
                    detail::serial_pool());
       for (int t = 0; t < T; ++t)
         softmax_row(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t, T,
@@ -98,20 +88,12 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
         apply_mask(tmp, w, drop + bh * TT, T);
         a = tmp;
       }
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = HS,
-                    .K = T,
-                    .A = a,
-                    .rs_a = T,
-                    .cs_a = 1,
-                    .B = q + 2 * C,
-                    .rs_b = 3 * C,
-                    .cs_b = 1,
-                    .C = out + static_cast<int64_t>(b) * T * C + h * HS,
-                    .ldc = C,
-                    .init = true,
-                    .a_tri = GemmArgs::kLower},
+      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
+                            .A = a, .rs_a = T, .cs_a = 1,
+                            .B = q + 2 * C, .rs_b = 3 * C, .cs_b = 1,
+                            .C = out + static_cast<int64_t>(b) * T * C + h * HS, .ldc = C,
+                            .init = true,
+                            .a_tri = GemmArgs::kLower},
                    detail::serial_pool());
     }
   });
@@ -122,9 +104,9 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
                         int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const auto softmax_back_row =
-      pick(ex.isa, detail::attention_softmax_back_row_avx512,
-           detail::attention_softmax_back_row_avx2, softmax_back_row_scalar);
+  const auto softmax_back_row = pick(ex.isa, detail::attention_softmax_back_row_avx512,
+                                     detail::attention_softmax_back_row_avx2,
+                                     softmax_back_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
@@ -143,20 +125,10 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
         a = tmp;
       }
       // da = dO v^T (lower triangle); datt = da * drop.
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = T,
-                    .K = HS,
-                    .A = dO,
-                    .rs_a = C,
-                    .cs_a = 1,
-                    .B = q + 2 * C,
-                    .rs_b = 1,
-                    .cs_b = 3 * C,
-                    .C = g,
-                    .ldc = T,
-                    .init = true,
-                    .lower_c = true},
+      detail::gemm(ex.isa, {.M = T, .N = T, .K = HS,
+                            .A = dO, .rs_a = C, .cs_a = 1,
+                            .B = q + 2 * C, .rs_b = 1, .cs_b = 3 * C,
+                            .C = g, .ldc = T, .init = true, .lower_c = true},
                    detail::serial_pool());
       if (drop) {
         const float* m = drop + bh * TT;
@@ -164,51 +136,24 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
           for (int j = 0; j <= t; ++j) g[t * T + j] *= m[t * T + j];
       }
       // dv += a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = HS,
-                    .K = T,
-                    .A = a,
-                    .rs_a = 1,
-                    .cs_a = T,
-                    .B = dO,
-                    .rs_b = C,
-                    .cs_b = 1,
-                    .C = dq + 2 * C,
-                    .ldc = 3 * C,
-                    .a_tri = GemmArgs::kUpper},
+      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
+                            .A = a, .rs_a = 1, .cs_a = T,
+                            .B = dO, .rs_b = C, .cs_b = 1,
+                            .C = dq + 2 * C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
                    detail::serial_pool());
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
       for (int t = 0; t < T; ++t)
         softmax_back_row(dpre + t * T, g + t * T, w + t * T, t, T, scale);
       // dq += g k;  dk += g^T q.
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = HS,
-                    .K = T,
-                    .A = g,
-                    .rs_a = T,
-                    .cs_a = 1,
-                    .B = q + C,
-                    .rs_b = 3 * C,
-                    .cs_b = 1,
-                    .C = dq,
-                    .ldc = 3 * C,
-                    .a_tri = GemmArgs::kLower},
+      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
+                            .A = g, .rs_a = T, .cs_a = 1,
+                            .B = q + C, .rs_b = 3 * C, .cs_b = 1,
+                            .C = dq, .ldc = 3 * C, .a_tri = GemmArgs::kLower},
                    detail::serial_pool());
-      detail::gemm(ex.isa,
-                   {.M = T,
-                    .N = HS,
-                    .K = T,
-                    .A = g,
-                    .rs_a = 1,
-                    .cs_a = T,
-                    .B = q,
-                    .rs_b = 3 * C,
-                    .cs_b = 1,
-                    .C = dq + C,
-                    .ldc = 3 * C,
-                    .a_tri = GemmArgs::kUpper},
+      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
+                            .A = g, .rs_a = 1, .cs_a = T,
+                            .B = q, .rs_b = 3 * C, .cs_b = 1,
+                            .C = dq + C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
                    detail::serial_pool());
     }
   });

@@ -27,20 +27,10 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
   if (uses_onednn(ex))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
   // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
-  detail::gemm(ex.isa,
-               {.M = N,
-                .N = OC,
-                .K = C,
-                .A = inp,
-                .rs_a = C,
-                .cs_a = 1,
-                .B = weight,
-                .rs_b = 1,
-                .cs_b = C,
-                .C = out,
-                .ldc = OC,
-                .init = true,
-                .bias = bias},
+  detail::gemm(ex.isa, {.M = N, .N = OC, .K = C,
+                        .A = inp, .rs_a = C, .cs_a = 1,
+                        .B = weight, .rs_b = 1, .cs_b = C,
+                        .C = out, .ldc = OC, .init = true, .bias = bias},
                ex.workers());
 }
 
@@ -54,34 +44,18 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
   }
   if (dinp) {
     // dinp (N, C) += dout (N, OC) @ W (OC, C)
-    detail::gemm(ex.isa,
-                 {.M = N,
-                  .N = C,
-                  .K = OC,
-                  .A = dout,
-                  .rs_a = OC,
-                  .cs_a = 1,
-                  .B = weight,
-                  .rs_b = C,
-                  .cs_b = 1,
-                  .C = dinp,
-                  .ldc = C},
+    detail::gemm(ex.isa, {.M = N, .N = C, .K = OC,
+                          .A = dout, .rs_a = OC, .cs_a = 1,
+                          .B = weight, .rs_b = C, .cs_b = 1,
+                          .C = dinp, .ldc = C},
                  pool);
   }
   if (dweight) {
     // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
-    detail::gemm(ex.isa,
-                 {.M = OC,
-                  .N = C,
-                  .K = N,
-                  .A = dout,
-                  .rs_a = 1,
-                  .cs_a = OC,
-                  .B = inp,
-                  .rs_b = C,
-                  .cs_b = 1,
-                  .C = dweight,
-                  .ldc = C},
+    detail::gemm(ex.isa, {.M = OC, .N = C, .K = N,
+                          .A = dout, .rs_a = 1, .cs_a = OC,
+                          .B = inp, .rs_b = C, .cs_b = 1,
+                          .C = dweight, .ldc = C},
                  pool);
   }
   if (dbias) {
