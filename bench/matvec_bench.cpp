@@ -36,21 +36,13 @@ void BM_Matvec(benchmark::State& state) {
   Data d(N, C, OC);
   for (auto _ : state) {
     if (gemm) {
-      cpu::detail::gemm(bench::ctx().isa,
-                        {.M = N,
-                         .N = OC,
-                         .K = C,
-                         .A = d.inp.data(),
-                         .rs_a = C,
-                         .cs_a = 1,
-                         .B = d.w.data(),
-                         .rs_b = 1,
-                         .cs_b = C,
-                         .C = d.out.data(),
-                         .ldc = OC,
-                         .init = true,
-                         .bias = d.bias.data()},
-                        bench::ctx().workers());
+      const ExecContext& ex = bench::ctx();
+      cpu::detail::gemm(ex.isa, {.M = N, .N = OC, .K = C,
+                                 .A = d.inp.data(), .rs_a = C, .cs_a = 1,
+                                 .B = d.w.data(), .rs_b = 1, .cs_b = C,
+                                 .C = d.out.data(), .ldc = OC, .init = true,
+                                 .bias = d.bias.data()},
+                        ex.workers());
     } else {
       cpu::matvec_forward(bench::ctx(), d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C,
                           OC);
