@@ -28,13 +28,12 @@ struct CausalSelfAttention {
   // (kernels::flash_attention_*): keeps only the row log-sum-exp and recomputes the weights in
   // backward, so nothing T x T is stored. Forward takes the fused one when the weights are not
   // dropped (dropout 0, or eval mode) and T >= fused_min_T, or when no T x T buffer was planned.
-  // kFusedMinT: bench/attention_bench, GPT-2 heads (HS = 64), 2 threads, forward + backward:
-  // T = 512 fused 19.7 ms vs stored 17.0 (its backward does 5 tile products to the stored 4, and
-  // recomputes exp); T = 1024 fused 69.7 vs 73.8. At T = 64 (the small presets) stored wins.
-  // fused_min_T comes from the model's ExecContext (fused_attention_min_T), so tests can force
-  // either kernel; it is set before the model plans its memory.
-  static constexpr int kFusedMinT = 1024;
-  int fused_min_T = kFusedMinT;
+  // fused_min_T comes from the model's ExecContext (fused_attention_min_T, default 1024), so tests
+  // can force either kernel; it is set before the model plans its memory. Why 1024:
+  // bench/attention_bench, GPT-2 heads (HS = 64), 2 threads, forward + backward: T = 512 fused
+  // 19.7 ms vs stored 17.0 (its backward does 5 tile products to the stored 4, and recomputes
+  // exp); T = 1024 fused 69.7 vs 73.8. At T = 64 (the small presets) stored wins.
+  int fused_min_T = ExecContext().fused_attention_min_T;
   // plan() reserves the T x T buffers only when some forward may need them: dropout > 0, or a
   // planned T below fused_min_T; otherwise att, preatt, dpreatt and datt stay nullptr.
   bool fused = false;  // the last forward took the fused kernel
