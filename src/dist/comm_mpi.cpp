@@ -2,8 +2,9 @@
 // make_mpi_comm() returns null). all_reduce_sum is a chain in rank order, pipelined in chunks
 // (rank r receives the partial sum of ranks < r, adds its own, passes it on), then a broadcast
 // from the last rank: deterministic, unlike MPI_Allreduce, whose summation order is the library's.
-// all_reduce_sum_sleeping does the same with non-blocking calls polled between short sleeps, so
-// that a communication thread waiting for another rank leaves the core to backward.
+// Both are non-blocking calls: all_reduce_sum waits for them in MPI, all_reduce_sum_sleeping polls
+// them between short sleeps, so that a communication thread waiting for another rank leaves the
+// core to backward.
 // Leaves out: a ring or tree all-reduce (faster for many ranks, but its order depends on the size).
 #include <algorithm>
 #include <chrono>
@@ -37,9 +38,11 @@ void check_mpi(int rc, const char* what) {
   fail("MPI ", what, " failed: ", std::string(msg, static_cast<size_t>(len)));
 }
 
-// Completes a non-blocking call without holding a core: MPI_Test, then a sleep growing from a few
-// microseconds to 200 (the sleeps add at most about that to the reduction's latency).
-void complete_sleeping(MPI_Request& req, const char* what) {
+// Completes a non-blocking call: MPI_Wait, or (sleeping) MPI_Test then a sleep growing from a
+// few microseconds to 200, so that a thread waiting for another rank does not hold a core (the
+// sleeps add at most about that to the reduction's latency).
+void complete(MPI_Request& req, bool sleeping, const char* what) {
+  if (!sleeping) return check_mpi(MPI_Wait(&req, MPI_STATUS_IGNORE), what);
   for (int us = 5;; us = std::min(2 * us, 200)) {
     int done = 0;
     check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
@@ -110,8 +113,8 @@ class MpiComm final : public Comm {
   }
 
  private:
-  // The chain, then the broadcast; sleeping: non-blocking calls completed by complete_sleeping
-  // instead of the blocking ones (the same messages, so the same sums).
+  // The chain, then the broadcast, as non-blocking calls completed by complete(): waiting in
+  // MPI, or sleeping between polls (the same messages either way, so the same sums).
   void chain_sum(std::span<float> data, bool sleeping) {
     if (size_ == 1) return;
     const int64_t n = static_cast<int64_t>(data.size()), chunk = chunk_floats(n, size_);
@@ -121,35 +124,21 @@ class MpiComm final : public Comm {
       const int len = static_cast<int>(std::min(chunk, n - off));
       float* mine = data.data() + off;
       if (rank_ > 0) {
-        if (!sleeping) {
-          check_mpi(MPI_Recv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE),
-                    "Recv");
-        } else {
-          check_mpi(MPI_Irecv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD, &req),
-                    "Irecv");
-          complete_sleeping(req, "Irecv");
-        }
+        check_mpi(MPI_Irecv(recv_.data(), len, MPI_FLOAT, rank_ - 1, 0, MPI_COMM_WORLD, &req),
+                  "Irecv");
+        complete(req, sleeping, "Irecv");
         for (int i = 0; i < len; ++i) mine[i] = recv_[static_cast<size_t>(i)] + mine[i];
       }
       if (rank_ < size_ - 1) {
-        if (!sleeping) {
-          check_mpi(MPI_Send(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD), "Send");
-        } else {
-          check_mpi(MPI_Isend(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD, &req), "Isend");
-          complete_sleeping(req, "Isend");
-        }
+        check_mpi(MPI_Isend(mine, len, MPI_FLOAT, rank_ + 1, 0, MPI_COMM_WORLD, &req), "Isend");
+        complete(req, sleeping, "Isend");
       }
     }
     for (int64_t off = 0; off < n; off += (int64_t{1} << 28)) {
       const int len = static_cast<int>(std::min(int64_t{1} << 28, n - off));
-      if (!sleeping) {
-        check_mpi(MPI_Bcast(data.data() + off, len, MPI_FLOAT, size_ - 1, MPI_COMM_WORLD), "Bcast");
-      } else {
-        check_mpi(MPI_Ibcast(data.data() + off, len, MPI_FLOAT, size_ - 1, MPI_COMM_WORLD, &req),
-                  "Ibcast");
-        complete_sleeping(req, "Ibcast");
-      }
+      check_mpi(MPI_Ibcast(data.data() + off, len, MPI_FLOAT, size_ - 1, MPI_COMM_WORLD, &req),
+                "Ibcast");
+      complete(req, sleeping, "Ibcast");
     }
   }
 

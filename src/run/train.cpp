@@ -335,8 +335,8 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
                    "note: this MPI library does not give MPI_THREAD_SERIALIZED, which "
                    "--overlap-allreduce needs: the gradients are summed after backward\n");
   }
-  // Every rank must sum the same way (blocking and non-blocking broadcasts do not match): on only
-  // where it is on for all of them.
+  // Every rank must sum the same way (overlapped, the slab goes in per-block pieces, whose
+  // messages differ from the whole slab's): on only where it is on for all of them.
   if (comm.size() > 1) overlap = !comm.any(!overlap);
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
