@@ -12,6 +12,7 @@
 #include "kernels/cpu/crossentropy.h"
 #include "kernels/cpu/dropout.h"
 #include "kernels/cpu/encoder.h"
+#include "kernels/cpu/fill.h"
 #include "kernels/cpu/flash_attention.h"
 #include "kernels/cpu/gelu.h"
 #include "kernels/cpu/global_norm.h"
@@ -54,8 +55,12 @@ using cpu::matmul_backward;
 using cpu::matmul_forward;
 using cpu::relu_backward;
 using cpu::relu_forward;
-using cpu::residual_backward;
 using cpu::residual_forward;
+
+// Clearing a gradient buffer before kernels accumulate into it, and passing one through
+// unchanged (nn/ never clears or copies a buffer on one thread).
+using cpu::copy;
+using cpu::zero;
 
 // The optimizer's ops (train/optimizer.cpp).
 using cpu::adamw_update;

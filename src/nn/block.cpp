@@ -23,8 +23,6 @@ void Block::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) 
   mlp.plan(acts, scratch, max_N);
   x2 = acts.take(int64_t{max_N} * C);
   dln = scratch.take(int64_t{max_N} * C);
-  dx1 = scratch.take(int64_t{max_N} * C);
-  dbranch = scratch.take(int64_t{max_N} * C);
 }
 
 const float* Block::forward(const ExecContext& ex, const float* x, int b, int t, Rng* rng) {
@@ -40,19 +38,16 @@ const float* Block::forward(const ExecContext& ex, const float* x, int b, int t,
 
 void Block::backward(const ExecContext& ex, float* dx, const float* dout) {
   const int64_t n = int64_t{B} * T * C;
-  // x2 = x1 + mlp(ln_2(x1)): the residual passes dout to both x1 and the branch
-  std::fill(dx1, dx1 + n, 0.0f);
-  std::fill(dbranch, dbranch + n, 0.0f);
-  kernels::residual_backward(ex, dx1, dbranch, dout, n);
-  std::fill(dln, dln + n, 0.0f);
-  mlp.backward(ex, dln, dbranch);
-  ln_2.backward(ex, dx1, dln);
-  // x1 = x + attn(ln_1(x))
-  std::fill(dbranch, dbranch + n, 0.0f);
-  kernels::residual_backward(ex, dx, dbranch, dx1, n);
-  std::fill(dln, dln + n, 0.0f);
-  attn.backward(ex, dln, dbranch);
-  ln_1.backward(ex, dx, dln);
+  // x2 = x1 + mlp(ln_2(x1)): the residual passes dout unchanged to x1 and to the branch, so the
+  // branch reads dout itself and x1's gradient (built up in dx) starts as a copy of it.
+  kernels::copy(ex, dx, dout, n);
+  kernels::zero(ex, dln, n);
+  mlp.backward(ex, dln, dout);
+  ln_2.backward(ex, dx, dln);  // dx = dL/dx1
+  // x1 = x + attn(ln_1(x)): likewise, dL/dx1 goes to the branch and stays in dx
+  kernels::zero(ex, dln, n);
+  attn.backward(ex, dln, dx);
+  ln_1.backward(ex, dx, dln);  // dx = dL/dx
 }
 
 int64_t Block::decode_work_floats(int max_T, int max_n) const {

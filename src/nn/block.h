@@ -26,8 +26,6 @@ struct Block {
   float* x1 = nullptr;       // (B, T, C) x + attn(ln_1(x)), per layer
   float* x2 = nullptr;       // (B, T, C) the block's output, per layer
   float* dln = nullptr;      // (B, T, C) scratch shared by every layer
-  float* dx1 = nullptr;      // (B, T, C) scratch
-  float* dbranch = nullptr;  // (B, T, C) scratch
   int C = 0, B = 0, T = 0;
 
   Block() = default;
@@ -43,7 +41,9 @@ struct Block {
 
   const float* forward(const ExecContext& ex, const float* x, int b, int t,
                        Rng* rng);                                      // (B, T, C) -> (B, T, C)
-  void backward(const ExecContext& ex, float* dx, const float* dout);  // accumulates dx (B, T, C)
+  // Writes dx (B, T, C) (not accumulated: each block's input gradient has one source); dx and
+  // dout must not overlap.
+  void backward(const ExecContext& ex, float* dx, const float* dout);
 
   // n tokens at positions pos..pos+n-1 for batch 1 with the KV cache: x (n, C) updated in place;
   // work: decode_work_floats(pos + n, n) floats.

@@ -59,10 +59,10 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
   // return resid_dropout(proj)
   const float* dp = resid_drop.backward(ex, dproj, dout);  // (B, T, C)
   // proj = c_proj(y)
-  std::fill(dy, dy + N * C, 0.0f);
+  kernels::zero(ex, dy, N * C);
   c_proj.backward(ex, dy, dp);
   // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
-  std::fill(dqkv, dqkv + N * 3 * C, 0.0f);
+  kernels::zero(ex, dqkv, N * 3 * C);
   if (fused) {
     kernels::flash_attention_backward(ex, dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
   } else {

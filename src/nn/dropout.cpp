@@ -27,7 +27,7 @@ const float* Dropout::draw_mask(int64_t count, Rng* rng) {
 
 const float* Dropout::backward(const ExecContext& ex, float* scratch, const float* dout) const {
   if (!active) return dout;
-  std::fill(scratch, scratch + n, 0.0f);
+  kernels::zero(ex, scratch, n);
   kernels::dropout_backward(ex, scratch, dout, mask, n);  // out = x * mask: dx = dout * mask
   return scratch;
 }

@@ -246,21 +246,20 @@ void GPT::backward(const GradsReady& ready) {
   // loss = mean_n losses[n]
   std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
-  std::fill(dlogits_, dlogits_ + N * V, 0.0f);
+  kernels::zero(ex, dlogits_, N * V);
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
                                  static_cast<int>(N), V);
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
-  std::fill(dlnf_, dlnf_ + N * C, 0.0f);
+  kernels::zero(ex, dlnf_, N * C);
   lm_head.backward(ex, dlnf_, dlogits_);
   // h = ln_f(x)
   float* d = dres_[0];
-  std::fill(d, d + N * C, 0.0f);
+  kernels::zero(ex, d, N * C);
   ln_f.backward(ex, d, dlnf_);
   if (ready) ready(grad_cuts_[static_cast<size_t>(L)], store_.grad_slab().size());  // the tail
   // x = block(x), for each block in reverse
   for (int l = L - 1; l >= 0; --l) {
     float* dn = d == dres_[0] ? dres_[1] : dres_[0];
-    std::fill(dn, dn + N * C, 0.0f);
     blocks[l].backward(ex, dn, d);
     d = dn;
     if (ready) ready(grad_cuts_[static_cast<size_t>(l)], grad_cuts_[static_cast<size_t>(l) + 1]);

@@ -18,6 +18,7 @@
 #include "core/exec_context.h"
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "kernels/kernels.h"
 #include "nn/param.h"
 
 namespace scratchgpt {
@@ -72,8 +73,8 @@ class LanguageModel {
   virtual const ExecContext& exec() const = 0;
 
   void zero_grad() {
-    for (Param& p : params())
-      for (float& g : p.grad) g = 0.0f;
+    const std::span<float> g = grad_slab();
+    kernels::zero(exec(), g.data(), static_cast<int64_t>(g.size()));
   }
   int64_t num_params() const {
     int64_t n = 0;

@@ -69,10 +69,10 @@ void MLP::backward(const ExecContext& ex, float* dx, const float* dout) {
   // return dropout(p)
   const float* dp = drop.backward(ex, dproj, dout);
   // p = c_proj(act)
-  std::fill(dact, dact + n4, 0.0f);
+  kernels::zero(ex, dact, n4);
   c_proj.backward(ex, dact, dp);
   // act = gelu(h) or relu(h)
-  std::fill(dfc, dfc + n4, 0.0f);
+  kernels::zero(ex, dfc, n4);
   activation_backward(ex, activation, dfc, c_fc.out, dact, n4);
   // h = c_fc(x)
   c_fc.backward(ex, dx, dfc);

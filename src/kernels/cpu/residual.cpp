@@ -1,5 +1,6 @@
-// residual.cpp: cpu::residual_forward/backward: the reference loop over fixed chunks in parallel (see residual.h). The reference template is instantiated here,
-// where -march lets the compiler vectorise it; the split over threads never changes a result.
+// residual.cpp: cpu::residual_forward: the reference loop over fixed chunks in parallel (see
+// residual.h). The reference template is instantiated here, where -march lets the compiler
+// vectorise it; the split over threads never changes a result.
 #include <cstdint>
 
 #include "kernels/cpu/residual.h"
@@ -14,12 +15,6 @@ void residual_forward(const ExecContext& ex, float* out, const float* a, const f
                       int64_t n) {
   for_chunks(ex.workers(), n, [&](int64_t i0, int64_t i1) {
     ref::residual_forward(out + i0, a + i0, b + i0, i1 - i0);
-  });
-}
-
-void residual_backward(const ExecContext& ex, float* da, float* db, const float* dout, int64_t n) {
-  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
-    ref::residual_backward(da + b, db + b, dout + b, e - b);
   });
 }
 

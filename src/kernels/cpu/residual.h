@@ -10,7 +10,7 @@
 namespace scratchgpt::cpu {
 
 void residual_forward(const ExecContext& ex, float* out, const float* a, const float* b, int64_t n);
-// Accumulates: da += dout, db += dout.
-void residual_backward(const ExecContext& ex, float* da, float* db, const float* dout, int64_t n);
+// The backward (ref::residual_backward) has no fast twin: the model's Block lets both branches
+// read dout in place and copies it once (cpu/fill.h) into the gradient it builds up.
 
 }  // namespace scratchgpt::cpu

@@ -1,0 +1,24 @@
+// fill.cpp: cpu::zero and cpu::copy (see fill.h): libc's memset and memcpy on each fixed chunk.
+#include "kernels/cpu/fill.h"
+
+#include <cstring>
+
+#include "kernels/cpu/parallel.h"
+
+namespace scratchgpt::cpu {
+
+using detail::for_chunks;
+
+void zero(const ExecContext& ex, float* x, int64_t n) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
+    std::memset(x + b, 0, static_cast<size_t>(e - b) * sizeof(float));
+  });
+}
+
+void copy(const ExecContext& ex, float* dst, const float* src, int64_t n) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
+    std::memcpy(dst + b, src + b, static_cast<size_t>(e - b) * sizeof(float));
+  });
+}
+
+}  // namespace scratchgpt::cpu

@@ -1,0 +1,20 @@
+// fill.h: clearing and copying a buffer, the scalar reference: what backward does to a gradient
+// buffer before kernels accumulate into it (zero) and where a gradient passes through unchanged
+// (copy, the residual connection).
+#pragma once
+
+#include <cstdint>
+
+namespace scratchgpt::ref {
+
+template <typename F>
+void zero(F* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = F(0);
+}
+
+template <typename F>
+void copy(F* dst, const F* src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+}  // namespace scratchgpt::ref
