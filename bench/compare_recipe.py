@@ -12,17 +12,21 @@ include process start-up.
 
 Usage (Debian's python3-torch, so /usr/bin/python3):
   /usr/bin/python3 bench/compare_recipe.py [--binary build/release/scratchgpt] [--seed 1337]
-      [--threads 2] [--torch-threads 1] [--data-dir out/data/tinyshakespeare]
-PyTorch's intra-op threads are --torch-threads; OpenBLAS (which Debian's torch calls for its
-matrix products) gets --threads unless OPENBLAS_NUM_THREADS is set: on this 2-core machine one
-torch thread with a 2-thread OpenBLAS was PyTorch's fastest setting (see BENCHMARKS.md).
+      [--threads 2] [--torch-threads N] [--rounds 1] [--data-dir out/data/tinyshakespeare]
+PyTorch runs at its best: torch.set_num_threads(--torch-threads, default --threads) with the
+OpenMP build of OpenBLAS (apt-get install libopenblas0-openmp; chosen through LD_LIBRARY_PATH, so
+that torch's OpenMP threads and OpenBLAS's are the same threads). The reference prints which BLAS
+torch loaded and this script refuses to compare against the reference BLAS. --rounds N alternates
+the two N times and reports the median of the per-round ratios (the machines are shared and noisy).
 """
 import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
@@ -34,9 +38,12 @@ def main():
     ap.add_argument('--binary', default=os.path.join(ROOT, 'build/release/scratchgpt'))
     ap.add_argument('--data-dir', default=os.path.join(ROOT, 'out/data/tinyshakespeare'))
     ap.add_argument('--seed', type=int, default=1337)
-    ap.add_argument('--threads', type=int, default=2, help='scratchgpt threads (and OpenBLAS)')
-    ap.add_argument('--torch-threads', type=int, default=1, help='PyTorch intra-op threads')
+    ap.add_argument('--threads', type=int, default=2, help='scratchgpt threads')
+    ap.add_argument('--torch-threads', type=int, help='PyTorch threads (default: --threads)')
+    ap.add_argument('--rounds', type=int, default=1, help='alternate the two this many times')
     a = ap.parse_args()
+    if a.torch_threads is None:
+        a.torch_threads = a.threads
     if not os.path.exists(a.binary):
         sys.exit(f'compare_recipe: no binary at {a.binary}: build it first (scripts/test.sh or cmake --build)')
     if not os.path.exists(os.path.join(a.data_dir, 'train.bin')):
@@ -44,6 +51,34 @@ def main():
         subprocess.run([a.binary, 'prepare', '--input', os.path.join(ROOT, 'data/tinyshakespeare.txt'),
                         '--out-dir', a.data_dir], check=True)
 
+    env = dict(os.environ)
+    multiarch = sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'
+    omp_blas = f'/usr/lib/{multiarch}/openblas-openmp'
+    if os.path.isdir(omp_blas):
+        env['LD_LIBRARY_PATH'] = omp_blas + (':' + env['LD_LIBRARY_PATH'] if env.get('LD_LIBRARY_PATH') else '')
+    else:
+        print(f'compare_recipe: warning: no {omp_blas}: PyTorch is not at its best here '
+              '(apt-get install libopenblas0-openmp)', flush=True)
+
+    rows = []
+    for r in range(a.rounds):
+        ours_s, ours_best = run_ours(a)
+        torch_s, torch_best, blas = run_torch(a, env)
+        rows.append((ours_s, ours_best, torch_s, torch_best))
+        print(f'round {r + 1}: scratchgpt {ours_s:.1f} s (best val {ours_best:.4f}), PyTorch '
+              f'{torch_s:.1f} s (best val {torch_best:.4f}): {ours_s / torch_s:.1%}', flush=True)
+
+    print(f'shakespeare-char-small, 2000 steps, seed {a.seed}: scratchgpt {a.threads} threads, '
+          f'PyTorch {a.torch_threads} threads, BLAS {blas}')
+    print(f'{"":12s}{"wall s":>24s}{"best val":>10s}')
+    print(f'{"scratchgpt":12s}{", ".join(f"{r[0]:.1f}" for r in rows):>24s}{rows[0][1]:10.4f}')
+    print(f'{"pytorch":12s}{", ".join(f"{r[2]:.1f}" for r in rows):>24s}{rows[0][3]:10.4f}')
+    ratio = statistics.median(r[0] / r[2] for r in rows)
+    print(f'wall time: scratchgpt takes {ratio:.1%} of PyTorch\'s ({1 / ratio:.2f}x faster), '
+          f'median of {len(rows)} round(s)')
+
+
+def run_ours(a):
     with tempfile.TemporaryDirectory(prefix='compare_recipe_') as out:
         cmd = [a.binary, 'train', '--preset', 'shakespeare-char-small', '--data-dir', a.data_dir,
                '--out-dir', out, '--seed', str(a.seed), '--threads', str(a.threads)]
@@ -53,27 +88,26 @@ def main():
         ours_s = time.time() - t0
         with open(os.path.join(out, 'metrics.jsonl')) as f:
             evals = [json.loads(l) for l in f if '"eval"' in l]
-        ours_best = min(e['val_loss'] for e in evals)
+    return ours_s, min(e['val_loss'] for e in evals)
 
-    env = dict(os.environ)
-    env.setdefault('OPENBLAS_NUM_THREADS', str(a.threads))
+
+def run_torch(a, env):
     cmd = ['/usr/bin/python3', os.path.join(ROOT, 'tools/nanogpt_char_reference.py'), a.data_dir,
            '--seed', str(a.seed), '--threads', str(a.torch_threads)]
-    print(f'$ OPENBLAS_NUM_THREADS={env["OPENBLAS_NUM_THREADS"]} ' + ' '.join(cmd), flush=True)
+    lib = env.get('LD_LIBRARY_PATH')
+    print('$ ' + (f'LD_LIBRARY_PATH={lib} ' if lib else '') + ' '.join(cmd), flush=True)
     t0 = time.time()
     res = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
     torch_s = time.time() - t0
     m = re.search(r'best val ([0-9.]+)', res.stdout)
     if not m:
         sys.exit('compare_recipe: no "best val" line from the PyTorch reference:\n' + res.stdout + res.stderr)
-    torch_best = float(m.group(1))
-
-    print(f'shakespeare-char-small, 2000 steps, seed {a.seed}: scratchgpt {a.threads} threads, '
-          f'pytorch {a.torch_threads} (OpenBLAS {env["OPENBLAS_NUM_THREADS"]})')
-    print(f'{"":12s}{"wall s":>10s}{"best val":>10s}')
-    print(f'{"scratchgpt":12s}{ours_s:10.1f}{ours_best:10.4f}')
-    print(f'{"pytorch":12s}{torch_s:10.1f}{torch_best:10.4f}')
-    print(f'wall time: scratchgpt takes {ours_s / torch_s:.1%} of PyTorch\'s ({torch_s / ours_s:.2f}x faster)')
+    b = re.search(r'^blas: (.*)$', res.stdout, re.M)
+    blas = b.group(1) if b else 'unknown'
+    if '/blas/' in blas:
+        sys.exit(f'compare_recipe: PyTorch loaded the reference BLAS ({blas}), not OpenBLAS: '
+                 'apt-get install libopenblas0-openmp')
+    return torch_s, float(m.group(1)), blas
 
 
 if __name__ == '__main__':

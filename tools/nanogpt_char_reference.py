@@ -154,6 +154,9 @@ def main():
     a = ap.parse_args()
     p = PRESETS[a.preset]
     torch.set_num_threads(a.threads)
+    with open("/proc/self/maps") as f:  # which BLAS torch's matrix products run on
+        blas = sorted({l.split()[-1] for l in f if "blas" in l and l.split()[-1].startswith("/")})
+    print(f"blas: {', '.join(blas) or 'none found'}", flush=True)
     data = {"train": load(os.path.join(a.data_dir, "train.bin")),
             "val": load(os.path.join(a.data_dir, "val.bin"))}
     t0 = time.time()
