@@ -84,8 +84,10 @@ def run_ours(a):
                '--out-dir', out, '--seed', str(a.seed), '--threads', str(a.threads)]
         print('$ ' + ' '.join(cmd), flush=True)
         t0 = time.time()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        res = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         ours_s = time.time() - t0
+        if res.returncode != 0:
+            sys.exit(f'compare_recipe: scratchgpt train failed (exit {res.returncode}):\n{res.stderr}')
         with open(os.path.join(out, 'metrics.jsonl')) as f:
             evals = [json.loads(l) for l in f if '"eval"' in l]
     return ours_s, min(e['val_loss'] for e in evals)
