@@ -14,10 +14,14 @@
 namespace scratchgpt {
 
 // Which code computes cpu::matmul's products (kernels/cpu/matmul_backend.h): our GEMM, oneDNN's
-// sgemm, or auto (oneDNN where the build has it, else ours).
-enum class MatmulBackend { kAuto, kOwn, kOneDnn };
+// sgemm, mixed (each product on the one that measured faster for it), or auto (mixed where the
+// build has oneDNN, else ours).
+enum class MatmulBackend { kAuto, kOwn, kOneDnn, kMixed };
 inline constexpr std::pair<MatmulBackend, const char*> kMatmulBackendNames[] = {
-    {MatmulBackend::kAuto, "auto"}, {MatmulBackend::kOwn, "own"}, {MatmulBackend::kOneDnn, "onednn"}};
+    {MatmulBackend::kAuto, "auto"},
+    {MatmulBackend::kOwn, "own"},
+    {MatmulBackend::kOneDnn, "onednn"},
+    {MatmulBackend::kMixed, "mixed"}};
 
 struct ExecContext {
   // The workers the kernels split their work over (not owned; run/exec.h's Exec owns one). Null:
@@ -26,7 +30,7 @@ struct ExecContext {
   ThreadPool* pool = nullptr;
   SimdLevel isa = default_simd_level();         // the kernels' code path (at most detected;
                                                 // SCRATCHGPT_SIMD or --simd lower it)
-  MatmulBackend matmul = MatmulBackend::kAuto;  // kAuto: oneDNN where the build has it
+  MatmulBackend matmul = MatmulBackend::kAuto;  // kAuto: mixed where the build has oneDNN
   // Attention takes the fused (flash) kernel from this T when no weights are dropped: below it
   // the stored kernel measured faster (nn/causal_self_attention.h).
   int fused_attention_min_T = 1024;

@@ -20,7 +20,7 @@ struct Exec {
 
 // threads: 0 for all cores; matmul: kAuto resolves to the build's default; simd: "" (the default
 // level) or avx512 / avx2 / scalar, capped at what the CPU has. A negative or absurd thread count,
-// onednn in a build without oneDNN, or an unknown level is an Error naming the fix.
+// onednn or mixed in a build without oneDNN, or an unknown level is an Error naming the fix.
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "");
 
 }  // namespace scratchgpt

@@ -273,7 +273,8 @@ const std::vector<ConfigField>& config_fields() {
                        "among its processes)",
             [](TrainConfig& c) -> auto& { return c.threads; }),
       enum_field("matmul",
-                 "matmul backend: auto is onednn in a build with oneDNN, else own (our GEMM)",
+                 "matmul backend: own (our GEMM), onednn (oneDNN's sgemm) or mixed (each product on the "
+                 "faster of the two); auto is mixed in a build with oneDNN, else own",
                  kMatmulBackendNames, [](TrainConfig& c) -> auto& { return c.matmul; }),
       enum_field("rng_stream",
                  "split: a generator per purpose, evaluations never move the training batches; "
@@ -351,9 +352,10 @@ void TrainConfig::validate() const {
   SG_CHECK(eval_iters > 0, "eval_iters must be positive, got ", eval_iters);
   SG_CHECK(log_interval > 0, "log_interval must be positive, got ", log_interval);
   SG_CHECK(threads >= 0, "threads must be >= 0 (0: all cores), got ", threads);
-  SG_CHECK(matmul != MatmulBackend::kOneDnn || kernels::onednn_available(),
-           "--matmul onednn needs a build with oneDNN: apt-get install libdnnl-dev and configure "
-           "with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
+  SG_CHECK(matmul == MatmulBackend::kOwn || matmul == MatmulBackend::kAuto ||
+               kernels::onednn_available(),
+           "--matmul onednn and mixed need a build with oneDNN: apt-get install libdnnl-dev and "
+           "configure with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
 }
 
 }  // namespace scratchgpt

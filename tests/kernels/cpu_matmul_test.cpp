@@ -164,26 +164,57 @@ TEST(CpuMatmul, OneDnnBackendMatchesReferenceAndKeepsBitsAcrossThreads) {
   }
 }
 
+// The mixed backend (each product on the backend that measured faster for it, matmul_backend.h):
+// the same checks at each level, and each product's bits equal to those of the backend it names,
+// so the split is what the header says (the forward ours, both gradients oneDNN's).
+TEST(CpuMatmul, MixedBackendTakesEachProductFromTheBackendItNames) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  test::KernelEnv env;
+  const Shape s{700, 600, 650};  // every product deeper than our K slices: the backends differ
+  for (SimdLevel level : test::simd_levels()) {
+    if (level == SimdLevel::kScalar) continue;
+    test::set_level(level);
+    SCOPED_TRACE(simd_level_name(level));
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kOwn;
+    const Outputs own = run_cpu(s, true, true, true);
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kOneDnn;
+    const Outputs onednn = run_cpu(s, true, true, true);
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kMixed;
+    for (int variant = 0; variant < 3; ++variant) expect_matches_reference(s, variant);
+    expect_same_bits_for_1_2_3_threads(s);
+    const Outputs mixed = run_cpu(s, true, true, true);
+    ASSERT_FALSE(bitwise_equal(own.out, onednn.out)) << "the backends must differ to tell";
+    ASSERT_FALSE(bitwise_equal(own.dinp, onednn.dinp));
+    ASSERT_FALSE(bitwise_equal(own.dweight, onednn.dweight));
+    EXPECT_TRUE(bitwise_equal(mixed.out, own.out)) << "forward: ours";
+    EXPECT_TRUE(bitwise_equal(mixed.dweight, onednn.dweight)) << "dweight: oneDNN's";
+    EXPECT_TRUE(bitwise_equal(mixed.dinp, onednn.dinp)) << "dinp: oneDNN's";
+  }
+}
+
 TEST(CpuMatmul, BackendNamesAndErrors) {
   test::KernelEnv env;
   EXPECT_EQ(cpu::parse_matmul_backend("own"), cpu::MatmulBackend::kOwn);
   EXPECT_EQ(cpu::parse_matmul_backend("auto"), cpu::default_matmul_backend());
   EXPECT_EQ(cpu::resolve_matmul_backend(cpu::MatmulBackend::kAuto), cpu::default_matmul_backend());
   EXPECT_EQ(cpu::resolve_matmul_backend(cpu::MatmulBackend::kOwn), cpu::MatmulBackend::kOwn);
-  EXPECT_EQ(cpu::default_matmul_backend(), cpu::onednn_available() ? cpu::MatmulBackend::kOneDnn
+  EXPECT_EQ(cpu::default_matmul_backend(), cpu::onednn_available() ? cpu::MatmulBackend::kMixed
                                                                    : cpu::MatmulBackend::kOwn);
   try {
     cpu::parse_matmul_backend("cuda");
     FAIL() << "no error for an unknown backend";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("choose auto, own or onednn"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("choose auto, own, onednn or mixed"), std::string::npos)
         << e.what();
   }
   if (cpu::onednn_available()) {
     EXPECT_EQ(cpu::parse_matmul_backend("onednn"), cpu::MatmulBackend::kOneDnn);
+    EXPECT_EQ(cpu::parse_matmul_backend("mixed"), cpu::MatmulBackend::kMixed);
   } else {
     EXPECT_THROW(cpu::parse_matmul_backend("onednn"), Error);
+    EXPECT_THROW(cpu::parse_matmul_backend("mixed"), Error);
     EXPECT_THROW(cpu::resolve_matmul_backend(cpu::MatmulBackend::kOneDnn), Error);
+    EXPECT_THROW(cpu::resolve_matmul_backend(cpu::MatmulBackend::kMixed), Error);
   }
 }
 

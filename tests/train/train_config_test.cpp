@@ -123,7 +123,7 @@ TEST(TrainConfig, ImpossibleConfigsAreErrors) {
   EXPECT_NE(err({{"warmup_iters", 3000}}).find("lr_decay_iters"), std::string::npos);
   EXPECT_NE(err({{"grad_accum", 0}}).find("grad_accum"), std::string::npos);
   EXPECT_NE(err({{"activation", "tanh"}}).find("activation"), std::string::npos);
-  EXPECT_NE(err({{"matmul", "blas"}}).find("choose auto, own or onednn"), std::string::npos);
+  EXPECT_NE(err({{"matmul", "blas"}}).find("choose auto, own, onednn or mixed"), std::string::npos);
   EXPECT_EQ(err({{"matmul", "own"}}), "");
   EXPECT_EQ(err({{"matmul", "auto"}}), "");
   EXPECT_EQ(err({{"activation", "gelu-exact"}}), "");

@@ -1,6 +1,7 @@
 // matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient; a
-// forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. With the
-// oneDNN backend in the context (matmul_backend.h) the GEMMs go to matmul_onednn.cpp.
+// forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. The
+// context's backend (matmul_backend.h) sends each of the three products to our GEMM or to
+// oneDNN's (matmul_onednn.cpp).
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
@@ -14,17 +15,25 @@
 namespace scratchgpt::cpu {
 
 namespace {
-// The context's backend, kAuto being the build's default (matmul_backend.h).
-bool uses_onednn(const ExecContext& ex) {
-  return (ex.matmul == MatmulBackend::kAuto ? default_matmul_backend() : ex.matmul) ==
-         MatmulBackend::kOneDnn;
+enum class Product { kForward, kDinp, kDweight };
+
+// Whether the context's backend (kAuto: the build's default) runs product p through oneDNN.
+bool uses_onednn(const ExecContext& ex, Product p) {
+  switch (ex.matmul == MatmulBackend::kAuto ? default_matmul_backend() : ex.matmul) {
+    case MatmulBackend::kOneDnn:
+      return true;
+    case MatmulBackend::kMixed:  // what measured faster (matmul_backend.h): gradients on oneDNN
+      return p != Product::kForward;
+    default:
+      return false;
+  }
 }
 }  // namespace
 
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC) {
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
-  if (uses_onednn(ex))
+  if (uses_onednn(ex, Product::kForward))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
   // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
   detail::gemm(ex.isa, {.M = N, .N = OC, .K = C,
@@ -38,9 +47,13 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                      const float* dout, const float* inp, const float* weight, int N, int C,
                      int OC) {
   ThreadPool& pool = ex.workers();
-  if (uses_onednn(ex)) {
-    onednn::matmul_backward_data(dinp, dweight, dout, inp, weight, N, C, OC, pool);
-    dinp = dweight = nullptr;  // done; the bias gradient below is ours either way
+  // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
+  float* onednn_dinp = uses_onednn(ex, Product::kDinp) ? dinp : nullptr;
+  float* onednn_dweight = uses_onednn(ex, Product::kDweight) ? dweight : nullptr;
+  if (onednn_dinp || onednn_dweight) {
+    onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool);
+    if (onednn_dinp) dinp = nullptr;
+    if (onednn_dweight) dweight = nullptr;
   }
   if (dinp) {
     // dinp (N, C) += dout (N, OC) @ W (OC, C)

@@ -9,8 +9,8 @@ namespace scratchgpt::cpu {
 
 namespace {
 constexpr const char* kNoOneDnn =
-    "--matmul onednn needs a build with oneDNN: apt-get install libdnnl-dev and configure with "
-    "-DSCRATCHGPT_DNNL=ON, or use --matmul own";
+    "--matmul onednn and mixed need a build with oneDNN: apt-get install libdnnl-dev and "
+    "configure with -DSCRATCHGPT_DNNL=ON, or use --matmul own";
 }  // namespace
 
 const char* matmul_backend_name(MatmulBackend b) {
@@ -20,12 +20,12 @@ const char* matmul_backend_name(MatmulBackend b) {
 bool onednn_available() { return onednn::available(); }
 
 MatmulBackend default_matmul_backend() {
-  return onednn_available() ? MatmulBackend::kOneDnn : MatmulBackend::kOwn;
+  return onednn_available() ? MatmulBackend::kMixed : MatmulBackend::kOwn;
 }
 
 MatmulBackend resolve_matmul_backend(MatmulBackend b) {
   if (b == MatmulBackend::kAuto) return default_matmul_backend();
-  SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);
+  SG_CHECK(b == MatmulBackend::kOwn || onednn_available(), kNoOneDnn);  // onednn or mixed
   return b;
 }
 
