@@ -61,21 +61,29 @@ void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, floa
     for (int64_t n = r0; n < r1; ++n)
       row(dinp + n * C, dout + n * C, inp + n * C, weight, mean[n], rstd[n], C);
   });
-  // dweight, dbias: column ranges in parallel, rows in order (the reference's order).
+  // dweight, dbias: column ranges in parallel, rows in order (the reference's order). Each range's
+  // sums live in local arrays (registers) while the rows stream past, loaded from and stored to
+  // the gradients once: the same additions in the same order as adding into them row by row,
+  // without a load and a store of both per element (the compiler must assume they alias dout).
   constexpr int kCols = 64;
   const int64_t ranges = (C + kCols - 1) / kCols;
   auto columns = [&](int64_t begin, int64_t end) {
-    const int c0 = static_cast<int>(begin) * kCols;
-    const int c1 = end * kCols < C ? static_cast<int>(end) * kCols : C;
-    for (int n = 0; n < N; ++n) {
-      const float* x = inp + static_cast<int64_t>(n) * C;
-      const float* dy = dout + static_cast<int64_t>(n) * C;
-      const float m = mean[n], s = rstd[n];
-      for (int c = c0; c < c1; ++c) {
-        const float xhat = (x[c] - m) * s;
-        dbias[c] += dy[c];
-        dweight[c] += dy[c] * xhat;
+    for (int64_t r = begin; r < end; ++r) {
+      const int c0 = static_cast<int>(r) * kCols;
+      const int w = C - c0 < kCols ? C - c0 : kCols;
+      float db[kCols], dw[kCols];
+      for (int j = 0; j < w; ++j) db[j] = dbias[c0 + j], dw[j] = dweight[c0 + j];
+      for (int n = 0; n < N; ++n) {
+        const float* x = inp + static_cast<int64_t>(n) * C + c0;
+        const float* dy = dout + static_cast<int64_t>(n) * C + c0;
+        const float m = mean[n], s = rstd[n];
+        for (int j = 0; j < w; ++j) {
+          const float xhat = (x[j] - m) * s;
+          db[j] += dy[j];
+          dw[j] += dy[j] * xhat;
+        }
       }
+      for (int j = 0; j < w; ++j) dbias[c0 + j] = db[j], dweight[c0 + j] = dw[j];
     }
   };
   if (static_cast<int64_t>(N) * C < 2 * detail::kChunk || ranges == 1)
