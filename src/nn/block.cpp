@@ -41,12 +41,10 @@ void Block::backward(const ExecContext& ex, float* dx, const float* dout) {
   // x2 = x1 + mlp(ln_2(x1)): the residual passes dout unchanged to x1 and to the branch, so the
   // branch reads dout itself and x1's gradient (built up in dx) starts as a copy of it.
   kernels::copy(ex, dx, dout, n);
-  kernels::zero(ex, dln, n);
-  mlp.backward(ex, dln, dout);
+  mlp.backward(ex, dln, dout);  // writes dln
   ln_2.backward(ex, dx, dln);  // dx = dL/dx1
   // x1 = x + attn(ln_1(x)): likewise, dL/dx1 goes to the branch and stays in dx
-  kernels::zero(ex, dln, n);
-  attn.backward(ex, dln, dx);
+  attn.backward(ex, dln, dx);  // writes dln
   ln_1.backward(ex, dx, dln);  // dx = dL/dx
 }
 

@@ -59,8 +59,7 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
   // return resid_dropout(proj)
   const float* dp = resid_drop.backward(ex, dproj, dout);  // (B, T, C)
   // proj = c_proj(y)
-  kernels::zero(ex, dy, N * C);
-  c_proj.backward(ex, dy, dp);
+  c_proj.backward(ex, dy, dp);  // writes dy
   // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
   kernels::zero(ex, dqkv, N * 3 * C);
   if (fused) {
@@ -70,7 +69,7 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
     kernels::attention_backward(ex, dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
   }
   // qkv = c_attn(x)
-  c_attn.backward(ex, dx, dqkv);
+  c_attn.backward(ex, dx, dqkv);  // writes dx
 }
 
 void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float* x, float* k_cache,

@@ -62,7 +62,7 @@ struct CausalSelfAttention {
 
   // x (B, T, C) -> (B, T, C); rng non-null means training (dropout).
   const float* forward(const ExecContext& ex, const float* x, int b, int t, Rng* rng);
-  // Accumulates dx (B, T, C) and the parameter grads from dout (B, T, C).
+  // Writes dx (B, T, C) and accumulates the parameter grads, from dout (B, T, C).
   void backward(const ExecContext& ex, float* dx, const float* dout);
 
   // n new tokens at positions pos..pos+n-1 for batch 1, reading and extending the KV cache:

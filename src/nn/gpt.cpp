@@ -250,8 +250,7 @@ void GPT::backward(const GradsReady& ready) {
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
                                  static_cast<int>(N), V);
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
-  kernels::zero(ex, dlnf_, N * C);
-  lm_head.backward(ex, dlnf_, dlogits_);
+  lm_head.backward(ex, dlnf_, dlogits_);  // writes dlnf
   // h = ln_f(x)
   float* d = dres_[0];
   kernels::zero(ex, d, N * C);

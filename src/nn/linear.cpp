@@ -17,9 +17,9 @@ float* Linear::forward(const ExecContext& ex, const float* x, int n) {
 }
 
 void Linear::backward(const ExecContext& ex, float* dx, const float* dout) {
-  // out = x W^T + b:  dx += dout W;  dW += dout^T x;  db += sum_n dout
+  // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout
   kernels::matmul_backward(ex, dx, dweight.data, has_bias ? dbias.data : nullptr, dout, inp,
-                           weight.data, N, C, OC);
+                           weight.data, N, C, OC, /*accumulate_dinp=*/false);
 }
 
 }  // namespace scratchgpt

@@ -39,7 +39,8 @@ struct Linear {
   void apply(const ExecContext& ex, float* y, const float* x, int n) const;
   // out = apply(x), saving x for backward. Returns out (N, OC).
   float* forward(const ExecContext& ex, const float* x, int n);
-  // Accumulates dx (N, C) (may be null), dW and db, from dout (N, OC).
+  // Writes dx (N, C) (may be null; never read, so it needs no clearing) and accumulates dW and
+  // db, from dout (N, OC).
   void backward(const ExecContext& ex, float* dx, const float* dout);
 };
 

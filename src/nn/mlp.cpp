@@ -69,13 +69,12 @@ void MLP::backward(const ExecContext& ex, float* dx, const float* dout) {
   // return dropout(p)
   const float* dp = drop.backward(ex, dproj, dout);
   // p = c_proj(act)
-  kernels::zero(ex, dact, n4);
-  c_proj.backward(ex, dact, dp);
+  c_proj.backward(ex, dact, dp);  // writes dact
   // act = gelu(h) or relu(h)
   kernels::zero(ex, dfc, n4);
   activation_backward(ex, activation, dfc, c_fc.out, dact, n4);
   // h = c_fc(x)
-  c_fc.backward(ex, dx, dfc);
+  c_fc.backward(ex, dx, dfc);  // writes dx
 }
 
 void MLP::decode(const ExecContext& ex, float* out, const float* x, int n, float* work) const {

@@ -40,7 +40,7 @@ struct MLP {
 
   const float* forward(const ExecContext& ex, const float* x, int n,
                        Rng* rng);                                      // x (N, C) -> (N, C)
-  void backward(const ExecContext& ex, float* dx, const float* dout);  // accumulates dx (N, C)
+  void backward(const ExecContext& ex, float* dx, const float* dout);  // writes dx (N, C)
 
   // n rows, no saving (KV-cache decoding): out (n, C) from x (n, C); work needs 8C * n floats.
   void decode(const ExecContext& ex, float* out, const float* x, int n, float* work) const;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/check.h"
 #include "cpu_test_util.h"
 #include "kernels/cpu/matmul_backend.h"
@@ -189,6 +191,42 @@ TEST(CpuMatmul, MixedBackendTakesEachProductFromTheBackendItNames) {
     EXPECT_TRUE(bitwise_equal(mixed.out, own.out)) << "forward: ours";
     EXPECT_TRUE(bitwise_equal(mixed.dweight, onednn.dweight)) << "dweight: oneDNN's";
     EXPECT_TRUE(bitwise_equal(mixed.dinp, onednn.dinp)) << "dinp: oneDNN's";
+  }
+}
+
+// accumulate_dinp = false writes dinp without reading it: a dinp full of NaN comes out as the
+// reference's dout @ W (the other gradients still accumulate), on every backend and level, and
+// with 1, 2 and 3 threads the same bits.
+TEST(CpuMatmul, InputGradientWrittenWithoutReadingIt) {
+  test::KernelEnv env;
+  std::vector<cpu::MatmulBackend> backends = {cpu::MatmulBackend::kOwn};
+  if (cpu::onednn_available())
+    backends.insert(backends.end(), {cpu::MatmulBackend::kOneDnn, cpu::MatmulBackend::kMixed});
+  for (const Shape& s : {Shape{300, 260, 800}, Shape{7, 33, 65}, Shape{257, 770, 31}}) {
+    auto inp = random_floats(size_t(s.N) * s.C, 1), w = random_floats(size_t(s.OC) * s.C, 2);
+    auto dout = random_floats(size_t(s.N) * s.OC, 4);
+    std::vector<double> ref(size_t(s.N) * s.C, 1e30);  // overwritten by the reference too
+    ref::matmul_backward<double>(ref.data(), nullptr, nullptr, to_double(dout).data(),
+                                 to_double(inp).data(), to_double(w).data(), s.N, s.C, s.OC,
+                                 /*accumulate_dinp=*/false);
+    for (cpu::MatmulBackend b : backends)
+      for (SimdLevel level : test::simd_levels()) {
+        SCOPED_TRACE(std::string(cpu::matmul_backend_name(b)) + " " + simd_level_name(level) +
+                     " " + shape_name(s));
+        test::set_level(level);
+        test::test_context().ctx.matmul = b;
+        std::vector<float> first;
+        for (int threads : {1, 2, 3}) {
+          test::set_threads(threads);
+          std::vector<float> dinp(size_t(s.N) * s.C, std::nanf(""));
+          cpu::matmul_backward(test::ctx(), dinp.data(), nullptr, nullptr, dout.data(),
+                               inp.data(), w.data(), s.N, s.C, s.OC, /*accumulate_dinp=*/false);
+          EXPECT_TRUE(all_close(dinp, ref, atol_for(s.OC), kRtol)) << threads << " threads";
+          if (first.empty()) first = dinp;
+          EXPECT_TRUE(bitwise_equal(first, dinp)) << "1 vs " << threads << " threads";
+        }
+        test::test_context().ctx.matmul = cpu::MatmulBackend::kOwn;
+      }
   }
 }
 

@@ -45,22 +45,23 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C,
-                     int OC) {
+                     int OC, bool accumulate_dinp) {
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
   float* onednn_dinp = uses_onednn(ex, Product::kDinp) ? dinp : nullptr;
   float* onednn_dweight = uses_onednn(ex, Product::kDweight) ? dweight : nullptr;
   if (onednn_dinp || onednn_dweight) {
-    onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool);
+    onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool,
+                                 accumulate_dinp);
     if (onednn_dinp) dinp = nullptr;
     if (onednn_dweight) dweight = nullptr;
   }
   if (dinp) {
-    // dinp (N, C) += dout (N, OC) @ W (OC, C)
+    // dinp (N, C) += dout (N, OC) @ W (OC, C), or = when not accumulating
     detail::gemm(ex.isa, {.M = N, .N = C, .K = OC,
                           .A = dout, .rs_a = OC, .cs_a = 1,
                           .B = weight, .rs_b = C, .cs_b = 1,
-                          .C = dinp, .ldc = C},
+                          .C = dinp, .ldc = C, .init = !accumulate_dinp},
                  pool);
   }
   if (dweight) {

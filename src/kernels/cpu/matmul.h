@@ -19,8 +19,9 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
 // dinp = dout @ W;  dweight = dout^T @ inp (reduced over N in order);  dbias = sum_n dout.
+// accumulate_dinp false: dinp is written (=) and never read, saving its clearing and reading.
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C,
-                     int OC);
+                     int OC, bool accumulate_dinp = true);
 
 }  // namespace scratchgpt::cpu

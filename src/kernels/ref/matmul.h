@@ -21,17 +21,20 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int N,
 }
 
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
-// dinp = dout @ W;  dweight = dout^T @ inp;  dbias = sum over N of dout.
+// dinp = dout @ W;  dweight = dout^T @ inp;  dbias = sum over N of dout. With accumulate_dinp
+// false, dinp is written instead (=, its old contents never read): what a layer whose input
+// feeds nothing else wants, without clearing the buffer first.
 template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                     int N, int C, int OC) {
+                     int N, int C, int OC, bool accumulate_dinp = true) {
   if (dinp)
     for (int n = 0; n < N; ++n)
       for (int c = 0; c < C; ++c) {
         F acc = 0;
         for (int o = 0; o < OC; ++o)
           acc += dout[static_cast<int64_t>(n) * OC + o] * weight[static_cast<int64_t>(o) * C + c];
-        dinp[static_cast<int64_t>(n) * C + c] += acc;
+        F& d = dinp[static_cast<int64_t>(n) * C + c];
+        d = accumulate_dinp ? d + acc : acc;
       }
   if (dweight)
     for (int o = 0; o < OC; ++o)
