@@ -4,7 +4,8 @@
 Runs `scratchgpt bench --json` for a preset, then times a nanoGPT-equivalent model written here
 (same config as that JSON: LayerNorm, fused qkv causal attention with a -inf mask and softmax,
 tanh-GELU MLP, tied lm_head, AdamW, global-norm clip 1.0) with torch.set_num_threads(threads),
-and prints both and the ratios. Debian's torch 1.13 (no scaled_dot_product_attention, so this is
+and prints both and the ratios. PyTorch runs at its best: the OpenMP OpenBLAS (the script
+restarts itself with LD_LIBRARY_PATH pointing at it, and prints which BLAS torch loaded). Debian's torch 1.13 (no scaled_dot_product_attention, so this is
 nanoGPT's non-flash path). Leaves out: data loading and evaluation, as `scratchgpt bench` does.
 
 --sample N compares sampling instead: `scratchgpt bench --sample N --json` (batch 1, a 1-token
@@ -36,8 +37,25 @@ def _threads_from_argv(flag, default):
     return default
 
 
-# Debian's torch does its float matmuls through libblas.so.3 (OpenBLAS here): give OpenBLAS the
-# same thread count as torch's own pool. Must be set before torch is imported.
+# PyTorch at its best (../shared/bench/pytorch_anchor's setup): Debian's torch does its float
+# matmuls through libblas.so.3, and the OpenMP build of OpenBLAS (apt-get install
+# libopenblas0-openmp) shares torch's OpenMP threads instead of oversubscribing the cores. The
+# loader reads LD_LIBRARY_PATH only at start, so the script restarts itself once with it set.
+# Thread counts must be set before torch is imported.
+def _at_its_best():
+    import sysconfig
+    d = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
+    if not os.path.isdir(d):
+        print(f"compare_pytorch: warning: no {d}: PyTorch is not at its best here "
+              "(apt-get install libopenblas0-openmp)", flush=True)
+        return
+    if d not in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = d + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+_at_its_best()
 _torch_threads = _threads_from_argv("--torch-threads", None) or _threads_from_argv("--threads", "2")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", _torch_threads)
 os.environ.setdefault("OMP_NUM_THREADS", _torch_threads)
@@ -269,6 +287,13 @@ def main():
                     help="compare sampling instead of training: N new tokens, batch 1, ours "
                          "(KV cache) vs nanoGPT's generate (no cache)")
     a = ap.parse_args()
+    torch.ones(2, 2) @ torch.ones(2, 2)  # loads the BLAS
+    with open("/proc/self/maps") as f:
+        blas = sorted({l.split()[-1] for l in f if "blas" in l and l.split()[-1].startswith("/")})
+    print(f"PyTorch {torch.__version__}, BLAS: {', '.join(blas) or 'none found'}", flush=True)
+    if any("/blas/" in b for b in blas):
+        sys.exit("compare_pytorch: PyTorch loaded the reference BLAS, not OpenBLAS: "
+                 "apt-get install libopenblas0-openmp")
     if a.sample > 0:
         return compare_sample(a)
 
