@@ -42,20 +42,12 @@ def _threads_from_argv(flag, default):
 # libopenblas0-openmp) shares torch's OpenMP threads instead of oversubscribing the cores. The
 # loader reads LD_LIBRARY_PATH only at start, so the script restarts itself once with it set.
 # Thread counts must be set before torch is imported.
-def _at_its_best():
-    import sysconfig
-    d = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'}/openblas-openmp"
-    if not os.path.isdir(d):
-        print(f"compare_pytorch: warning: no {d}: PyTorch is not at its best here "
-              "(apt-get install libopenblas0-openmp)", flush=True)
-        return
-    if d not in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
-        env = dict(os.environ)
-        env["LD_LIBRARY_PATH"] = d + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pytorch_at_its_best as best  # noqa: E402
 
-
-_at_its_best()
+_env = best.openmp_openblas_env()
+if _env is not None and _env.get("LD_LIBRARY_PATH") != os.environ.get("LD_LIBRARY_PATH"):
+    os.execve(sys.executable, [sys.executable] + sys.argv, _env)
 _torch_threads = _threads_from_argv("--torch-threads", None) or _threads_from_argv("--threads", "2")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", _torch_threads)
 os.environ.setdefault("OMP_NUM_THREADS", _torch_threads)
@@ -288,10 +280,9 @@ def main():
                          "(KV cache) vs nanoGPT's generate (no cache)")
     a = ap.parse_args()
     torch.ones(2, 2) @ torch.ones(2, 2)  # loads the BLAS
-    with open("/proc/self/maps") as f:
-        blas = sorted({l.split()[-1] for l in f if "blas" in l and l.split()[-1].startswith("/")})
+    blas = best.loaded_blas()
     print(f"PyTorch {torch.__version__}, BLAS: {', '.join(blas) or 'none found'}", flush=True)
-    if any("/blas/" in b for b in blas):
+    if best.is_reference_blas(blas):
         sys.exit("compare_pytorch: PyTorch loaded the reference BLAS, not OpenBLAS: "
                  "apt-get install libopenblas0-openmp")
     if a.sample > 0:

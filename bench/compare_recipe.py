@@ -26,11 +26,12 @@ import re
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'bench'))
+import pytorch_at_its_best as best  # noqa: E402
 
 
 def main():
@@ -51,14 +52,7 @@ def main():
         subprocess.run([a.binary, 'prepare', '--input', os.path.join(ROOT, 'data/tinyshakespeare.txt'),
                         '--out-dir', a.data_dir], check=True)
 
-    env = dict(os.environ)
-    multiarch = sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu'
-    omp_blas = f'/usr/lib/{multiarch}/openblas-openmp'
-    if os.path.isdir(omp_blas):
-        env['LD_LIBRARY_PATH'] = omp_blas + (':' + env['LD_LIBRARY_PATH'] if env.get('LD_LIBRARY_PATH') else '')
-    else:
-        print(f'compare_recipe: warning: no {omp_blas}: PyTorch is not at its best here '
-              '(apt-get install libopenblas0-openmp)', flush=True)
+    env = best.openmp_openblas_env() or dict(os.environ)
 
     rows = []
     for r in range(a.rounds):
@@ -106,7 +100,7 @@ def run_torch(a, env):
         sys.exit('compare_recipe: no "best val" line from the PyTorch reference:\n' + res.stdout + res.stderr)
     b = re.search(r'^blas: (.*)$', res.stdout, re.M)
     blas = b.group(1) if b else 'unknown'
-    if '/blas/' in blas:
+    if best.is_reference_blas(blas.split(', ')):
         sys.exit(f'compare_recipe: PyTorch loaded the reference BLAS ({blas}), not OpenBLAS: '
                  'apt-get install libopenblas0-openmp')
     return torch_s, float(m.group(1)), blas

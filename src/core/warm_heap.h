@@ -13,7 +13,11 @@
 
 namespace scratchgpt {
 
+// What run/exec.h warms per thread for oneDNN: its sgemm's largest scratch on GPT-2 small is
+// about 4 MiB.
+inline constexpr size_t kWarmHeapBytes = size_t{32} << 20;
+
 // On every thread of pool (the caller included): allocate `bytes`, write every page, free.
-void warm_heap(ThreadPool& pool, size_t bytes);
+void warm_heap(ThreadPool& pool, size_t bytes = kWarmHeapBytes);
 
 }  // namespace scratchgpt

@@ -22,10 +22,10 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd) {
   if (!simd.empty()) exec.ctx.isa = cap_simd_level(simd_level_from_name(simd));
   exec.pool = std::make_unique<ThreadPool>(threads);
   exec.ctx.pool = exec.pool.get();
-  // oneDNN's sgemm (backends onednn and mixed) mallocs its packing buffers on every call: 32 MiB of touched heap per thread
-  // holds them (GPT-2 small's largest tile needs about 4 MiB), so steps after the first fault in
+  // oneDNN's sgemm (backends onednn and mixed) mallocs its packing buffers on every call: a warm
+  // heap per thread (kWarmHeapBytes) holds them, so steps after the first fault in
   // no pages (bench prints the count).
-  if (exec.ctx.matmul != MatmulBackend::kOwn) warm_heap(*exec.pool, size_t{32} << 20);
+  if (exec.ctx.matmul != MatmulBackend::kOwn) warm_heap(*exec.pool);
   return exec;
 }
 

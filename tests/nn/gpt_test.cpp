@@ -462,7 +462,7 @@ TEST(GPT, StepsAfterTheFirstMapNoNewMemoryWithOneDnn) {
   if (!kernels::onednn_available()) GTEST_SKIP() << "this build has no oneDNN";
   test::OwnExec exec(2);
   exec.ctx.matmul = MatmulBackend::kOneDnn;
-  warm_heap(*exec.pool, size_t{32} << 20);
+  warm_heap(*exec.pool);
   const auto faults = faults_per_step(exec.ctx, 40);
   for (size_t s = 1; s < faults.size(); ++s)
     EXPECT_LE(faults[s], 4) << "step " << s + 1 << " faulted in " << faults[s] << " pages";
