@@ -55,13 +55,11 @@ const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x,
 }
 
 void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float* dout) {
-  const int64_t N = int64_t{B} * T;
   // return resid_dropout(proj)
   const float* dp = resid_drop.backward(ex, dproj, dout);  // (B, T, C)
   // proj = c_proj(y)
   c_proj.backward(ex, dy, dp);  // writes dy
-  // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head
-  kernels::zero(ex, dqkv, N * 3 * C);
+  // y = softmax(q k^T / sqrt(HS), causal) [* attn_dropout mask] @ v, per head; writes dqkv
   if (fused) {
     kernels::flash_attention_backward(ex, dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
   } else {

@@ -22,7 +22,7 @@ void activation_forward(const ExecContext& ex, Activation a, float* out, const f
   }
 }
 
-// Accumulates dinp += dout * act'(inp).
+// Writes dinp = dout * act'(inp).
 void activation_backward(const ExecContext& ex, Activation a, float* dinp, const float* inp,
                          const float* dout, int64_t n) {
   switch (a) {
@@ -71,8 +71,7 @@ void MLP::backward(const ExecContext& ex, float* dx, const float* dout) {
   // p = c_proj(act)
   c_proj.backward(ex, dact, dp);  // writes dact
   // act = gelu(h) or relu(h)
-  kernels::zero(ex, dfc, n4);
-  activation_backward(ex, activation, dfc, c_fc.out, dact, n4);
+  activation_backward(ex, activation, dfc, c_fc.out, dact, n4);  // writes dfc
   // h = c_fc(x)
   c_fc.backward(ex, dx, dfc);  // writes dx
 }

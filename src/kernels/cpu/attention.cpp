@@ -135,25 +135,27 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
         for (int t = 0; t < T; ++t)
           for (int j = 0; j <= t; ++j) g[t * T + j] *= m[t * T + j];
       }
-      // dv += a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
+      // dv = a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
       detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
                             .A = a, .rs_a = 1, .cs_a = T,
                             .B = dO, .rs_b = C, .cs_b = 1,
-                            .C = dq + 2 * C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
+                            .C = dq + 2 * C, .ldc = 3 * C, .init = true,
+                            .a_tri = GemmArgs::kUpper},
                    detail::serial_pool());
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
       for (int t = 0; t < T; ++t)
         softmax_back_row(dpre + t * T, g + t * T, w + t * T, t, T, scale);
-      // dq += g k;  dk += g^T q.
+      // dq = g k;  dk = g^T q.
       detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
                             .A = g, .rs_a = T, .cs_a = 1,
                             .B = q + C, .rs_b = 3 * C, .cs_b = 1,
-                            .C = dq, .ldc = 3 * C, .a_tri = GemmArgs::kLower},
+                            .C = dq, .ldc = 3 * C, .init = true, .a_tri = GemmArgs::kLower},
                    detail::serial_pool());
       detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
                             .A = g, .rs_a = 1, .cs_a = T,
                             .B = q, .rs_b = 3 * C, .cs_b = 1,
-                            .C = dq + C, .ldc = 3 * C, .a_tri = GemmArgs::kUpper},
+                            .C = dq + C, .ldc = 3 * C, .init = true,
+                            .a_tri = GemmArgs::kUpper},
                    detail::serial_pool());
     }
   });

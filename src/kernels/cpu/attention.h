@@ -17,7 +17,8 @@ namespace scratchgpt::cpu {
 void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
                        const float* qkv, const float* drop, int B, int T, int C, int NH);
 
-// Accumulates into dqkv (B, T, 3C); dpreatt, datt (B, NH, T, T) are scratch (overwritten).
+// Writes dqkv (B, T, 3C) (its old contents are not used: each (b, h) writes its q, k and v
+// columns with one product each); dpreatt, datt (B, NH, T, T) are scratch (overwritten).
 void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
                         const float* dout, const float* qkv, const float* att, const float* drop,
                         int B, int T, int C, int NH);

@@ -21,10 +21,11 @@ inline constexpr int kFlashTile = 128;
 void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv, int B,
                              int T, int C, int NH);
 
-// Accumulates into dqkv (B, T, 3C) from dout (B, T, C), given out and lse of the forward.
+// Writes dqkv (B, T, 3C) (its old contents are not used) from dout (B, T, C), given out and lse of
+// the forward.
 // Backward of out = P v, P = softmax(S), S = q k^T * scale, with P recomputed as exp(S - lse):
-// D = rowsum(dout * out); dv += P^T dout; dP = dout v^T; dS = P * (dP - D);
-// dq += scale * dS k;  dk += scale * dS^T q.
+// D = rowsum(dout * out); dv = P^T dout; dP = dout v^T; dS = P * (dP - D);
+// dq = scale * dS k;  dk = scale * dS^T q.
 void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
                               const float* out, const float* lse, const float* qkv, int B, int T,
                               int C, int NH);

@@ -12,13 +12,13 @@ namespace scratchgpt::cpu {
 
 // out (n) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
-// Accumulates: dinp += dout * gelu'(inp)
+// Writes dinp = dout * gelu'(inp) (dinp is not read)
 void gelu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
                    int64_t n);
 
 // out (n) = 0.5 x (1 + erf(x / sqrt 2))
 void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
-// Accumulates: dinp += dout * gelu_exact'(inp)
+// Writes dinp = dout * gelu_exact'(inp) (dinp is not read)
 void gelu_exact_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
                          int64_t n);
 

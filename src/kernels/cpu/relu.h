@@ -9,7 +9,7 @@
 namespace scratchgpt::cpu {
 
 void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
-// Accumulates: dinp += dout * (inp > 0)
+// Writes dinp = dout * (inp > 0) (dinp is not read)
 void relu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
                    int64_t n);
 

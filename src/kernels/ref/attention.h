@@ -5,6 +5,7 @@
 // softmax, threaded over B*NH; it stores the same (T, T) matrices, which dropout needs).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -57,13 +58,15 @@ void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, i
       }
 }
 
-// Accumulates into dqkv (B, T, 3C). datt and dpreatt (B, NH, T, T) are scratch (overwritten).
+// Writes dqkv (B, T, 3C) (its old contents are not used). datt and dpreatt (B, NH, T, T) are
+// scratch (overwritten).
 // Backward of: a = att * drop;  out = a v;  att = softmax(preatt);  preatt = q k^T * scale.
 template <typename F>
 void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qkv, const F* att,
                         const F* drop, int B, int T, int C, int NH) {
   const int HS = C / NH;
   const F scale = F(1) / std::sqrt(F(HS));
+  std::fill(dqkv, dqkv + static_cast<int64_t>(B) * T * 3 * C, F(0));  // summed into below
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < NH; ++h)
       for (int t = 0; t < T; ++t) {

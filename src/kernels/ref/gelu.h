@@ -20,7 +20,7 @@ void gelu_forward(F* out, const F* inp, int64_t n) {
   }
 }
 
-// Accumulates: dinp += dout * gelu'(inp)
+// Writes dinp = dout * gelu'(inp) (dinp is not read)
 template <typename F>
 void gelu_backward(F* dinp, const F* inp, const F* dout, int64_t n) {
   const F s = std::sqrt(F(2) / F(M_PI));
@@ -30,7 +30,7 @@ void gelu_backward(F* dinp, const F* inp, const F* dout, int64_t n) {
     F th = std::tanh(u);
     F sech2 = F(1) - th * th;
     F grad = F(0.5) * (F(1) + th) + F(0.5) * x * sech2 * s * (F(1) + F(3) * F(0.044715) * x * x);
-    dinp[i] += dout[i] * grad;
+    dinp[i] = dout[i] * grad;
   }
 }
 
@@ -43,7 +43,8 @@ void gelu_exact_forward(F* out, const F* inp, int64_t n) {
   }
 }
 
-// Accumulates: dinp += dout * gelu'(inp), gelu'(x) = Phi(x) + x phi(x), phi the normal density.
+// Writes dinp = dout * gelu'(inp) (dinp is not read), gelu'(x) = Phi(x) + x phi(x), phi the normal
+// density.
 template <typename F>
 void gelu_exact_backward(F* dinp, const F* inp, const F* dout, int64_t n) {
   const F r = F(1) / std::sqrt(F(2));
@@ -52,7 +53,7 @@ void gelu_exact_backward(F* dinp, const F* inp, const F* dout, int64_t n) {
     F x = inp[i];
     F cdf = F(0.5) * std::erfc(-x * r);
     F pdf = k * std::exp(F(-0.5) * x * x);
-    dinp[i] += dout[i] * (cdf + x * pdf);
+    dinp[i] = dout[i] * (cdf + x * pdf);
   }
 }
 

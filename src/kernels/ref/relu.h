@@ -11,10 +11,10 @@ void relu_forward(F* out, const F* inp, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = inp[i] > F(0) ? inp[i] : F(0);
 }
 
-// Accumulates: dinp += dout * (inp > 0)
+// Writes dinp = dout * (inp > 0) (dinp is not read)
 template <typename F>
 void relu_backward(F* dinp, const F* inp, const F* dout, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dinp[i] += inp[i] > F(0) ? dout[i] : F(0);
+  for (int64_t i = 0; i < n; ++i) dinp[i] = inp[i] > F(0) ? dout[i] : F(0);
 }
 
 }  // namespace scratchgpt::ref

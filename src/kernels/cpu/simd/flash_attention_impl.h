@@ -318,14 +318,13 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
           float* dkr = dx + (j0 + c) * C3 + C;
           float* dvr = dkr + C;
           for (int d = 0; d < HS; ++d) {
-            dkr[d] += dk[c * hsp + d] * scale;
-            dvr[d] += dv[c * hsp + d];
+            dkr[d] = dk[c * hsp + d] * scale;  // written once: all query tiles are summed in dk
+            dvr[d] = dv[c * hsp + d];
           }
         }
       }
       for (int i = 0; i < T; ++i)
-        for (int d = 0; d < HS; ++d)
-          dx[i * C3 + d] += dq[static_cast<int64_t>(i) * hsp + d] * scale;
+        for (int d = 0; d < HS; ++d) dx[i * C3 + d] = dq[static_cast<int64_t>(i) * hsp + d] * scale;
     }
   });
 }

@@ -98,18 +98,17 @@ void map_forward_v(float* out, const float* inp, int64_t n) {
   }
 }
 
-// dinp[i] += dout[i] * df(inp[i]) for i < n, df the derivative of f.
+// dinp[i] = dout[i] * df(inp[i]) for i < n, df the derivative of f (dinp is not read).
 template <class V, typename V::T (*df)(typename V::T)>
 void map_backward_v(float* dinp, const float* inp, const float* dout, int64_t n) {
   constexpr int W = V::kW;
   int64_t i = 0;
-  for (; i + W <= n; i += W)
-    V::store(dinp + i, V::fma(V::load(dout + i), df(V::load(inp + i)), V::load(dinp + i)));
+  for (; i + W <= n; i += W) V::store(dinp + i, V::mul(V::load(dout + i), df(V::load(inp + i))));
   if (i < n) {
-    float x[W] = {}, d[W] = {}, acc[W] = {};
-    for (int64_t j = i; j < n; ++j) x[j - i] = inp[j], d[j - i] = dout[j], acc[j - i] = dinp[j];
-    V::store(acc, V::fma(V::load(d), df(V::load(x)), V::load(acc)));
-    for (int64_t j = i; j < n; ++j) dinp[j] = acc[j - i];
+    float x[W] = {}, d[W] = {}, out[W];
+    for (int64_t j = i; j < n; ++j) x[j - i] = inp[j], d[j - i] = dout[j];
+    V::store(out, V::mul(V::load(d), df(V::load(x))));
+    for (int64_t j = i; j < n; ++j) dinp[j] = out[j - i];
   }
 }
 
