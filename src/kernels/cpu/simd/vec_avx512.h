@@ -27,9 +27,8 @@ inline __m512 exp16(__m512 x) {
   p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(5.0000001201e-1f));
   const __m512 x2 = _mm512_mul_ps(x, x);
   p = _mm512_fmadd_ps(p, x2, _mm512_add_ps(x, _mm512_set1_ps(1.0f)));
-  const __m512i n = _mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127));
-  const __m512 pow2n = _mm512_castsi512_ps(_mm512_slli_epi32(n, 23));
-  return _mm512_maskz_mul_ps(static_cast<__mmask16>(~underflow), p, pow2n);
+  // p 2^fx in one instruction (exact, like multiplying by the power of two).
+  return _mm512_maskz_scalef_ps(static_cast<__mmask16>(~underflow), p, fx);
 }
 
 struct VecAvx512 {
