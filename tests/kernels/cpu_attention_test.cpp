@@ -1,15 +1,16 @@
 // cpu_attention_test.cpp: cpu::attention_forward/backward against ref:: run in double (with and
 // without a dropout mask, odd T and head sizes, T past the GEMM's K block), at every SIMD level,
-// and bitwise identity between 1, 2 and 3 threads. Every row length 1..T is a softmax row, so
-// T = 37, 70, 300 cover the 8- and 16-lane tails.
-#include "kernels/cpu/attention.h"
-
+// and bitwise identity between 1, 2 and 3 threads; the per-ISA softmax of a whole head (short
+// rows several at a time) against its row-at-a-time version, bit for bit. Every row length 1..T is
+// a softmax row, so T = 37, 70, 300 cover the 8- and 16-lane tails.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "cpu_test_util.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/simd/attention_simd.h"
 #include "kernels/ref/attention.h"
 
 namespace scratchgpt {
@@ -133,6 +134,42 @@ TEST(CpuAttention, OneTwoAndThreeThreadsAreBitwiseIdentical) {
         }
       }
   }
+}
+
+// Short rows (up to 8 vectors) go through a kernel that holds several rows in registers: it must
+// give each row exactly the bits of the one-row kernel, for every T around the vector widths
+// (and past the short limit, 128 floats at AVX-512, where whole heads go row by row). The scores
+// start as random values, with NaN above the diagonal, which neither kernel may read.
+TEST(CpuAttention, HeadSoftmaxMatchesRowByRowBitwise) {
+  using HeadFn = void (*)(float*, float*, int, float);
+  using RowFn = void (*)(float*, float*, int, int, float);
+  struct Isa {
+    SimdLevel level;
+    HeadFn head;
+    RowFn row;
+  };
+  const Isa isas[] = {{SimdLevel::kAvx2, cpu::detail::attention_softmax_avx2,
+                       cpu::detail::attention_softmax_row_avx2},
+                      {SimdLevel::kAvx512, cpu::detail::attention_softmax_avx512,
+                       cpu::detail::attention_softmax_row_avx512}};
+  int checked = 0;
+  for (const Isa& isa : isas) {
+    if (detected_simd_level() < isa.level) continue;
+    for (int T = 1; T <= 140; ++T) {
+      const size_t TT = size_t(T) * T;
+      std::vector<float> pre = random_floats(TT, 70 + T, -8.0f, 8.0f);
+      for (int t = 0; t < T; ++t)
+        for (int j = t + 1; j < T; ++j) pre[size_t(t) * T + j] = std::nanf("");
+      std::vector<float> pre_row = pre, w(TT, 7.0f), w_row(TT, 7.0f);
+      isa.head(pre.data(), w.data(), T, 0.3f);
+      for (int t = 0; t < T; ++t)
+        isa.row(pre_row.data() + size_t(t) * T, w_row.data() + size_t(t) * T, t, T, 0.3f);
+      EXPECT_TRUE(bitwise_equal(pre, pre_row)) << simd_level_name(isa.level) << " T=" << T;
+      EXPECT_TRUE(bitwise_equal(w, w_row)) << simd_level_name(isa.level) << " T=" << T;
+      ++checked;
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "this CPU has no AVX2";
 }
 
 }  // namespace

@@ -39,6 +39,13 @@ void softmax_row_scalar(float* pre, float* w, int t, int T, float scale) {
   }
 }
 
+// One head's scores, pre and w (T, T): softmax_row_scalar on every row.
+void softmax_scalar(float* pre, float* w, int T, float scale) {
+  for (int t = 0; t < T; ++t)
+    softmax_row_scalar(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t, T,
+                       scale);
+}
+
 // Row t of the softmax backward: with g = da (in/out) and w the weights:
 // dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre and g = dpre * scale.
 void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T, float scale) {
@@ -63,8 +70,8 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
                        const float* qkv, const float* drop, int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const auto softmax_row = pick(ex.isa, detail::attention_softmax_row_avx512,
-                                detail::attention_softmax_row_avx2, softmax_row_scalar);
+  const auto softmax = pick(ex.isa, detail::attention_softmax_avx512,
+                            detail::attention_softmax_avx2, softmax_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
@@ -78,9 +85,7 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
                             .B = q + C, .rs_b = 1, .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
                             .C = pre, .ldc = T, .init = true, .lower_c = true},
                    detail::serial_pool());
-      for (int t = 0; t < T; ++t)
-        softmax_row(pre + static_cast<int64_t>(t) * T, w + static_cast<int64_t>(t) * T, t, T,
-                    scale);
+      softmax(pre, w, T, scale);
       // out = (att * drop) v
       const float* a = w;
       if (drop) {

@@ -19,6 +19,10 @@ namespace {
 
 }  // namespace
 
+void attention_softmax_avx2(float* pre, float* w, int T, float scale) {
+  attention_softmax_v<VecAvx2>(pre, w, T, scale);
+}
+
 void attention_softmax_row_avx2(float* pre, float* w, int t, int T, float scale) {
   attention_softmax_row_v<VecAvx2>(pre, w, t, T, scale);
 }

@@ -23,6 +23,10 @@ namespace {
 
 }  // namespace
 
+void attention_softmax_avx512(float* pre, float* w, int T, float scale) {
+  attention_softmax_v<VecAvx512>(pre, w, T, scale);
+}
+
 void attention_softmax_row_avx512(float* pre, float* w, int t, int T, float scale) {
   attention_softmax_row_v<VecAvx512>(pre, w, t, T, scale);
 }

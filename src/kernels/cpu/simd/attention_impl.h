@@ -1,9 +1,9 @@
 // attention_impl.h: the row passes of cpu::attention_forward/backward (attention.h, the kernel
-// that stores (B, NH, T, T) scores): row t of the scaled, causally masked softmax and of its
-// backward, written once over a vector type V (vec_avx2.h, vec_avx512.h) with the row helpers of
-// rows_impl.h, and included by attention_avx2.cpp and attention_avx512.cpp inside an anonymous
-// namespace after their `SG_TARGET_BEGIN`. Leaves out: the GEMMs (gemm.h). Readable twin: the
-// portable rows in attention.cpp, and kernels/ref/attention.h.
+// that stores (B, NH, T, T) scores): the scaled, causally masked softmax of one head's rows and
+// row t of its backward, written once over a vector type V (vec_avx2.h, vec_avx512.h) with the row
+// helpers of rows_impl.h, and included by attention_avx2.cpp and attention_avx512.cpp inside an
+// anonymous namespace after their `SG_TARGET_BEGIN`. Leaves out: the GEMMs (gemm.h). Readable twin:
+// the portable rows in attention.cpp, and kernels/ref/attention.h.
 #include "kernels/cpu/simd/rows_impl.h"
 
 // Row t of the scores, pre, w (T): pre[0..t] *= scale (in place), w = softmax(pre[0..t]), w = 0
@@ -20,6 +20,93 @@ void attention_softmax_row_v(float* pre, float* w, int t, int T, float scale) {
 
 // Row t of the softmax backward, dpre, g, w (T), with g = da (in/out) and w the weights:
 // dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre and g = dpre * scale.
+// Rows t0 .. t0 + R - 1 of the scores (T <= NV lanes of vectors), held in registers and worked
+// on side by side, so that one row's reductions (max, sum) wait while the others compute: short
+// rows (the small model's T = 64) are otherwise bound by those latencies. Each row gets exactly
+// attention_softmax_row_v's arithmetic: lanes past the diagonal are -inf, whose e^x is 0, and
+// adding those zeros to the sum changes no bit.
+template <class V, int R, int NV>
+inline void attention_softmax_short_rows_v(float* pre, float* w, int t0, int T, float scale) {
+  using Vt = typename V::T;
+  constexpr int W = V::kW;
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  const Vt vk = V::set1(scale);
+  auto lanes = [](int n, int v) { return n - v * W < 0 ? 0 : n - v * W < W ? n - v * W : W; };
+  Vt x[R][NV], mx[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    float* p = pre + static_cast<int64_t>(r) * T;
+    const int n = t0 + r + 1;  // the row's visible scores
+    mx[r] = V::set1(kNegInf);
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      const int k = lanes(n, v), kt = lanes(T, v);
+      x[r][v] = V::mul(k == W ? V::load(p + v * W) : V::load_tail_or(p + v * W, k, kNegInf), vk);
+      if (kt == W)
+        V::store(p + v * W, x[r][v]);
+      else
+        V::store_tail(p + v * W, x[r][v], kt);
+      mx[r] = V::max(mx[r], x[r][v]);
+    }
+  }
+  float inv[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    const Vt m = V::set1(V::hmax(mx[r]));
+    Vt sum = V::zero();
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      x[r][v] = V::exp(V::sub(x[r][v], m));
+      sum = V::add(sum, x[r][v]);
+    }
+    inv[r] = 1.0f / V::hsum(sum);
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    float* q = w + static_cast<int64_t>(r) * T;
+    const Vt k = V::set1(inv[r]);
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      const int kt = lanes(T, v);
+      if (kt == W)
+        V::store(q + v * W, V::mul(x[r][v], k));
+      else
+        V::store_tail(q + v * W, V::mul(x[r][v], k), kt);
+    }
+  }
+}
+
+// Rows of NV vectors, R at a time (R x NV scores in half the registers, R <= 4); returns the rows
+// done (the last T % R are left to the caller).
+template <class V, int NV>
+int attention_softmax_short_v(float* pre, float* w, int T, float scale) {
+  constexpr int R = V::kRegs / 2 / NV >= 4 ? 4 : V::kRegs / 2 / NV >= 1 ? V::kRegs / 2 / NV : 1;
+  int t = 0;
+  for (; t + R <= T; t += R) {
+    const int64_t off = static_cast<int64_t>(t) * T;
+    attention_softmax_short_rows_v<V, R, NV>(pre + off, w + off, t, T, scale);
+  }
+  return t;
+}
+
+// All T rows of one head's scores, pre and w (T, T): rows as attention_softmax_row_v. Rows of at
+// most 8 vectors (T <= 128 at AVX-512, 64 at AVX2) go through attention_softmax_short_rows_v.
+template <class V>
+void attention_softmax_v(float* pre, float* w, int T, float scale) {
+  const int nv = (T + V::kW - 1) / V::kW;
+  int t = 0;
+  using ShortRows = int (*)(float*, float*, int, float);
+  constexpr ShortRows kShort[] = {attention_softmax_short_v<V, 1>, attention_softmax_short_v<V, 2>,
+                                  attention_softmax_short_v<V, 3>, attention_softmax_short_v<V, 4>,
+                                  attention_softmax_short_v<V, 5>, attention_softmax_short_v<V, 6>,
+                                  attention_softmax_short_v<V, 7>, attention_softmax_short_v<V, 8>};
+  if (nv <= 8) t = kShort[nv - 1](pre, w, T, scale);
+  for (; t < T; ++t) {
+    const int64_t off = static_cast<int64_t>(t) * T;
+    attention_softmax_row_v<V>(pre + off, w + off, t, T, scale);
+  }
+}
+
 template <class V>
 void attention_softmax_back_row_v(float* dpre, float* g, const float* w, int t, int T,
                                   float scale) {

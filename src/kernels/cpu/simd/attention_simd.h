@@ -6,8 +6,12 @@
 
 namespace scratchgpt::cpu::detail {
 
-// Row t of the scores, pre, w (T): pre[0..t] *= scale, w = softmax(pre[0..t]); above the
-// diagonal pre = -inf, w = 0.
+// One head's scores, pre, w (T, T), row by row: pre[t][0..t] *= scale, w[t] =
+// softmax(pre[t][0..t]); above the diagonal pre = -inf, w = 0.
+void attention_softmax_avx2(float* pre, float* w, int T, float scale);
+void attention_softmax_avx512(float* pre, float* w, int T, float scale);
+// Row t alone (what attention_softmax_* does to each row; short rows are done several at a
+// time, with the same arithmetic: cpu_attention_test checks the bits agree).
 void attention_softmax_row_avx2(float* pre, float* w, int t, int T, float scale);
 void attention_softmax_row_avx512(float* pre, float* w, int t, int T, float scale);
 
