@@ -194,6 +194,31 @@ TEST(CpuMatmul, MixedBackendTakesEachProductFromTheBackendItNames) {
   }
 }
 
+// A wide layer over many rows (N >= 1024, C x OC >= 512 Ki: the MLP of shakespeare-char) takes
+// its weight gradient from our GEMM, which measured faster there; the rest as above.
+TEST(CpuMatmul, MixedBackendTakesWideWeightGradientsFromOurs) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  test::KernelEnv env;
+  const Shape s{1030, 600, 900};
+  for (SimdLevel level : test::simd_levels()) {
+    if (level == SimdLevel::kScalar) continue;
+    test::set_level(level);
+    SCOPED_TRACE(simd_level_name(level));
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kOwn;
+    const Outputs own = run_cpu(s, true, true, true);
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kOneDnn;
+    const Outputs onednn = run_cpu(s, true, true, true);
+    test::test_context().ctx.matmul = cpu::MatmulBackend::kMixed;
+    expect_same_bits_for_1_2_3_threads(s);
+    const Outputs mixed = run_cpu(s, true, true, true);
+    ASSERT_FALSE(bitwise_equal(own.dweight, onednn.dweight)) << "the backends must differ to tell";
+    ASSERT_FALSE(bitwise_equal(own.dinp, onednn.dinp));
+    EXPECT_TRUE(bitwise_equal(mixed.out, own.out)) << "forward: ours";
+    EXPECT_TRUE(bitwise_equal(mixed.dweight, own.dweight)) << "dweight: ours";
+    EXPECT_TRUE(bitwise_equal(mixed.dinp, onednn.dinp)) << "dinp: oneDNN's";
+  }
+}
+
 // accumulate_dinp = false writes dinp without reading it: a dinp full of NaN comes out as the
 // reference's dout @ W (the other gradients still accumulate), on every backend and level, and
 // with 1, 2 and 3 threads the same bits.

@@ -1,11 +1,13 @@
 // matmul_backend.h: which code computes cpu::matmul's three products (forward, dinp, dweight) for
 // more than a few rows. kOwn is our GEMM (gemm.h, the readable and portable one); kOneDnn is
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
-// installed); kMixed runs the forward on ours and both gradients on oneDNN, what measured faster
-// (matmul_bench at every model shape: our forward 0-17% faster, oneDNN's weight gradient 6-45%;
-// the input gradient split by ISA, but oneDNN's was faster end to end on the small model at
-// both; BENCHMARKS.md). The default is kMixed where the build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias
-// gradient and attention always use our own kernels.
+// installed); kMixed runs the forward on ours and the gradients on oneDNN, except the weight
+// gradients of wide layers over many rows (matmul.cpp's own_dweight_faster), what measured faster
+// (matmul_bench at every model shape: our forward 0-17% faster, oneDNN's weight gradient 6-45%
+// but ours 11-21% on shakespeare-char's MLP; the input gradient split by ISA, but oneDNN's was
+// faster end to end on the small model at both; BENCHMARKS.md). The default is kMixed where the
+// build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias gradient and attention
+// always use our own kernels.
 // The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
 

@@ -175,13 +175,18 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
   if (g.a_tri == GemmArgs::kLower && k_hi > i0 + mr) k_hi = i0 + mr;
   if (g.a_tri == GemmArgs::kUpper && k_lo < i0) k_lo = i0;
   const int kn = k_hi > k_lo ? k_hi - k_lo : 0;
-  // Full strips whose A is row-major (unit stride along k) or column-major (unit stride along
-  // rows) are read in place: packing them costs more than it saves. Other strips are packed,
-  // zero-padded to MR rows.
-  const AMode mode = mr != MR       ? AMode::kPacked
-                     : g.cs_a == 1 ? AMode::kRows
-                     : g.rs_a == 1 ? AMode::kCols
-                                   : AMode::kPacked;
+  // Full strips whose A is row-major (unit stride along k) are read in place: packing them costs
+  // more than it saves. So are column-major ones (unit stride along rows: dweight's dout^T) with
+  // a short column stride; with a long one (OC >= 256 floats) each k of the strip is a new cache
+  // line, far apart, and re-reading them for every panel cost more than packing the strip once
+  // (dweight on one core, packed / in place: OC = 384 0.93, OC = 512 0.85, OC = 1536 0.72, GPT-2's
+  // 2304-wide 0.76; OC = 128 read in place was 3% faster). Other strips are packed, zero-padded to
+  // MR rows.
+  constexpr int64_t kColsInPlaceMaxStride = 256;
+  const AMode mode = mr != MR                                        ? AMode::kPacked
+                     : g.cs_a == 1                                   ? AMode::kRows
+                     : g.rs_a == 1 && g.cs_a < kColsInPlaceMaxStride ? AMode::kCols
+                                                                     : AMode::kPacked;
   if (mode == AMode::kPacked) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
   const float* a = mode == AMode::kPacked ? Ap : g.A + i0 * g.rs_a + k_lo * g.cs_a;
   const int64_t lda = mode == AMode::kRows ? g.rs_a : mode == AMode::kCols ? g.cs_a : 0;
