@@ -55,7 +55,7 @@ void Bigram::backward() {
   SG_CHECK(have_targets_, "Bigram::backward needs a forward with targets first");
   const int64_t N = static_cast<int64_t>(B_) * T_;
   // dloss/dlogits = (probs - onehot) / N, scattered into the table rows that were read.
-  std::vector<float> dlogits(N * V_, 0.0f);  // (B, T, V)
+  std::vector<float> dlogits(N * V_);  // (B, T, V), written by crossentropy_backward
   std::vector<float> dlosses(N, 1.0f / static_cast<float>(N));
   kernels::crossentropy_backward(ctx_, dlogits.data(), probs_.data(), targets_.data(),
                                  dlosses.data(), static_cast<int>(N), V_);

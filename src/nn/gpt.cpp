@@ -246,9 +246,8 @@ void GPT::backward(const GradsReady& ready) {
   // loss = mean_n losses[n]
   std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
-  kernels::zero(ex, dlogits_, N * V);
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
-                                 static_cast<int>(N), V);
+                                 static_cast<int>(N), V);  // writes dlogits
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
   lm_head.backward(ex, dlnf_, dlogits_);  // writes dlnf
   // h = ln_f(x)

@@ -12,7 +12,7 @@ namespace scratchgpt::cpu {
 // losses (N); probs (N, V) saved for backward; logits (N, V); targets (N) in [0, V).
 void crossentropy_forward(const ExecContext& ex, float* losses, float* probs, const float* logits,
                           const int32_t* targets, int N, int V);
-// Accumulates: dlogits[n] += dlosses[n] * (probs[n] - onehot(targets[n])).
+// Writes dlogits[n] = dlosses[n] * (probs[n] - onehot(targets[n])) (dlogits is not read).
 void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
                            const int32_t* targets, const float* dlosses, int N, int V);
 

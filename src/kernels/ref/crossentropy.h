@@ -29,7 +29,7 @@ void crossentropy_forward(F* losses, F* probs, const F* logits, const int32_t* t
   }
 }
 
-// Accumulates: dlogits[n] += dlosses[n] * (probs[n] - onehot(targets[n])).
+// Writes dlogits[n] = dlosses[n] * (probs[n] - onehot(targets[n])) (dlogits is not read).
 // For the mean loss pass dlosses[n] = 1/N.
 template <typename F>
 void crossentropy_backward(F* dlogits, const F* probs, const int32_t* targets, const F* dlosses,
@@ -37,7 +37,7 @@ void crossentropy_backward(F* dlogits, const F* probs, const int32_t* targets, c
   for (int n = 0; n < N; ++n) {
     const F* p = probs + static_cast<int64_t>(n) * V;
     F* d = dlogits + static_cast<int64_t>(n) * V;
-    for (int v = 0; v < V; ++v) d[v] += dlosses[n] * (p[v] - (v == targets[n] ? F(1) : F(0)));
+    for (int v = 0; v < V; ++v) d[v] = dlosses[n] * (p[v] - (v == targets[n] ? F(1) : F(0)));
   }
 }
 

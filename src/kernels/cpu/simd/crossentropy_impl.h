@@ -14,16 +14,16 @@ void crossentropy_row_v(float* loss, float* p, const float* x, int target, int V
   *loss = std::log(sum) + mx - x[target];
 }
 
-// d (V) += k * (p - onehot(target)); p (V).
+// d (V) = k * (p - onehot(target)), d not read; p (V). The same float arithmetic as the reference.
 template <class V>
 void crossentropy_back_row_v(float* d, const float* p, int target, float k, int Vn) {
   constexpr int W = V::kW;
   const typename V::T vk = V::set1(k);
   int v = 0;
-  for (; v + W <= Vn; v += W) V::store(d + v, V::fma(vk, V::load(p + v), V::load(d + v)));
+  for (; v + W <= Vn; v += W) V::store(d + v, V::mul(vk, V::load(p + v)));
   if (v < Vn) {
     const int rem = Vn - v;
-    V::store_tail(d + v, V::fma(vk, V::load_tail(p + v, rem), V::load_tail(d + v, rem)), rem);
+    V::store_tail(d + v, V::mul(vk, V::load_tail(p + v, rem)), rem);
   }
-  d[target] -= k;
+  d[target] = k * (p[target] - 1.0f);
 }

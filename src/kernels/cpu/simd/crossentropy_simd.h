@@ -10,7 +10,7 @@ namespace scratchgpt::cpu::detail {
 void crossentropy_row_avx2(float* loss, float* p, const float* x, int target, int V);
 void crossentropy_row_avx512(float* loss, float* p, const float* x, int target, int V);
 
-// One row: d (V) += k * (p - onehot(target)).
+// One row: d (V) = k * (p - onehot(target)) (d is not read).
 void crossentropy_back_row_avx2(float* d, const float* p, int target, float k, int V);
 void crossentropy_back_row_avx512(float* d, const float* p, int target, float k, int V);
 
