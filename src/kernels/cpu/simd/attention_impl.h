@@ -100,7 +100,7 @@ void attention_softmax_v(float* pre, float* w, int T, float scale) {
                                   attention_softmax_short_v<V, 3>, attention_softmax_short_v<V, 4>,
                                   attention_softmax_short_v<V, 5>, attention_softmax_short_v<V, 6>,
                                   attention_softmax_short_v<V, 7>, attention_softmax_short_v<V, 8>};
-  if (nv <= 8) t = kShort[nv - 1](pre, w, T, scale);
+  if (nv >= 1 && nv <= 8) t = kShort[nv - 1](pre, w, T, scale);
   for (; t < T; ++t) {
     const int64_t off = static_cast<int64_t>(t) * T;
     attention_softmax_row_v<V>(pre + off, w + off, t, T, scale);
