@@ -3,11 +3,12 @@
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
 // installed); kMixed runs the forward on ours and the gradients on oneDNN, except the weight
 // gradients of wide layers over many rows (matmul.cpp's own_dweight_faster), what measured faster
-// (matmul_bench at every model shape: our forward 0-17% faster, oneDNN's weight gradient 6-45%
-// but ours 11-21% on shakespeare-char's MLP; the input gradient split by ISA, but oneDNN's was
-// faster end to end on the small model at both; BENCHMARKS.md). The default is kMixed where the
-// build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias gradient and attention
-// always use our own kernels.
+// (the forward: the step is faster on ours, small model 14.4-15.0 against 15.1-15.6 ms, GPT-2
+// small 685-690 against 701-720 ms, though oneDNN's library call alone is faster on most forward
+// shapes; matmul_bench at two threads: oneDNN's weight gradient up to 23% faster but ours 11-21%
+// on shakespeare-char's MLP, oneDNN's input gradient faster on most shapes; BENCHMARKS.md). The
+// default is kMixed where the build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias
+// gradient and attention always use our own kernels.
 // The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
 

@@ -3,6 +3,7 @@
 // come before the target pragma, as in gelu_avx2.cpp.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 

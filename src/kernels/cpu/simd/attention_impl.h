@@ -80,7 +80,7 @@ inline void attention_softmax_short_rows_v(float* pre, float* w, int t0, int T, 
 // done (the last T % R are left to the caller).
 template <class V, int NV>
 int attention_softmax_short_v(float* pre, float* w, int T, float scale) {
-  constexpr int R = V::kRegs / 2 / NV >= 4 ? 4 : V::kRegs / 2 / NV >= 1 ? V::kRegs / 2 / NV : 1;
+  constexpr int R = std::clamp(V::kRegs / 2 / NV, 1, 4);
   int t = 0;
   for (; t + R <= T; t += R) {
     const int64_t off = static_cast<int64_t>(t) * T;
