@@ -1,5 +1,6 @@
 // cpu_matmul_test.cpp: cpu::matmul_forward/backward against ref:: run in double, on shapes that
-// are not multiples of any block size (and ones that cross the K and N block edges), at every
+// are not multiples of any block size (and ones that cross the K and N block edges, and small
+// layers over many rows, whose weight gradient goes by row halves), at every
 // SIMD level this CPU has, plus bitwise identity between 1, 2 and 3 threads. The same checks for
 // the oneDNN backend (matmul_backend.h) where the build has it, and the backend-name errors.
 #include "kernels/cpu/matmul.h"
@@ -25,9 +26,9 @@ struct Shape {
   int N, C, OC;
 };
 
-const Shape kShapes[] = {{1, 1, 1},     {7, 33, 65},    {33, 7, 129},  {65, 129, 7},
-                         {129, 65, 33}, {12, 1, 300},   {5, 300, 3},   {300, 260, 800},
-                         {257, 770, 31},  {256, 96, 240}};
+const Shape kShapes[] = {{1, 1, 1},      {7, 33, 65},    {33, 7, 129},   {65, 129, 7},
+                         {129, 65, 33},  {12, 1, 300},   {5, 300, 3},    {300, 260, 800},
+                         {257, 770, 31}, {256, 96, 240}, {513, 37, 100}, {600, 40, 150}};
 // More than oneDNN's largest tile (256 x 1024) in both directions.
 constexpr Shape kOneDnnTiles{600, 40, 2100};
 
@@ -202,6 +203,9 @@ TEST(CpuMatmul, MixedBackendTakesEachProductFromTheBackendItNames) {
   expect_mixed_split(Shape{700, 600, 650}, /*dweight_ours=*/false);
   // A wide layer over many rows (N >= 1024, C x OC >= 512 Ki, like shakespeare-char's MLP).
   expect_mixed_split(Shape{1030, 600, 900}, /*dweight_ours=*/true);
+  // A layer that fits in L2 over many rows (N >= 512, N x (C + OC) <= 512 Ki: the small model's),
+  // dinp deeper than our K slice of 512.
+  expect_mixed_split(Shape{513, 300, 700}, /*dweight_ours=*/true);
 }
 
 // accumulate_dinp = false writes dinp without reading it: a dinp full of NaN comes out as the

@@ -19,7 +19,7 @@ ThreadPool& serial_pool() {
 
 namespace {
 struct ThreadBuffers {
-  static constexpr int kSlots = 4;
+  static constexpr int kSlots = 5;
   float* ptr[kSlots] = {};
   size_t cap[kSlots] = {};
   ~ThreadBuffers() {

@@ -1,7 +1,8 @@
 // matmul.cpp: cpu::matmul_* as three GEMMs (gemm.h) plus a column-sum for the bias gradient; a
 // forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. The
 // context's backend (matmul_backend.h) sends each of the three products to our GEMM or to
-// oneDNN's (matmul_onednn.cpp).
+// oneDNN's (matmul_onednn.cpp). The weight gradient of a small layer is computed in two halves
+// of the rows (dweight_by_row_halves).
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "kernels/cpu/matmul_backend.h"
 #include "kernels/cpu/matmul_onednn.h"
 #include "kernels/cpu/matvec.h"
+#include "kernels/cpu/parallel.h"
 
 namespace scratchgpt::cpu {
 
@@ -20,8 +22,50 @@ enum class Product { kForward, kDinp, kDweight };
 // The mixed backend's weight gradients that our GEMM computes faster than oneDNN's: wide layers
 // (the MLP's, 4C x C) over many rows. dweight (OC, C) sums N rows; matmul_bench at 2 threads,
 // ours / oneDNN: shakespeare's 1536 x 384 and 384 x 1536 0.79-0.89 at N = 2048 and 16384; GPT-2's
-// 3072 x 768 at N = 256 1.05-1.14, and every product of the small model 1.06-1.23.
+// 3072 x 768 at N = 256 1.05-1.14, and every product of the small model 1.06-1.23 (those now go
+// by row halves, below).
 bool own_dweight_faster(int N, int C, int OC) { return N >= 1024 && int64_t{C} * OC >= 512 * 1024; }
+
+// The weight gradient of a layer whose operands fit in a core's L2 (inp and dout, N x (C + OC)
+// floats, at most 2 MiB) over many rows (N >= 512): the small model's every layer. Computed in two
+// halves of the rows, each into its own partial (OC, C), then dweight += first + second. At two
+// threads each thread reads the rows that it wrote itself (the row-parallel kernels before it
+// split the rows in the same halves) instead of half of every row from the other core's cache:
+// the small model's step 14.5 -> 14.05 ms, its weight gradients 4.1 -> 3.6 ms (oneDNN's) at
+// two threads, no change at one. shakespeare-char at B = 8 (24 MiB of operands) gained nothing.
+// The halves depend on the shape only, so the bits do not depend on the thread count.
+bool dweight_in_row_halves(int N, int C, int OC) {
+  return N >= 512 && int64_t{N} * (C + OC) <= 512 * 1024;
+}
+
+void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* dout,
+                           const float* inp, int N, int C, int OC) {
+  ThreadPool& pool = ex.workers();
+  constexpr int kRowBlock = 96;  // rows of dweight per task: more tasks for more threads
+  const int blocks = (OC + kRowBlock - 1) / kRowBlock;
+  const int64_t size = int64_t{OC} * C;
+  float* partial = detail::thread_buffer(4, static_cast<size_t>(2 * size));  // (2, OC, C)
+  // Tasks half-major: at two threads, thread 0 takes the first half's blocks, thread 1 the second.
+  pool.parallel_for(2 * blocks, [&](int64_t b, int64_t e, int) {
+    for (int64_t t = b; t < e; ++t) {
+      const int half = static_cast<int>(t / blocks), o0 = static_cast<int>(t % blocks) * kRowBlock;
+      const int n0 = half == 0 ? 0 : N / 2, n1 = half == 0 ? N / 2 : N;
+      const int rows = OC - o0 < kRowBlock ? OC - o0 : kRowBlock;
+      float* out = partial + half * size + int64_t{o0} * C;  // (rows, C)
+      // out = dout[n0:n1, o0:o0+rows]^T (rows, n1 - n0) @ inp[n0:n1] (n1 - n0, C)
+      detail::gemm(ex.isa, {.M = rows, .N = C, .K = n1 - n0,
+                            .A = dout + int64_t{n0} * OC + o0, .rs_a = 1, .cs_a = OC,
+                            .B = inp + int64_t{n0} * C, .rs_b = C, .cs_b = 1,
+                            .C = out, .ldc = C, .init = true},
+                   detail::serial_pool());
+    }
+  });
+  const float* first = partial;
+  const float* second = partial + size;
+  detail::for_chunks(pool, size, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) dweight[i] = dweight[i] + first[i] + second[i];
+  });
+}
 
 // Whether the context's backend (kAuto: the build's default) runs product p of an (N, C) x (C, OC)
 // layer through oneDNN.
@@ -30,7 +74,8 @@ bool uses_onednn(const ExecContext& ex, Product p, int N, int C, int OC) {
     case MatmulBackend::kOneDnn:
       return true;
     case MatmulBackend::kMixed:  // what measured faster (matmul_backend.h)
-      return p == Product::kDinp || (p == Product::kDweight && !own_dweight_faster(N, C, OC));
+      return p == Product::kDinp || (p == Product::kDweight && !own_dweight_faster(N, C, OC) &&
+                                     !dweight_in_row_halves(N, C, OC));
     default:
       return false;
   }
@@ -71,7 +116,9 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                           .C = dinp, .ldc = C, .init = !accumulate_dinp},
                  pool);
   }
-  if (dweight) {
+  if (dweight && dweight_in_row_halves(N, C, OC)) {
+    dweight_by_row_halves(ex, dweight, dout, inp, N, C, OC);
+  } else if (dweight) {
     // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
     detail::gemm(ex.isa, {.M = OC, .N = C, .K = N,
                           .A = dout, .rs_a = 1, .cs_a = OC,

@@ -2,7 +2,8 @@
 // more than a few rows. kOwn is our GEMM (gemm.h, the readable and portable one); kOneDnn is
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
 // installed); kMixed runs the forward on ours and the gradients on oneDNN, except the weight
-// gradients of wide layers over many rows (matmul.cpp's own_dweight_faster), what measured faster
+// gradients of wide layers over many rows (matmul.cpp's own_dweight_faster) and of layers small
+// enough to stay in L2 (its dweight_in_row_halves: the small model's), what measured faster
 // (the forward: the step is faster on ours, small model 14.4-15.0 against 15.1-15.6 ms, GPT-2
 // small 685-690 against 701-720 ms, though oneDNN's library call alone is faster on most forward
 // shapes; matmul_bench at two threads: oneDNN's weight gradient up to 23% faster but ours 11-21%
