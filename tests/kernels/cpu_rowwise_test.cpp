@@ -1,7 +1,6 @@
-// cpu_rowwise_test.cpp: cpu:: layernorm, softmax and crossentropy against ref:: run in double
-// (layernorm's parameter gradients bit for bit against ref:: in float, as promised), at every SIMD
-// level (scalar, AVX2, AVX-512 where the CPU has them), with row lengths below, at and past the
-// 8- and 16-lane widths and GPT-2's V = 50257; 1 vs 2 vs 3 threads bitwise.
+// cpu_rowwise_test.cpp: cpu:: layernorm, softmax and crossentropy against ref:: run in double,
+// at every SIMD level (scalar, AVX2, AVX-512 where the CPU has them), with row lengths below, at
+// and past the 8- and 16-lane widths and GPT-2's V = 50257; 1 vs 2 vs 3 threads bitwise.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -90,21 +89,6 @@ TEST(CpuRowwise, LayerNorm) {
       }
     }
   }
-}
-
-TEST(CpuRowwise, LayerNormParameterGradientsEqualReferenceBitForBit) {
-  test::KernelEnv env;
-  const int N = 200, C = 333;
-  auto x = random_floats(size_t(N) * C, 1), w = random_floats(C, 2), dy = random_floats(size_t(N) * C, 3);
-  auto mean = random_floats(N, 4), rstd = random_floats(N, 5, 0.5f, 2.0f);
-  std::vector<float> dx(size_t(N) * C), rdx = dx, dw = random_floats(C, 6), rdw = dw,
-                                        db = random_floats(C, 7), rdb = db;
-  cpu::layernorm_backward(test::ctx(), dx.data(), dw.data(), db.data(), dy.data(), x.data(),
-                          w.data(), mean.data(), rstd.data(), N, C);
-  ref::layernorm_backward(rdx.data(), rdw.data(), rdb.data(), dy.data(), x.data(), w.data(),
-                          mean.data(), rstd.data(), N, C);
-  EXPECT_TRUE(bitwise_equal(dw, rdw));
-  EXPECT_TRUE(bitwise_equal(db, rdb));
 }
 
 TEST(CpuRowwise, SoftmaxWithMaskedEntries) {

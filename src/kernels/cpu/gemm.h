@@ -45,9 +45,9 @@ void gemm_avx2(const GemmArgs& g, ThreadPool& pool);
 void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
 
 // A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
-// and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A, 2 and 3
-// kernel scratch (attention), 4 matmul's partial weight gradients (filled by the pool's threads
-// for the thread that owns the slot).
+// and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A, 2
+// attention's scratch, 3 layernorm's and 4 matmul's partial parameter gradients (filled by the
+// pool's threads for the thread that owns the slot).
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

@@ -1,7 +1,8 @@
 // layernorm.h: layer normalisation, fast: rows threaded and vectorised (AVX-512 or AVX2,
-// simd/layernorm_impl.h; portable fallback: the reference loop per row). dweight/dbias are reduced
-// over N per column range by one thread in the reference's order (equal to it bit for bit, with any
-// thread count). Same names and signatures as ref::layernorm.h (float). Readable twin:
+// simd/layernorm_impl.h; portable fallback: the reference loop per row). dweight/dbias are summed
+// in the same pass, per block of 64 rows in row order, and the blocks' sums added in block order
+// (the same bits with any thread count; the reference's plain row order differs from it only by
+// float rounding). Same names and signatures as ref::layernorm.h (float). Readable twin:
 // kernels/ref/layernorm.h.
 #pragma once
 

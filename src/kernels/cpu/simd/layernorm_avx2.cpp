@@ -25,9 +25,9 @@ void layernorm_row_avx2(float* y, float* mean, float* rstd, const float* x, cons
   layernorm_row_v<VecAvx2>(y, mean, rstd, x, w, b, C, eps);
 }
 
-void layernorm_back_row_avx2(float* dx, const float* dy, const float* x, const float* w, float mean,
-                             float rstd, int C) {
-  layernorm_back_row_v<VecAvx2>(dx, dy, x, w, mean, rstd, C);
+void layernorm_back_row_avx2(float* dx, float* dw, float* db, const float* dy, const float* x,
+                             const float* w, float mean, float rstd, int C) {
+  layernorm_back_row_v<VecAvx2>(dx, dw, db, dy, x, w, mean, rstd, C);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -29,9 +29,9 @@ void layernorm_row_avx512(float* y, float* mean, float* rstd, const float* x, co
   layernorm_row_v<VecAvx512>(y, mean, rstd, x, w, b, C, eps);
 }
 
-void layernorm_back_row_avx512(float* dx, const float* dy, const float* x, const float* w,
-                               float mean, float rstd, int C) {
-  layernorm_back_row_v<VecAvx512>(dx, dy, x, w, mean, rstd, C);
+void layernorm_back_row_avx512(float* dx, float* dw, float* db, const float* dy, const float* x,
+                               const float* w, float mean, float rstd, int C) {
+  layernorm_back_row_v<VecAvx512>(dx, dw, db, dy, x, w, mean, rstd, C);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -1,9 +1,8 @@
-// layernorm_impl.h: one row of cpu::layernorm_forward and the dinp part of one row of
-// cpu::layernorm_backward (layernorm.h), written once over a vector type V (vec_avx2.h,
+// layernorm_impl.h: one row of cpu::layernorm_forward and of cpu::layernorm_backward
+// (layernorm.h), written once over a vector type V (vec_avx2.h,
 // vec_avx512.h) and included by layernorm_avx2.cpp and layernorm_avx512.cpp inside an anonymous
 // namespace after their `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set.
-// A row's tail goes through masked loads and stores (rows_impl.h). Leaves out: dweight and dbias,
-// which go by columns in the reference's order (layernorm.cpp). Readable twin:
+// A row's tail goes through masked loads and stores (rows_impl.h). Readable twin:
 // kernels/ref/layernorm.h.
 #include "kernels/cpu/simd/rows_impl.h"
 
@@ -41,10 +40,10 @@ void layernorm_row_v(float* y, float* mean, float* rstd, const float* x, const f
 }
 
 // dx (C) += rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w, xhat = (x - mean) * rstd;
-// dy, x (C), w (C).
+// and the parameter gradients' sums dw (C) += dy * xhat, db (C) += dy; dy, x (C), w (C).
 template <class V>
-void layernorm_back_row_v(float* dx, const float* dy, const float* x, const float* w, float mean,
-                          float rstd, int C) {
+void layernorm_back_row_v(float* dx, float* dw, float* db, const float* dy, const float* x,
+                          const float* w, float mean, float rstd, int C) {
   using T = typename V::T;
   constexpr int W = V::kW;
   const T vm = V::set1(mean), vr = V::set1(rstd);
@@ -66,15 +65,21 @@ void layernorm_back_row_v(float* dx, const float* dy, const float* x, const floa
   const T vgm = V::set1(V::hsum(sg) / C), vgx = V::set1(V::hsum(sgx) / C);
   for (c = 0; c + W <= C; c += W) {
     const T xh = V::mul(V::sub(V::load(x + c), vm), vr);
-    const T g = V::mul(V::load(dy + c), V::load(w + c));
+    const T d = V::load(dy + c);
+    const T g = V::mul(d, V::load(w + c));
     const T t = V::fnma(xh, vgx, V::sub(g, vgm));
     V::store(dx + c, V::fma(vr, t, V::load(dx + c)));
+    V::store(dw + c, V::fma(d, xh, V::load(dw + c)));
+    V::store(db + c, V::add(V::load(db + c), d));
   }
   if (c < C) {
     const int rem = C - c;
     const T xh = V::mul(V::sub(V::load_tail(x + c, rem), vm), vr);
-    const T g = V::mul(V::load_tail(dy + c, rem), V::load_tail(w + c, rem));
+    const T d = V::load_tail(dy + c, rem);
+    const T g = V::mul(d, V::load_tail(w + c, rem));
     const T t = V::fnma(xh, vgx, V::sub(g, vgm));
     V::store_tail(dx + c, V::fma(vr, t, V::load_tail(dx + c, rem)), rem);
+    V::store_tail(dw + c, V::fma(d, xh, V::load_tail(dw + c, rem)), rem);
+    V::store_tail(db + c, V::add(V::load_tail(db + c, rem), d), rem);
   }
 }

@@ -12,10 +12,11 @@ void layernorm_row_avx2(float* y, float* mean, float* rstd, const float* x, cons
 void layernorm_row_avx512(float* y, float* mean, float* rstd, const float* x, const float* w,
                           const float* b, int C, float eps);
 
-// One row of the backward's dinp: dx (C) += rstd * (g - mean(g) - xhat * mean(g * xhat)).
-void layernorm_back_row_avx2(float* dx, const float* dy, const float* x, const float* w, float mean,
-                             float rstd, int C);
-void layernorm_back_row_avx512(float* dx, const float* dy, const float* x, const float* w,
-                               float mean, float rstd, int C);
+// One row of the backward: dx (C) += rstd * (g - mean(g) - xhat * mean(g * xhat)), and the
+// parameter gradients' sums dw (C) += dy * xhat, db (C) += dy.
+void layernorm_back_row_avx2(float* dx, float* dw, float* db, const float* dy, const float* x,
+                             const float* w, float mean, float rstd, int C);
+void layernorm_back_row_avx512(float* dx, float* dw, float* db, const float* dy, const float* x,
+                               const float* w, float mean, float rstd, int C);
 
 }  // namespace scratchgpt::cpu::detail
