@@ -41,7 +41,11 @@ void encoder_backward(const ExecContext& ex, float* dwte, float* dwpe, const flo
         }
       }
   };
-  if (static_cast<int64_t>(B) * T * C < 2 * detail::kChunk || ranges == 1)
+  // Serial below 1 Mi elements of dout: at two threads the small model's (98 Ki) took 0.10 ms
+  // threaded against 0.025 ms on one thread; shakespeare-char at B = 8 and GPT-2 showed no
+  // difference either way.
+  constexpr int64_t kSerialMaxElements = int64_t{1} << 20;
+  if (static_cast<int64_t>(B) * T * C < kSerialMaxElements || ranges == 1)
     run(0, ranges);
   else
     ex.workers().parallel_for(ranges, [&](int64_t b, int64_t e, int) { run(b, e); });
