@@ -28,12 +28,13 @@ bool own_dweight_faster(int N, int C, int OC) { return N >= 1024 && int64_t{C} *
 
 // The weight gradient of a layer whose operands fit in a core's L2 (inp and dout, N x (C + OC)
 // floats, at most 2 MiB) over many rows (N >= 512): the small model's every layer. Computed in two
-// halves of the rows, each into its own partial (OC, C), then dweight += first + second. At two
-// threads each thread reads the rows that it wrote itself (the row-parallel kernels before it
-// split the rows in the same halves) instead of half of every row from the other core's cache:
-// the small model's step 14.5 -> 14.05 ms, its weight gradients 4.1 -> 3.6 ms (oneDNN's) at
-// two threads, no change at one. shakespeare-char at B = 8 (24 MiB of operands) gained nothing.
-// The halves depend on the shape only, so the bits do not depend on the thread count.
+// halves of the rows: the first added into dweight, the second into a partial (OC, C), then
+// dweight += partial. At two threads each thread reads the rows that it wrote itself (the
+// row-parallel kernels before it split the rows in the same halves) instead of half of every row
+// from the other core's cache: the small model's step 14.5 -> 14.05 ms, its weight gradients
+// 4.1 -> 3.6 ms (oneDNN's) at two threads, no change at one. shakespeare-char at B = 8 (24 MiB
+// of operands) gained nothing. The halves depend on the shape only, so the bits do not depend on
+// the thread count.
 bool dweight_in_row_halves(int N, int C, int OC) {
   return N >= 512 && int64_t{N} * (C + OC) <= 512 * 1024;
 }
@@ -44,26 +45,24 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
   constexpr int kRowBlock = 96;  // rows of dweight per task: more tasks for more threads
   const int blocks = (OC + kRowBlock - 1) / kRowBlock;
   const int64_t size = int64_t{OC} * C;
-  float* partial = detail::thread_buffer(4, static_cast<size_t>(2 * size));  // (2, OC, C)
+  float* partial = detail::thread_buffer(4, static_cast<size_t>(size));  // (OC, C)
   // Tasks half-major: at two threads, thread 0 takes the first half's blocks, thread 1 the second.
   pool.parallel_for(2 * blocks, [&](int64_t b, int64_t e, int) {
     for (int64_t t = b; t < e; ++t) {
       const int half = static_cast<int>(t / blocks), o0 = static_cast<int>(t % blocks) * kRowBlock;
       const int n0 = half == 0 ? 0 : N / 2, n1 = half == 0 ? N / 2 : N;
       const int rows = OC - o0 < kRowBlock ? OC - o0 : kRowBlock;
-      float* out = partial + half * size + int64_t{o0} * C;  // (rows, C)
-      // out = dout[n0:n1, o0:o0+rows]^T (rows, n1 - n0) @ inp[n0:n1] (n1 - n0, C)
+      float* out = (half == 0 ? dweight : partial) + int64_t{o0} * C;  // (rows, C)
+      // out (+)= dout[n0:n1, o0:o0+rows]^T (rows, n1 - n0) @ inp[n0:n1] (n1 - n0, C)
       detail::gemm(ex.isa, {.M = rows, .N = C, .K = n1 - n0,
                             .A = dout + int64_t{n0} * OC + o0, .rs_a = 1, .cs_a = OC,
                             .B = inp + int64_t{n0} * C, .rs_b = C, .cs_b = 1,
-                            .C = out, .ldc = C, .init = true},
+                            .C = out, .ldc = C, .init = half == 1},
                    detail::serial_pool());
     }
   });
-  const float* first = partial;
-  const float* second = partial + size;
   detail::for_chunks(pool, size, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) dweight[i] = dweight[i] + first[i] + second[i];
+    for (int64_t i = b; i < e; ++i) dweight[i] += partial[i];
   });
 }
 
