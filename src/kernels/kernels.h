@@ -64,6 +64,8 @@ using cpu::zero;
 
 // The optimizer's ops (train/optimizer.cpp).
 using cpu::adamw_update;
+using cpu::adamw_update_all;
+using cpu::AdamWArray;
 using cpu::global_norm;
 
 }  // namespace scratchgpt::kernels

@@ -2,6 +2,7 @@
 #include "train/optimizer.h"
 
 #include <cmath>
+#include <vector>
 
 #include "kernels/kernels.h"
 
@@ -50,11 +51,13 @@ double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float l
                       const TrainConfig& cfg, int t) {
   const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, cfg.grad_clip);
-  for (Param& p : params) {
-    kernels::adamw_update(ex, p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr,
-                          cfg.beta1, cfg.beta2, cfg.eps, p.decay ? cfg.weight_decay : 0.0f, t,
-                          coef);
-  }
+  thread_local std::vector<kernels::AdamWArray> arrays;  // grows once; no allocation later
+  arrays.clear();
+  for (Param& p : params)
+    arrays.push_back({p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(),
+                      p.decay ? cfg.weight_decay : 0.0f});
+  kernels::adamw_update_all(ex, static_cast<int>(arrays.size()), arrays.data(), lr, cfg.beta1,
+                            cfg.beta2, cfg.eps, t, coef);
   return norm;
 }
 

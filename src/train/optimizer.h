@@ -4,7 +4,8 @@
 // clip_grad_norm + adamw_step are the readable pair; optimizer_step does the same in two threaded
 // passes (norm, then AdamW with the clip coefficient folded in) with bit-identical parameters.
 // Leaves out: other optimizers, mixed precision. Kernels: kernels::global_norm,
-// kernels::adamw_update.
+// kernels::adamw_update (adamw_step, per Param) and kernels::adamw_update_all (optimizer_step,
+// every Param in one pass).
 #pragma once
 
 #include <vector>

@@ -137,6 +137,45 @@ TEST(CpuElementwise, AdamWEqualsReferenceBitForBit) {
   });
 }
 
+// Many arrays in one pass (sizes around the chunk of 16384, different weight decays, a clip
+// coefficient) equal the reference array by array, bit for bit, with 1, 2 and 3 threads.
+TEST(CpuElementwise, AdamWOverManyArraysEqualsReferenceArrayByArray) {
+  test::KernelEnv env;
+  const int64_t sizes[] = {1, 100, 16384, 16385, 50000, 7};
+  const float decays[] = {0.1f, 0.0f, 0.1f, 0.0f, 0.1f, 0.1f};
+  const int count = 6;
+  for (SimdLevel level : test::simd_levels())
+    for (int threads : {1, 2, 3}) {
+      test::set_level(level);
+      test::set_threads(threads);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " threads=" + std::to_string(threads));
+      std::vector<std::vector<float>> p, g, m, v, rp, rm, rv;
+      std::vector<cpu::AdamWArray> arrays;
+      for (int a = 0; a < count; ++a) {
+        const int64_t n = sizes[a];
+        p.push_back(random_floats(n, 10 + a));
+        g.push_back(random_floats(n, 20 + a));
+        m.push_back(random_floats(n, 30 + a, -0.1f, 0.1f));
+        v.push_back(random_floats(n, 40 + a, 0.0f, 0.01f));
+      }
+      rp = p, rm = m, rv = v;
+      for (int a = 0; a < count; ++a)
+        arrays.push_back({p[a].data(), g[a].data(), m[a].data(), v[a].data(), sizes[a], decays[a]});
+      for (int t = 1; t <= 2; ++t) {
+        cpu::adamw_update_all(test::ctx(), count, arrays.data(), 1e-3f, 0.9f, 0.95f, 1e-8f, t,
+                              0.75f);
+        for (int a = 0; a < count; ++a)
+          ref::adamw_update(rp[a].data(), g[a].data(), rm[a].data(), rv[a].data(), sizes[a], 1e-3f,
+                            0.9f, 0.95f, 1e-8f, decays[a], t, 0.75f);
+      }
+      for (int a = 0; a < count; ++a) {
+        EXPECT_TRUE(bitwise_equal(p[a], rp[a])) << "param of array " << a;
+        EXPECT_TRUE(bitwise_equal(m[a], rm[a])) << "m of array " << a;
+        EXPECT_TRUE(bitwise_equal(v[a], rv[a])) << "v of array " << a;
+      }
+    }
+}
+
 // A clip coefficient folded into the update equals clipping the gradient first (g *= coef).
 TEST(CpuElementwise, AdamWWithGradScaleEqualsScalingTheGradientFirst) {
   for_levels_and_threads([](int64_t n) {
