@@ -1,5 +1,6 @@
 // gelu.h: GELU, the tanh approximation (GPT-2) and the exact form (nanoGPT, x Phi(x)), fast: AVX2
-// or AVX-512 with a vectorised tanh or erfc (gelu_impl.h; portable fallback: the reference loop), threaded over fixed chunks. Each element's result
+// or AVX-512 with a vectorised exp (the tanh form as x / (1 + e^{-2u})) or erfc (gelu_impl.h;
+// portable fallback: the reference loop), threaded over fixed chunks. Each element's result
 // depends on that element alone, so any thread count gives the same bits.
 // Same names and signatures as ref::gelu.h (float). Readable twin: kernels/ref/gelu.h.
 #pragma once
