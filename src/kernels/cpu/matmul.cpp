@@ -19,13 +19,6 @@ namespace scratchgpt::cpu {
 namespace {
 enum class Product { kForward, kDinp, kDweight };
 
-// The mixed backend's weight gradients that our GEMM computes faster than oneDNN's: wide layers
-// (the MLP's, 4C x C) over many rows. dweight (OC, C) sums N rows; matmul_bench at 2 threads,
-// ours / oneDNN: shakespeare's 1536 x 384 and 384 x 1536 0.79-0.89 at N = 2048 and 16384; GPT-2's
-// 3072 x 768 at N = 256 1.05-1.14, and every product of the small model 1.06-1.23 (those now go
-// by row halves, below).
-bool own_dweight_faster(int N, int C, int OC) { return N >= 1024 && int64_t{C} * OC >= 512 * 1024; }
-
 // The weight gradient of a layer whose operands fit in a core's L2 (inp and dout, N x (C + OC)
 // floats, at most 2 MiB) over many rows (N >= 512): the small model's every layer. Computed in two
 // halves of the rows: the first added into dweight, the second into a partial (OC, C), then
@@ -66,15 +59,13 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
   });
 }
 
-// Whether the context's backend (kAuto: the build's default) runs product p of an (N, C) x (C, OC)
-// layer through oneDNN.
-bool uses_onednn(const ExecContext& ex, Product p, int N, int C, int OC) {
+// Whether the context's backend (kAuto: the build's default) runs product p through oneDNN.
+bool uses_onednn(const ExecContext& ex, Product p) {
   switch (ex.matmul == MatmulBackend::kAuto ? default_matmul_backend() : ex.matmul) {
     case MatmulBackend::kOneDnn:
       return true;
     case MatmulBackend::kMixed:  // what measured faster (matmul_backend.h)
-      return p == Product::kDinp || (p == Product::kDweight && !own_dweight_faster(N, C, OC) &&
-                                     !dweight_in_row_halves(N, C, OC));
+      return p == Product::kDinp;
     default:
       return false;
   }
@@ -84,7 +75,7 @@ bool uses_onednn(const ExecContext& ex, Product p, int N, int C, int OC) {
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC) {
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
-  if (uses_onednn(ex, Product::kForward, N, C, OC))
+  if (uses_onednn(ex, Product::kForward))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
   // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
   detail::gemm(ex.isa, {.M = N, .N = OC, .K = C,
@@ -99,8 +90,8 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                      int OC, bool accumulate_dinp) {
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
-  float* onednn_dinp = uses_onednn(ex, Product::kDinp, N, C, OC) ? dinp : nullptr;
-  float* onednn_dweight = uses_onednn(ex, Product::kDweight, N, C, OC) ? dweight : nullptr;
+  float* onednn_dinp = uses_onednn(ex, Product::kDinp) ? dinp : nullptr;
+  float* onednn_dweight = uses_onednn(ex, Product::kDweight) ? dweight : nullptr;
   if (onednn_dinp || onednn_dweight) {
     onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool,
                                  accumulate_dinp);
