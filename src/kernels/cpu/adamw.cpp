@@ -1,6 +1,7 @@
-// adamw.cpp: cpu::adamw_update (see adamw.h). AdamW streams four arrays and is memory-bound; the
-// vector loops of simd/adamw_impl.h (AVX-512 or AVX2) keep it at the memory's speed instead of
-// the scalar sqrt and divide's, and the reference does each chunk's last few elements.
+// adamw.cpp: cpu::adamw_update_all, and adamw_update as its one-array case (see adamw.h). AdamW
+// streams four arrays and is memory-bound; the vector loops of simd/adamw_impl.h (AVX-512 or
+// AVX2) keep it at the memory's speed instead of the scalar sqrt and divide's, and the reference
+// does each chunk's last few elements.
 #include "kernels/cpu/adamw.h"
 
 #include <algorithm>
@@ -41,9 +42,7 @@ void adamw_update(const ExecContext& ex, float* param, const float* grad, float*
                   int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
                   int t, float grad_scale) {
   const AdamWArray a{param, grad, m, v, n, weight_decay};
-  detail::for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
-    adamw_range(ex.isa, a, b, e, lr, beta1, beta2, eps, t, grad_scale);
-  });
+  adamw_update_all(ex, 1, &a, lr, beta1, beta2, eps, t, grad_scale);
 }
 
 void adamw_update_all(const ExecContext& ex, int count, const AdamWArray* arrays, float lr,

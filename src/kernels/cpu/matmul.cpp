@@ -26,8 +26,8 @@ enum class Product { kForward, kDinp, kDweight };
 // row-parallel kernels before it split the rows in the same halves) instead of half of every row
 // from the other core's cache: the small model's step 14.4 -> 14.0 ms, its weight gradients
 // 4.2 (oneDNN's) or 5.0 (ours whole) -> 3.7 ms at two threads, no change at one. shakespeare-char
-// at B = 8 (24 MiB of operands) gained nothing. The halves depend on the shape only, so the bits do not depend on
-// the thread count.
+// at B = 8 (24 MiB of operands) gained nothing. The halves depend on the shape only, so the bits
+// do not depend on the thread count.
 bool dweight_in_row_halves(int N, int C, int OC) {
   return N >= 512 && int64_t{N} * (C + OC) <= 512 * 1024;
 }
