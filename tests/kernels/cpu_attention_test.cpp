@@ -1,5 +1,6 @@
 // cpu_attention_test.cpp: cpu::attention_forward/backward against ref:: run in double (with and
-// without a dropout mask, odd T and head sizes, T past the GEMM's K block), at every SIMD level,
+// without a dropout mask, odd T and head sizes, T past the GEMM's K block, shapes that take the
+// tile products of simd/attention_impl.h instead of the GEMM), at every SIMD level,
 // and bitwise identity between 1, 2 and 3 threads; the per-ISA softmax of a whole head (short
 // rows several at a time) against its row-at-a-time version, bit for bit. Every row length 1..T is
 // a softmax row, so T = 37, 70, 300 cover the 8- and 16-lane tails.
@@ -24,7 +25,11 @@ using test::to_double;
 struct Shape {
   int B, T, C, NH;
 };
-const Shape kShapes[] = {{1, 1, 8, 2}, {2, 37, 48, 3}, {2, 70, 64, 2}, {1, 300, 40, 1}};
+// The last four take the per-ISA tile products (T and HS whole vectors, T <= 256): T = 64 with
+// HS = 32 (the small model's heads), HS = 48 (three 16-lane vectors), T = 256 (the longest), and
+// T = HS = 24, whole vectors at AVX2 only.
+const Shape kShapes[] = {{1, 1, 8, 2},   {2, 37, 48, 3}, {2, 70, 64, 2},   {1, 300, 40, 1},
+                         {2, 64, 64, 2}, {1, 48, 96, 2}, {1, 256, 128, 2}, {1, 24, 48, 2}};
 
 std::vector<float> dropout_mask(size_t n, uint32_t seed) {
   auto u = random_floats(n, seed, 0.0f, 1.0f);

@@ -1,6 +1,8 @@
-// attention.cpp: cpu::attention_* (see attention.h): per (b, h) five small GEMMs and two row
-// passes (softmax forward; softmax backward), the row passes the per-ISA kernels of
-// simd/attention_impl.h (AVX-512 or AVX2) or the portable scalar rows below.
+// attention.cpp: cpu::attention_* (see attention.h): per (b, h) six small products (the scores
+// q k^T and, in the backward, dO v^T; four (T, T) x (T, HS) products) and two row passes (softmax
+// forward; softmax backward). The row passes are the per-ISA kernels of simd/attention_impl.h
+// (AVX-512 or AVX2) or the portable scalar rows below; the products are attention_impl.h's tile
+// products where T and HS are whole vectors and T <= kTileMaxT, else the GEMM of gemm.h.
 #include "kernels/cpu/attention.h"
 
 #include <cmath>
@@ -64,6 +66,55 @@ void apply_mask(float* a, const float* w, const float* drop, int T) {
   for (int64_t i = 0; i < n; ++i) a[i] = w[i] * drop[i];
 }
 
+// The per-ISA tile products take a head whole, in L1/L2: up to this T (the GEMM blocks for cache
+// beyond). Measured with bench/attention_bench (see BENCHMARKS.md).
+constexpr int kTileMaxT = 256;
+
+// One head's products, on attention_impl.h's tile products or on the GEMM.
+struct HeadProducts {
+  SimdLevel isa;
+  bool tiled;  // T and HS whole vectors of the level, T <= kTileMaxT
+
+  HeadProducts(SimdLevel level, int T, int HS) : isa(level) {
+    const int lanes = level == SimdLevel::kAvx512 ? 16 : 8;
+    tiled = level != SimdLevel::kScalar && T % lanes == 0 && HS % lanes == 0 && T <= kTileMaxT;
+  }
+
+  // s (T, T) = a b^T on and below the diagonal; a, b (T, HS) rows of strides lda, ldb.
+  void scores(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
+              int HS) const {
+    if (tiled) {
+      float* bt = detail::thread_buffer(3, static_cast<size_t>(T) * HS);  // (HS, T)
+      pick(isa, detail::attention_scores_avx512, detail::attention_scores_avx2,
+           detail::attention_scores_avx2)(s, a, lda, b, ldb, T, HS, bt);
+      return;
+    }
+    detail::gemm(isa, {.M = T, .N = T, .K = HS,
+                       .A = a, .rs_a = lda, .cs_a = 1,
+                       .B = b, .rs_b = 1, .cs_b = ldb,  // B[i][t2] = b[t2][i]
+                       .C = s, .ldc = T, .init = true, .lower_c = true},
+                 detail::serial_pool());
+  }
+
+  // c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
+  // (upper = false) or below it; c, b rows of strides ldc, ldb.
+  void mix(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
+           const float* b, int64_t ldb, int T, int HS) const {
+    if (tiled) {
+      float* bp = detail::thread_buffer(3, static_cast<size_t>(T) * HS);  // (T, HS)
+      pick(isa, detail::attention_mix_avx512, detail::attention_mix_avx2,
+           detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS, bp);
+      return;
+    }
+    detail::gemm(isa, {.M = T, .N = HS, .K = T,
+                       .A = A, .rs_a = rs_a, .cs_a = cs_a,
+                       .B = b, .rs_b = ldb, .cs_b = 1,
+                       .C = c, .ldc = ldc, .init = true,
+                       .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower},
+                 detail::serial_pool());
+  }
+};
+
 }  // namespace
 
 void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
@@ -73,6 +124,7 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   const auto softmax = pick(ex.isa, detail::attention_softmax_avx512,
                             detail::attention_softmax_avx2, softmax_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
+  const HeadProducts products(ex.isa, T, HS);
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
       const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
@@ -80,11 +132,7 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
       float* pre = preatt + bh * TT;                                         // (T, T)
       float* w = att + bh * TT;                                              // (T, T)
       // pre = q k^T (lower triangle), then scaled and softmaxed row by row.
-      detail::gemm(ex.isa, {.M = T, .N = T, .K = HS,
-                            .A = q, .rs_a = 3 * C, .cs_a = 1,
-                            .B = q + C, .rs_b = 1, .cs_b = 3 * C,  // B[i][t2] = k[t2][i]
-                            .C = pre, .ldc = T, .init = true, .lower_c = true},
-                   detail::serial_pool());
+      products.scores(pre, q, 3 * C, q + C, 3 * C, T, HS);
       softmax(pre, w, T, scale);
       // out = (att * drop) v
       const float* a = w;
@@ -93,13 +141,8 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
         apply_mask(tmp, w, drop + bh * TT, T);
         a = tmp;
       }
-      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
-                            .A = a, .rs_a = T, .cs_a = 1,
-                            .B = q + 2 * C, .rs_b = 3 * C, .cs_b = 1,
-                            .C = out + static_cast<int64_t>(b) * T * C + h * HS, .ldc = C,
-                            .init = true,
-                            .a_tri = GemmArgs::kLower},
-                   detail::serial_pool());
+      products.mix(false, out + static_cast<int64_t>(b) * T * C + h * HS, C, a, T, 1, q + 2 * C,
+                   3 * C, T, HS);
     }
   });
 }
@@ -113,6 +156,7 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
                                      detail::attention_softmax_back_row_avx2,
                                      softmax_back_row_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
+  const HeadProducts products(ex.isa, T, HS);
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
       const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
@@ -130,38 +174,20 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
         a = tmp;
       }
       // da = dO v^T (lower triangle); datt = da * drop.
-      detail::gemm(ex.isa, {.M = T, .N = T, .K = HS,
-                            .A = dO, .rs_a = C, .cs_a = 1,
-                            .B = q + 2 * C, .rs_b = 1, .cs_b = 3 * C,
-                            .C = g, .ldc = T, .init = true, .lower_c = true},
-                   detail::serial_pool());
+      products.scores(g, dO, C, q + 2 * C, 3 * C, T, HS);
       if (drop) {
         const float* m = drop + bh * TT;
         for (int t = 0; t < T; ++t)
           for (int j = 0; j <= t; ++j) g[t * T + j] *= m[t * T + j];
       }
       // dv = a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
-      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
-                            .A = a, .rs_a = 1, .cs_a = T,
-                            .B = dO, .rs_b = C, .cs_b = 1,
-                            .C = dq + 2 * C, .ldc = 3 * C, .init = true,
-                            .a_tri = GemmArgs::kUpper},
-                   detail::serial_pool());
+      products.mix(true, dq + 2 * C, 3 * C, a, 1, T, dO, C, T, HS);
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
       for (int t = 0; t < T; ++t)
         softmax_back_row(dpre + t * T, g + t * T, w + t * T, t, T, scale);
       // dq = g k;  dk = g^T q.
-      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
-                            .A = g, .rs_a = T, .cs_a = 1,
-                            .B = q + C, .rs_b = 3 * C, .cs_b = 1,
-                            .C = dq, .ldc = 3 * C, .init = true, .a_tri = GemmArgs::kLower},
-                   detail::serial_pool());
-      detail::gemm(ex.isa, {.M = T, .N = HS, .K = T,
-                            .A = g, .rs_a = 1, .cs_a = T,
-                            .B = q, .rs_b = 3 * C, .cs_b = 1,
-                            .C = dq + C, .ldc = 3 * C, .init = true,
-                            .a_tri = GemmArgs::kUpper},
-                   detail::serial_pool());
+      products.mix(false, dq, 3 * C, g, T, 1, q + C, 3 * C, T, HS);
+      products.mix(true, dq + C, 3 * C, g, 1, T, q, 3 * C, T, HS);
     }
   });
 }

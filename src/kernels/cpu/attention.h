@@ -1,11 +1,15 @@
-// attention.h: causal multi-head self-attention, fast: same names, signatures and stored tensors
-// as ref::attention.h (float). Per (b, h), threaded over B*NH on ex.workers(): the score
-// matrix q k^T and the weighted sum att v are GEMMs (gemm.h) that skip the tiles above the
-// diagonal, and the row softmax uses vectorised exp. Each (b, h) is computed by one thread in a
-// fixed order, so 1 and N threads give bitwise-identical results.
+// attention.h: causal multi-head self-attention, fast: same names, signatures and stored tensors as
+// ref::attention.h (float). Per (b, h), threaded over B*NH on ex.workers(): the score matrix q k^T
+// and the weighted sum att v (and the backward's four products) skip the tiles above the diagonal:
+// register-blocked tile products over the whole head (simd/attention_impl.h) when T and the head
+// size are whole vectors and T <= 256, else GEMMs (gemm.h); the row softmax uses vectorised exp.
+// Each (b, h) is computed by one thread in a fixed order, so 1 and N threads give bitwise-identical
+// results.
 // Decision: this keeps the reference's stored (B, NH, T, T) preatt/att (needed for dropout on the
-// weights and for the lessons); a flash-style variant that never stores T x T is not written yet.
-// Scratch: one grow-once (T, T) buffer per thread when a dropout mask is given.
+// weights and for the lessons); flash_attention.h stores nothing T x T and takes long contexts
+// without dropout (CausalSelfAttention::fused_min_T).
+// Scratch: grow-once per-thread buffers: (T, T) when a dropout mask is given; (T, HS) for the
+// tile products.
 // Readable twin: kernels/ref/attention.h.
 #pragma once
 

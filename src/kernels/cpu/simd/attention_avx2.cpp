@@ -33,6 +33,16 @@ void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int 
   attention_softmax_back_row_v<VecAvx2>(dpre, g, w, t, T, scale);
 }
 
+void attention_scores_avx2(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           int T, int HS, float* bt) {
+  attention_scores_v<VecAvx2, 4, 3>(s, a, lda, b, ldb, T, HS, bt);
+}
+
+void attention_mix_avx2(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
+                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp) {
+  attention_mix_v<VecAvx2, 4, 3>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS, bp);
+}
+
 }  // namespace scratchgpt::cpu::detail
 
 SG_TARGET_END

@@ -2,9 +2,37 @@
 // that stores (B, NH, T, T) scores): the scaled, causally masked softmax of one head's rows and
 // row t of its backward, written once over a vector type V (vec_avx2.h, vec_avx512.h) with the row
 // helpers of rows_impl.h, and included by attention_avx2.cpp and attention_avx512.cpp inside an
-// anonymous namespace after their `SG_TARGET_BEGIN`. Leaves out: the GEMMs (gemm.h). Readable twin:
-// the portable rows in attention.cpp, and kernels/ref/attention.h.
+// anonymous namespace after their `SG_TARGET_BEGIN`. Also one head's products, when T and HS are
+// whole vectors: the scores q k^T and the four (T, T) x (T, HS) products on tile_product_impl.h
+// (no packing but one transpose, no pool; attention.cpp uses the GEMM of gemm.h otherwise).
+// Readable twin: the portable rows in attention.cpp, and kernels/ref/attention.h.
 #include "kernels/cpu/simd/rows_impl.h"
+#include "kernels/cpu/simd/tile_product_impl.h"
+
+// s (T, T) = a b^T on and below the diagonal, a and b (T, HS) rows of strides lda and ldb; above
+// the diagonal, s is written up to the end of the diagonal's vector and left alone past it.
+// bt (HS, T) is scratch for b^T. T and HS are multiples of V::kW (and so of 8).
+template <class V, int MR, int NV>
+void attention_scores_v(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
+                        int HS, float* bt) {
+  for (int t = 0; t < T; t += 8)
+    for (int d = 0; d < HS; d += 8) V::transpose8(b + t * ldb + d, ldb, bt + d * T + t, T);
+  tile_product<V, MR, NV>(Tri::kLowerC, T, T, HS, a, lda, 1, bt, T, s, T, true);
+}
+
+// c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
+// (upper = false) or below it (upper = true); c and b rows of strides ldc and ldb. b is first
+// copied to bp (T, HS): rows of a head in the (B, T, 3C) qkv are 3C apart, a stride that maps
+// them onto a few sets of L1, where they would evict each other while every row block reads them.
+template <class V, int MR, int NV>
+void attention_mix_v(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
+                     const float* b, int64_t ldb, int T, int HS, float* bp) {
+  constexpr int W = V::kW;
+  for (int t = 0; t < T; ++t)
+    for (int d = 0; d < HS; d += W) V::store(bp + t * HS + d, V::load(b + t * ldb + d));
+  tile_product<V, MR, NV>(upper ? Tri::kUpperA : Tri::kLowerA, T, HS, T, A, rs_a, cs_a, bp, HS, c,
+                          ldc, true);
+}
 
 // Row t of the scores, pre, w (T): pre[0..t] *= scale (in place), w = softmax(pre[0..t]), w = 0
 // and pre = -inf above the diagonal.

@@ -4,6 +4,8 @@
 // and threads it. Call only on a CPU that has the set.
 #pragma once
 
+#include <cstdint>
+
 namespace scratchgpt::cpu::detail {
 
 // One head's scores, pre, w (T, T), row by row: pre[t][0..t] *= scale, w[t] =
@@ -21,5 +23,17 @@ void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int 
                                      float scale);
 void attention_softmax_back_row_avx512(float* dpre, float* g, const float* w, int t, int T,
                                        float scale);
+
+// One head's products (attention_impl.h), T and HS multiples of the level's lanes (16 or 8):
+// s (T, T) = a b^T on and below the diagonal (bt: (HS, T) scratch), and c (T, HS) = A b with
+// A (T, T) lower (upper = false) or upper triangular, A[i][k] = A[i * rs_a + k * cs_a].
+void attention_scores_avx2(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           int T, int HS, float* bt);
+void attention_scores_avx512(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             int T, int HS, float* bt);
+void attention_mix_avx2(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
+                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp);
+void attention_mix_avx512(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
+                          int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp);
 
 }  // namespace scratchgpt::cpu::detail
