@@ -84,7 +84,7 @@ struct HeadProducts {
   void scores(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
               int HS) const {
     if (tiled) {
-      float* bt = detail::thread_buffer(3, static_cast<size_t>(T) * HS);  // (HS, T)
+      float* bt = detail::thread_buffer(5, static_cast<size_t>(T) * HS);  // (HS, T)
       pick(isa, detail::attention_scores_avx512, detail::attention_scores_avx2,
            detail::attention_scores_avx2)(s, a, lda, b, ldb, T, HS, bt);
       return;
@@ -101,9 +101,8 @@ struct HeadProducts {
   void mix(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
            const float* b, int64_t ldb, int T, int HS) const {
     if (tiled) {
-      float* bp = detail::thread_buffer(3, static_cast<size_t>(T) * HS);  // (T, HS)
       pick(isa, detail::attention_mix_avx512, detail::attention_mix_avx2,
-           detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS, bp);
+           detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
       return;
     }
     detail::gemm(isa, {.M = T, .N = HS, .K = T,

@@ -47,7 +47,7 @@ void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
 // A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
 // and never shrinks, so steady-state calls allocate nothing. Slots: 0 packed B, 1 packed A, 2
 // attention's scratch, 3 layernorm's and 4 matmul's partial parameter gradients (filled by the
-// pool's threads for the thread that owns the slot).
+// pool's threads for the thread that owns the slot), 5 attention's tile-product operand copies.
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

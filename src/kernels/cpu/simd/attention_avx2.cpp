@@ -4,8 +4,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "core/simd_target.h"
 #include "kernels/cpu/simd/attention_simd.h"
@@ -39,8 +41,8 @@ void attention_scores_avx2(float* s, const float* a, int64_t lda, const float* b
 }
 
 void attention_mix_avx2(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
-                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp) {
-  attention_mix_v<VecAvx2, 4, 3>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS, bp);
+                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS) {
+  attention_mix_v<VecAvx2, 4, 3>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
 }
 
 }  // namespace scratchgpt::cpu::detail

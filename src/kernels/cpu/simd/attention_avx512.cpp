@@ -8,8 +8,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "core/simd_target.h"
 #include "kernels/cpu/simd/attention_simd.h"
@@ -43,8 +45,8 @@ void attention_scores_avx512(float* s, const float* a, int64_t lda, const float*
 }
 
 void attention_mix_avx512(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
-                          int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp) {
-  attention_mix_v<VecAvx512, 8, 2>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS, bp);
+                          int64_t cs_a, const float* b, int64_t ldb, int T, int HS) {
+  attention_mix_v<VecAvx512, 8, 2>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -21,16 +21,11 @@ void attention_scores_v(float* s, const float* a, int64_t lda, const float* b, i
 }
 
 // c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
-// (upper = false) or below it (upper = true); c and b rows of strides ldc and ldb. b is first
-// copied to bp (T, HS): rows of a head in the (B, T, 3C) qkv are 3C apart, a stride that maps
-// them onto a few sets of L1, where they would evict each other while every row block reads them.
+// (upper = false) or below it (upper = true); c and b rows of strides ldc and ldb.
 template <class V, int MR, int NV>
 void attention_mix_v(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
-                     const float* b, int64_t ldb, int T, int HS, float* bp) {
-  constexpr int W = V::kW;
-  for (int t = 0; t < T; ++t)
-    for (int d = 0; d < HS; d += W) V::store(bp + t * HS + d, V::load(b + t * ldb + d));
-  tile_product<V, MR, NV>(upper ? Tri::kUpperA : Tri::kLowerA, T, HS, T, A, rs_a, cs_a, bp, HS, c,
+                     const float* b, int64_t ldb, int T, int HS) {
+  tile_product<V, MR, NV>(upper ? Tri::kUpperA : Tri::kLowerA, T, HS, T, A, rs_a, cs_a, b, ldb, c,
                           ldc, true);
 }
 
@@ -105,14 +100,31 @@ inline void attention_softmax_short_rows_v(float* pre, float* w, int t0, int T, 
 }
 
 // Rows of NV vectors, R at a time (R x NV scores in half the registers, R <= 4); returns the rows
-// done (the last T % R are left to the caller).
+// done (the last T % R are left to the caller). A group of rows only works on the vectors up to
+// its last diagonal, the ones past it are filled (pre = -inf, w = 0): on the causal triangle that
+// skips about a third of the exponentials, and drops only terms that are exactly 0 (e^-inf) from
+// the sums and -inf from the maxima, so no bit changes.
+using SoftmaxRows = void (*)(float*, float*, int, int, float);
+template <class V, int R, int... K>
+constexpr std::array<SoftmaxRows, sizeof...(K)> softmax_rows_table(
+    std::integer_sequence<int, K...>) {
+  return {attention_softmax_short_rows_v<V, R, K + 1>...};  // 1 .. NV vectors
+}
+
 template <class V, int NV>
 int attention_softmax_short_v(float* pre, float* w, int T, float scale) {
-  constexpr int R = std::clamp(V::kRegs / 2 / NV, 1, 4);
+  constexpr int R = std::clamp(V::kRegs / 2 / NV, 1, 4), W = V::kW;
+  constexpr auto rows = softmax_rows_table<V, R>(std::make_integer_sequence<int, NV>());
   int t = 0;
   for (; t + R <= T; t += R) {
     const int64_t off = static_cast<int64_t>(t) * T;
-    attention_softmax_short_rows_v<V, R, NV>(pre + off, w + off, t, T, scale);
+    const int nv = std::min(NV, (t + R + W - 1) / W);  // vectors that reach the diagonal
+    rows[nv - 1](pre + off, w + off, t, T, scale);
+    for (int r = 0; r < R && nv < NV; ++r) {
+      row_fill_v<V>(pre + off + r * T + nv * W, -std::numeric_limits<float>::infinity(),
+                    T - nv * W);
+      row_fill_v<V>(w + off + r * T + nv * W, 0.0f, T - nv * W);
+    }
   }
   return t;
 }

@@ -32,8 +32,8 @@ void attention_scores_avx2(float* s, const float* a, int64_t lda, const float* b
 void attention_scores_avx512(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
                              int T, int HS, float* bt);
 void attention_mix_avx2(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
-                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp);
+                        int64_t cs_a, const float* b, int64_t ldb, int T, int HS);
 void attention_mix_avx512(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
-                          int64_t cs_a, const float* b, int64_t ldb, int T, int HS, float* bp);
+                          int64_t cs_a, const float* b, int64_t ldb, int T, int HS);
 
 }  // namespace scratchgpt::cpu::detail
