@@ -1,6 +1,7 @@
 // cpu_rowwise_test.cpp: cpu:: layernorm, softmax and crossentropy against ref:: run in double,
 // at every SIMD level (scalar, AVX2, AVX-512 where the CPU has them), with row lengths below, at
-// and past the 8- and 16-lane widths and GPT-2's V = 50257; 1 vs 2 vs 3 threads bitwise.
+// and past the 8- and 16-lane widths and GPT-2's V = 50257; 1 vs 2 vs 3 threads bitwise; the
+// per-ISA layernorm rows, several side by side, against the same rows one at a time, bitwise.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -8,6 +9,7 @@
 #include "cpu_test_util.h"
 #include "kernels/cpu/crossentropy.h"
 #include "kernels/cpu/layernorm.h"
+#include "kernels/cpu/simd/layernorm_simd.h"
 #include "kernels/cpu/softmax.h"
 #include "kernels/ref/crossentropy.h"
 #include "kernels/ref/layernorm.h"
@@ -89,6 +91,57 @@ TEST(CpuRowwise, LayerNorm) {
       }
     }
   }
+}
+
+// The per-ISA layernorm kernels take rows four at a time: each row must get exactly the bits it
+// gets alone (the threads split rows at any point), and the parameter gradients must be summed in
+// row order either way.
+TEST(CpuRowwise, LayerNormRowsSideBySideEqualOneAtATimeBitwise) {
+  using Fwd = void (*)(float*, float*, float*, const float*, const float*, const float*, int64_t,
+                       int, float);
+  using Bwd = void (*)(float*, float*, float*, const float*, const float*, const float*,
+                       const float*, const float*, int64_t, int);
+  struct Isa {
+    SimdLevel level;
+    Fwd fwd;
+    Bwd bwd;
+  };
+  const Isa isas[] = {{SimdLevel::kAvx2, cpu::detail::layernorm_forward_rows_avx2,
+                       cpu::detail::layernorm_backward_rows_avx2},
+                      {SimdLevel::kAvx512, cpu::detail::layernorm_forward_rows_avx512,
+                       cpu::detail::layernorm_backward_rows_avx512}};
+  int checked = 0;
+  for (const Isa& isa : isas) {
+    if (detected_simd_level() < isa.level) continue;
+    for (int C : {5, 16, 37, 128})
+      for (int N = 1; N <= 9; ++N) {
+        SCOPED_TRACE(std::string(simd_level_name(isa.level)) + " N=" + std::to_string(N) +
+                     " C=" + std::to_string(C));
+        const size_t n = size_t(N) * C;
+        auto x = random_floats(n, 11, -3.0f, 5.0f), w = random_floats(C, 12);
+        auto b = random_floats(C, 13), dy = random_floats(n, 14);
+        std::vector<float> y(n), mean(N), rstd(N), y1(n), mean1(N), rstd1(N);
+        isa.fwd(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
+        for (int i = 0; i < N; ++i)
+          isa.fwd(y1.data() + i * C, mean1.data() + i, rstd1.data() + i, x.data() + i * C, w.data(),
+                  b.data(), 1, C, 1e-5f);
+        EXPECT_TRUE(bitwise_equal(y, y1)) << "y";
+        EXPECT_TRUE(bitwise_equal(mean, mean1)) << "mean";
+        EXPECT_TRUE(bitwise_equal(rstd, rstd1)) << "rstd";
+        auto dx = random_floats(n, 15), dw = random_floats(C, 16), db = random_floats(C, 17);
+        auto dx1 = dx, dw1 = dw, db1 = db;
+        isa.bwd(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(),
+                rstd.data(), N, C);
+        for (int i = 0; i < N; ++i)
+          isa.bwd(dx1.data() + i * C, dw1.data(), db1.data(), dy.data() + i * C, x.data() + i * C,
+                  w.data(), mean.data() + i, rstd.data() + i, 1, C);
+        EXPECT_TRUE(bitwise_equal(dx, dx1)) << "dx";
+        EXPECT_TRUE(bitwise_equal(dw, dw1)) << "dweight";
+        EXPECT_TRUE(bitwise_equal(db, db1)) << "dbias";
+        ++checked;
+      }
+  }
+  if (checked == 0) GTEST_SKIP() << "this CPU has no AVX2";
 }
 
 TEST(CpuRowwise, SoftmaxWithMaskedEntries) {

@@ -16,28 +16,31 @@ namespace scratchgpt::cpu {
 
 namespace {
 
-// The portable rows: the reference's forward on one row; its backward on one row, dweight and
-// dbias added into the row's block sums.
-void layernorm_row_scalar(float* y, float* mean, float* rstd, const float* x, const float* w,
-                          const float* b, int C, float eps) {
-  ref::layernorm_forward(y, mean, rstd, x, w, b, 1, C, eps);
+// The portable rows: the reference's forward; its backward row by row, dweight and dbias added
+// into the block's sums.
+void layernorm_forward_rows_scalar(float* y, float* mean, float* rstd, const float* x,
+                                   const float* w, const float* b, int64_t n, int C, float eps) {
+  ref::layernorm_forward(y, mean, rstd, x, w, b, static_cast<int>(n), C, eps);
 }
 
-void layernorm_back_row_scalar(float* dx, float* dw, float* db, const float* dy, const float* x,
-                               const float* w, float mean, float rstd, int C) {
-  float g_mean = 0, gx_mean = 0;
-  for (int c = 0; c < C; ++c) {
-    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
-    g_mean += g;
-    gx_mean += g * xh;
-  }
-  g_mean /= C;
-  gx_mean /= C;
-  for (int c = 0; c < C; ++c) {
-    const float xh = (x[c] - mean) * rstd, g = dy[c] * w[c];
-    dx[c] += rstd * (g - g_mean - xh * gx_mean);
-    dw[c] += dy[c] * xh;
-    db[c] += dy[c];
+void layernorm_backward_rows_scalar(float* dx, float* dw, float* db, const float* dy,
+                                    const float* x, const float* w, const float* mean,
+                                    const float* rstd, int64_t n, int C) {
+  for (int64_t i = 0; i < n; ++i, dx += C, dy += C, x += C) {
+    float g_mean = 0, gx_mean = 0;
+    for (int c = 0; c < C; ++c) {
+      const float xh = (x[c] - mean[i]) * rstd[i], g = dy[c] * w[c];
+      g_mean += g;
+      gx_mean += g * xh;
+    }
+    g_mean /= C;
+    gx_mean /= C;
+    for (int c = 0; c < C; ++c) {
+      const float xh = (x[c] - mean[i]) * rstd[i], g = dy[c] * w[c];
+      dx[c] += rstd[i] * (g - g_mean - xh * gx_mean);
+      dw[c] += dy[c] * xh;
+      db[c] += dy[c];
+    }
   }
 }
 
@@ -46,19 +49,18 @@ void layernorm_back_row_scalar(float* dx, float* dw, float* db, const float* dy,
 void layernorm_forward(const ExecContext& ex, float* out, float* mean, float* rstd,
                        const float* inp, const float* weight, const float* bias, int N, int C,
                        float eps) {
-  const auto row =
-      pick(ex.isa, detail::layernorm_row_avx512, detail::layernorm_row_avx2, layernorm_row_scalar);
+  const auto rows = pick(ex.isa, detail::layernorm_forward_rows_avx512,
+                         detail::layernorm_forward_rows_avx2, layernorm_forward_rows_scalar);
   detail::for_rows(ex.workers(), N, C, [&](int64_t r0, int64_t r1) {
-    for (int64_t n = r0; n < r1; ++n)
-      row(out + n * C, mean + n, rstd + n, inp + n * C, weight, bias, C, eps);
+    rows(out + r0 * C, mean + r0, rstd + r0, inp + r0 * C, weight, bias, r1 - r0, C, eps);
   });
 }
 
 void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                         const float* dout, const float* inp, const float* weight, const float* mean,
                         const float* rstd, int N, int C) {
-  const auto row = pick(ex.isa, detail::layernorm_back_row_avx512, detail::layernorm_back_row_avx2,
-                        layernorm_back_row_scalar);
+  const auto rows = pick(ex.isa, detail::layernorm_backward_rows_avx512,
+                         detail::layernorm_backward_rows_avx2, layernorm_backward_rows_scalar);
   // Rows in parallel, in blocks of kRowBlock rows; each block sums its rows' parameter gradients,
   // in row order, into its own partial (dweight, dbias), and the partials are added in block
   // order: the same sums with any thread count, and one pass over dout and inp.
@@ -71,8 +73,9 @@ void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, floa
       float* pb = pw + C;                 // (C)
       for (int c = 0; c < C; ++c) pw[c] = 0.0f, pb[c] = 0.0f;
       const int64_t n1 = (blk + 1) * kRowBlock < N ? (blk + 1) * kRowBlock : N;
-      for (int64_t n = blk * kRowBlock; n < n1; ++n)
-        row(dinp + n * C, pw, pb, dout + n * C, inp + n * C, weight, mean[n], rstd[n], C);
+      const int64_t n0 = blk * kRowBlock;
+      rows(dinp + n0 * C, pw, pb, dout + n0 * C, inp + n0 * C, weight, mean + n0, rstd + n0,
+           n1 - n0, C);
     }
   };
   if (static_cast<int64_t>(N) * C < 2 * detail::kChunk || blocks == 1)

@@ -24,14 +24,15 @@ namespace {
 
 }  // namespace
 
-void layernorm_row_avx512(float* y, float* mean, float* rstd, const float* x, const float* w,
-                          const float* b, int C, float eps) {
-  layernorm_row_v<VecAvx512>(y, mean, rstd, x, w, b, C, eps);
+void layernorm_forward_rows_avx512(float* y, float* mean, float* rstd, const float* x,
+                                   const float* w, const float* b, int64_t n, int C, float eps) {
+  layernorm_forward_rows_v<VecAvx512>(y, mean, rstd, x, w, b, n, C, eps);
 }
 
-void layernorm_back_row_avx512(float* dx, float* dw, float* db, const float* dy, const float* x,
-                               const float* w, float mean, float rstd, int C) {
-  layernorm_back_row_v<VecAvx512>(dx, dw, db, dy, x, w, mean, rstd, C);
+void layernorm_backward_rows_avx512(float* dx, float* dw, float* db, const float* dy,
+                                    const float* x, const float* w, const float* mean,
+                                    const float* rstd, int64_t n, int C) {
+  layernorm_backward_rows_v<VecAvx512>(dx, dw, db, dy, x, w, mean, rstd, n, C);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -4,19 +4,23 @@
 // threads it. Call only on a CPU that has the set.
 #pragma once
 
+#include <cstdint>
+
 namespace scratchgpt::cpu::detail {
 
-// One row: y (C) = (x - mean) * rstd * w + b; *mean, *rstd of x (C); w, b (C).
-void layernorm_row_avx2(float* y, float* mean, float* rstd, const float* x, const float* w,
-                        const float* b, int C, float eps);
-void layernorm_row_avx512(float* y, float* mean, float* rstd, const float* x, const float* w,
-                          const float* b, int C, float eps);
+// n rows of stride C: y = (x - mean) * rstd * w + b; mean[i], rstd[i] of row i; w, b (C).
+void layernorm_forward_rows_avx2(float* y, float* mean, float* rstd, const float* x, const float* w,
+                                 const float* b, int64_t n, int C, float eps);
+void layernorm_forward_rows_avx512(float* y, float* mean, float* rstd, const float* x,
+                                   const float* w, const float* b, int64_t n, int C, float eps);
 
-// One row of the backward: dx (C) += rstd * (g - mean(g) - xhat * mean(g * xhat)), and the
-// parameter gradients' sums dw (C) += dy * xhat, db (C) += dy.
-void layernorm_back_row_avx2(float* dx, float* dw, float* db, const float* dy, const float* x,
-                             const float* w, float mean, float rstd, int C);
-void layernorm_back_row_avx512(float* dx, float* dw, float* db, const float* dy, const float* x,
-                               const float* w, float mean, float rstd, int C);
+// n rows of the backward: dx += rstd * (g - mean(g) - xhat * mean(g * xhat)), and the parameter
+// gradients' sums dw (C) += dy * xhat, db (C) += dy, row after row.
+void layernorm_backward_rows_avx2(float* dx, float* dw, float* db, const float* dy, const float* x,
+                                  const float* w, const float* mean, const float* rstd, int64_t n,
+                                  int C);
+void layernorm_backward_rows_avx512(float* dx, float* dw, float* db, const float* dy,
+                                    const float* x, const float* w, const float* mean,
+                                    const float* rstd, int64_t n, int C);
 
 }  // namespace scratchgpt::cpu::detail
