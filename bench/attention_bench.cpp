@@ -63,21 +63,21 @@ void BM_flash(benchmark::State& state, Data& d, bool backward, int tile) {
   }
 }
 
+// cpu:: as the model calls it: no score arrays (preatt, dpreatt, datt = nullptr).
 void BM_stored(benchmark::State& state, Data& d, bool backward, bool use_ref) {
   if (backward)
-    cpu::attention_forward(bench::ctx(), d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(),
-                           nullptr, d.B, d.T, d.C, d.NH);
+    cpu::attention_forward(bench::ctx(), d.out.data(), nullptr, d.att.data(), d.qkv.data(), nullptr,
+                           d.B, d.T, d.C, d.NH);
   for (auto _ : state) {
     if (!backward && !use_ref)
-      cpu::attention_forward(bench::ctx(), d.out.data(), d.preatt.data(), d.att.data(),
-                             d.qkv.data(), nullptr, d.B, d.T, d.C, d.NH);
+      cpu::attention_forward(bench::ctx(), d.out.data(), nullptr, d.att.data(), d.qkv.data(),
+                             nullptr, d.B, d.T, d.C, d.NH);
     else if (!backward)
       ref::attention_forward<float>(d.out.data(), d.preatt.data(), d.att.data(), d.qkv.data(),
                                     nullptr, d.B, d.T, d.C, d.NH);
     else if (!use_ref)
-      cpu::attention_backward(bench::ctx(), d.dqkv.data(), d.dpreatt.data(), d.datt.data(),
-                              d.dout.data(), d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C,
-                              d.NH);
+      cpu::attention_backward(bench::ctx(), d.dqkv.data(), nullptr, nullptr, d.dout.data(),
+                              d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);
     else
       ref::attention_backward<float>(d.dqkv.data(), d.dpreatt.data(), d.datt.data(), d.dout.data(),
                                      d.qkv.data(), d.att.data(), nullptr, d.B, d.T, d.C, d.NH);

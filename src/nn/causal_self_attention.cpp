@@ -20,7 +20,7 @@ CausalSelfAttention::CausalSelfAttention(int n_embd, int n_head, bool bias, floa
 void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T) {
   const int64_t N = static_cast<int64_t>(max_B) * max_T;
   const int64_t A = static_cast<int64_t>(max_B) * NH * max_T * max_T;
-  // The T x T buffers only if the stored kernel may run (see fused_min_T in the header).
+  // The T x T weights only if the stored kernel may run (see fused_min_T in the header).
   const bool stored = attn_drop.p > 0.0f || max_T < fused_min_T;
   c_attn.plan(acts, static_cast<int>(N));
   att = stored ? acts.take(A) : nullptr;
@@ -30,10 +30,7 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   // The projection and its dropped copy only feed the residual add: shared scratch.
   c_proj.plan(scratch, static_cast<int>(N));
   resid_drop.plan(acts, scratch, N * C);
-  preatt = stored ? scratch.take(A) : nullptr;
   dqkv = scratch.take(N * 3 * C);
-  dpreatt = stored ? scratch.take(A) : nullptr;
-  datt = stored ? scratch.take(A) : nullptr;
   dy = scratch.take(N * C);
   dproj = scratch.take(N * C);
 }
@@ -49,7 +46,7 @@ const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x,
   if (fused)
     kernels::flash_attention_forward(ex, y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
   else
-    kernels::attention_forward(ex, y, preatt, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
+    kernels::attention_forward(ex, y, nullptr, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
   const float* proj = c_proj.forward(ex, y, N);                              // (B, T, C)
   return resid_drop.forward(ex, proj, int64_t{N} * C, rng);                  // (B, T, C)
 }
@@ -64,7 +61,7 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
     kernels::flash_attention_backward(ex, dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
   } else {
     const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
-    kernels::attention_backward(ex, dqkv, dpreatt, datt, dy, c_attn.out, att, drop, B, T, C, NH);
+    kernels::attention_backward(ex, dqkv, nullptr, nullptr, dy, c_attn.out, att, drop, B, T, C, NH);
   }
   // qkv = c_attn(x)
   c_attn.backward(ex, dx, dqkv);  // writes dx

@@ -34,21 +34,19 @@ struct CausalSelfAttention {
   // 19.7 ms vs stored 17.0 (its backward does 5 tile products to the stored 4, and recomputes
   // exp); T = 1024 fused 69.7 vs 73.8. At T = 64 (the small presets) stored wins.
   int fused_min_T = ExecContext().fused_attention_min_T;
-  // plan() reserves the T x T buffers only when some forward may need them: dropout > 0, or a
-  // planned T below fused_min_T; otherwise att, preatt, dpreatt and datt stay nullptr.
+  // plan() reserves att (B, NH, T, T) only when some forward may need it: dropout > 0, or a
+  // planned T below fused_min_T; otherwise it stays nullptr. The stored kernel's other T x T
+  // tensors (the scores and the gradients) are not kept: it holds them a head at a time.
   bool fused = false;  // the last forward took the fused kernel
 
   // Per-layer activations (B, T as last planned).
   float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward (stored kernel)
   float* lse = nullptr;  // (B, NH, T) row log-sum-exp of the scores, saved for backward (fused)
   float* y = nullptr;    // (B, T, C) heads concatenated
-  // Scratch shared by every layer (forward-only preatt and c_proj output, backward gradients).
-  float* preatt = nullptr;   // (B, NH, T, T)
-  float* dqkv = nullptr;     // (B, T, 3C)
-  float* dpreatt = nullptr;  // (B, NH, T, T)
-  float* datt = nullptr;     // (B, NH, T, T)
-  float* dy = nullptr;       // (B, T, C)
-  float* dproj = nullptr;    // (B, T, C)
+  // Scratch shared by every layer (forward-only c_proj output, backward gradients).
+  float* dqkv = nullptr;   // (B, T, 3C)
+  float* dy = nullptr;     // (B, T, C)
+  float* dproj = nullptr;  // (B, T, C)
   int B = 0, T = 0;
 
   CausalSelfAttention() = default;

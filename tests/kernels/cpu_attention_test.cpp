@@ -1,7 +1,8 @@
 // cpu_attention_test.cpp: cpu::attention_forward/backward against ref:: run in double (with and
 // without a dropout mask, odd T and head sizes, T past the GEMM's K block, shapes that take the
 // tile products of simd/attention_impl.h instead of the GEMM), at every SIMD level,
-// and bitwise identity between 1, 2 and 3 threads; the per-ISA softmax of a whole head (short
+// and bitwise identity between 1, 2 and 3 threads and with or without the score arrays (the
+// model passes none); the per-ISA softmax of a whole head (short
 // rows several at a time) against its row-at-a-time version, bit for bit. Every row length 1..T is
 // a softmax row, so T = 37, 70, 300 cover the 8- and 16-lane tails.
 #include <gtest/gtest.h>
@@ -138,6 +139,38 @@ TEST(CpuAttention, OneTwoAndThreeThreadsAreBitwiseIdentical) {
           EXPECT_TRUE(bitwise_equal(one.dqkv, o.dqkv)) << "dqkv, " << threads << " threads";
         }
       }
+  }
+}
+
+// The model keeps neither the scores nor their gradients (preatt, dpreatt, datt = nullptr): the
+// kernels then hold them a head at a time in per-thread buffers, and out, att and dqkv must be
+// the bits they are with the arrays.
+TEST(CpuAttention, WithoutScoreArraysSameBits) {
+  test::KernelEnv env;
+  for (SimdLevel level : test::simd_levels()) {
+    test::set_level(level);
+    for (const Shape& s : kShapes)
+      for (bool with_drop : {false, true})
+        for (int threads : {1, 2}) {
+          test::set_threads(threads);
+          SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T) +
+                       (with_drop ? " dropout" : "") + " threads=" + std::to_string(threads));
+          const Outputs with = run_cpu(s, with_drop);
+          const size_t BT = size_t(s.B) * s.T, TT = size_t(s.B) * s.NH * s.T * s.T;
+          auto qkv = random_floats(BT * 3 * s.C, 21);
+          auto dout = random_floats(BT * s.C, 22);
+          auto drop = dropout_mask(TT, 23);
+          std::vector<float> out(BT * s.C, 7.0f), att(TT, 7.0f);
+          std::vector<float> dqkv = random_floats(BT * 3 * s.C, 24);
+          const float* dm = with_drop ? drop.data() : nullptr;
+          cpu::attention_forward(test::ctx(), out.data(), nullptr, att.data(), qkv.data(), dm, s.B,
+                                 s.T, s.C, s.NH);
+          cpu::attention_backward(test::ctx(), dqkv.data(), nullptr, nullptr, dout.data(),
+                                  qkv.data(), att.data(), dm, s.B, s.T, s.C, s.NH);
+          EXPECT_TRUE(bitwise_equal(with.out, out)) << "out";
+          EXPECT_TRUE(bitwise_equal(with.att, att)) << "att";
+          EXPECT_TRUE(bitwise_equal(with.dqkv, dqkv)) << "dqkv";
+        }
   }
 }
 

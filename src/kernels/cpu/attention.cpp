@@ -49,15 +49,29 @@ void softmax_scalar(float* pre, float* w, int T, float scale) {
 }
 
 // Row t of the softmax backward: with g = da (in/out) and w the weights:
-// dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre and g = dpre * scale.
+// dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre (unless nullptr) and
+// g = dpre * scale.
 void softmax_back_row_scalar(float* dpre, float* g, const float* w, int t, int T, float scale) {
   float s = 0.0f;
   for (int j = 0; j <= t; ++j) s += w[j] * g[j];
   for (int j = 0; j <= t; ++j) {
-    dpre[j] = w[j] * (g[j] - s);
-    g[j] = dpre[j] * scale;
+    const float d = w[j] * (g[j] - s);
+    if (dpre) dpre[j] = d;
+    g[j] = d * scale;
   }
-  for (int j = t + 1; j < T; ++j) dpre[j] = g[j] = 0.0f;
+  for (int j = t + 1; j < T; ++j) {
+    if (dpre) dpre[j] = 0.0f;
+    g[j] = 0.0f;
+  }
+}
+
+// One head's softmax backward, dpre (or nullptr), g, w (T, T): softmax_back_row_scalar on every
+// row.
+void softmax_back_scalar(float* dpre, float* g, const float* w, int T, float scale) {
+  for (int t = 0; t < T; ++t) {
+    const int64_t off = static_cast<int64_t>(t) * T;
+    softmax_back_row_scalar(dpre ? dpre + off : nullptr, g + off, w + off, t, T, scale);
+  }
 }
 
 // (T, T) a = att * drop for one (b, h), zero above the diagonal (att already is).
@@ -128,8 +142,8 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
     for (int64_t bh = begin; bh < end; ++bh) {
       const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
       const float* q = qkv + static_cast<int64_t>(b) * T * 3 * C + h * HS;  // rows of stride 3C
-      float* pre = preatt + bh * TT;                                         // (T, T)
-      float* w = att + bh * TT;                                              // (T, T)
+      float* pre = preatt ? preatt + bh * TT : detail::thread_buffer(6, TT);  // (T, T)
+      float* w = att + bh * TT;                                               // (T, T)
       // pre = q k^T (lower triangle), then scaled and softmaxed row by row.
       products.scores(pre, q, 3 * C, q + C, 3 * C, T, HS);
       softmax(pre, w, T, scale);
@@ -151,9 +165,8 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
                         int B, int T, int C, int NH) {
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const auto softmax_back_row = pick(ex.isa, detail::attention_softmax_back_row_avx512,
-                                     detail::attention_softmax_back_row_avx2,
-                                     softmax_back_row_scalar);
+  const auto softmax_back = pick(ex.isa, detail::attention_softmax_back_avx512,
+                                 detail::attention_softmax_back_avx2, softmax_back_scalar);
   const int64_t TT = static_cast<int64_t>(T) * T;
   const HeadProducts products(ex.isa, T, HS);
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
@@ -164,8 +177,8 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
       float* dq = dqkv + row0 * 3 * C + h * HS;
       const float* dO = dout + row0 * C + h * HS;  // (T, HS) rows of stride C
       const float* w = att + bh * TT;
-      float* g = datt + bh * TT;
-      float* dpre = dpreatt + bh * TT;
+      float* g = datt ? datt + bh * TT : detail::thread_buffer(6, TT);  // (T, T)
+      float* dpre = dpreatt ? dpreatt + bh * TT : nullptr;              // (T, T) or not kept
       const float* a = w;
       if (drop) {
         float* tmp = detail::thread_buffer(2, static_cast<size_t>(TT));
@@ -182,8 +195,7 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
       // dv = a^T dO: A[t2][t] = a[t][t2], zero for t < t2.
       products.mix(true, dq + 2 * C, 3 * C, a, 1, T, dO, C, T, HS);
       // Softmax backward, row by row: dpre, and g = dpre * scale (zero above the diagonal).
-      for (int t = 0; t < T; ++t)
-        softmax_back_row(dpre + t * T, g + t * T, w + t * T, t, T, scale);
+      softmax_back(dpre, g, w, T, scale);
       // dq = g k;  dk = g^T q.
       products.mix(false, dq, 3 * C, g, T, 1, q + C, 3 * C, T, HS);
       products.mix(true, dq + C, 3 * C, g, 1, T, q, 3 * C, T, HS);

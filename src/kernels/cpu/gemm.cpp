@@ -19,7 +19,7 @@ ThreadPool& serial_pool() {
 
 namespace {
 struct ThreadBuffers {
-  static constexpr int kSlots = 6;
+  static constexpr int kSlots = 7;
   float* ptr[kSlots] = {};
   size_t cap[kSlots] = {};
   ~ThreadBuffers() {

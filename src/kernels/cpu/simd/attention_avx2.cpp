@@ -35,6 +35,10 @@ void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int 
   attention_softmax_back_row_v<VecAvx2>(dpre, g, w, t, T, scale);
 }
 
+void attention_softmax_back_avx2(float* dpre, float* g, const float* w, int T, float scale) {
+  attention_softmax_back_v<VecAvx2>(dpre, g, w, T, scale);
+}
+
 void attention_scores_avx2(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
                            int T, int HS, float* bt) {
   attention_scores_v<VecAvx2, 4, 3>(s, a, lda, b, ldb, T, HS, bt);

@@ -39,6 +39,10 @@ void attention_softmax_back_row_avx512(float* dpre, float* g, const float* w, in
   attention_softmax_back_row_v<VecAvx512>(dpre, g, w, t, T, scale);
 }
 
+void attention_softmax_back_avx512(float* dpre, float* g, const float* w, int T, float scale) {
+  attention_softmax_back_v<VecAvx512>(dpre, g, w, T, scale);
+}
+
 void attention_scores_avx512(float* s, const float* a, int64_t lda, const float* b, int64_t ldb,
                              int T, int HS, float* bt) {
   attention_scores_v<VecAvx512, 4, 4>(s, a, lda, b, ldb, T, HS, bt);

@@ -41,8 +41,6 @@ void attention_softmax_row_v(float* pre, float* w, int t, int T, float scale) {
   row_fill_v<V>(w + n, 0.0f, T - n);
 }
 
-// Row t of the softmax backward, dpre, g, w (T), with g = da (in/out) and w the weights:
-// dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre and g = dpre * scale.
 // Rows t0 .. t0 + R - 1 of the scores (T <= NV lanes of vectors), held in registers and worked
 // on side by side, so that one row's reductions (max, sum) wait while the others compute: short
 // rows (the small model's T = 64) are otherwise bound by those latencies. Each row gets exactly
@@ -147,9 +145,12 @@ void attention_softmax_v(float* pre, float* w, int T, float scale) {
   }
 }
 
+// Row t of the softmax backward, dpre, g, w (T), with g = da (in/out) and w the weights:
+// dpre = w * (g - sum(w * g)) for j <= t, 0 above; writes dpre (unless it is nullptr) and
+// g = dpre * scale.
 template <class V>
-void attention_softmax_back_row_v(float* dpre, float* g, const float* w, int t, int T,
-                                  float scale) {
+inline void attention_softmax_back_row_v(float* dpre, float* g, const float* w, int t, int T,
+                                         float scale) {
   using Vt = typename V::T;
   constexpr int W = V::kW;
   const int n = t + 1;
@@ -157,15 +158,25 @@ void attention_softmax_back_row_v(float* dpre, float* g, const float* w, int t, 
   int j = 0;
   for (; j + W <= n; j += W) {
     const Vt d = V::mul(V::load(w + j), V::sub(V::load(g + j), vsum));
-    V::store(dpre + j, d);
+    if (dpre) V::store(dpre + j, d);
     V::store(g + j, V::mul(d, vscale));
   }
   if (j < n) {
     const int rem = n - j;
     const Vt d = V::mul(V::load_tail(w + j, rem), V::sub(V::load_tail(g + j, rem), vsum));
-    V::store_tail(dpre + j, d, rem);
+    if (dpre) V::store_tail(dpre + j, d, rem);
     V::store_tail(g + j, V::mul(d, vscale), rem);
   }
-  row_fill_v<V>(dpre + n, 0.0f, T - n);
+  if (dpre) row_fill_v<V>(dpre + n, 0.0f, T - n);
   row_fill_v<V>(g + n, 0.0f, T - n);
+}
+
+// All T rows of one head's softmax backward, dpre (or nullptr), g, w (T, T): rows as
+// attention_softmax_back_row_v, in one loop.
+template <class V>
+void attention_softmax_back_v(float* dpre, float* g, const float* w, int T, float scale) {
+  for (int t = 0; t < T; ++t) {
+    const int64_t off = static_cast<int64_t>(t) * T;
+    attention_softmax_back_row_v<V>(dpre ? dpre + off : nullptr, g + off, w + off, t, T, scale);
+  }
 }

@@ -18,11 +18,14 @@ void attention_softmax_row_avx2(float* pre, float* w, int t, int T, float scale)
 void attention_softmax_row_avx512(float* pre, float* w, int t, int T, float scale);
 
 // Row t of the softmax backward, dpre, g, w (T): dpre = w * (g - sum(w * g)) up to t, 0 above;
-// g = dpre * scale.
+// g = dpre * scale. dpre may be nullptr (then only g is written).
 void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T,
                                      float scale);
 void attention_softmax_back_row_avx512(float* dpre, float* g, const float* w, int t, int T,
                                        float scale);
+// All T rows of one head's softmax backward (what attention_softmax_back_row_* does to each row).
+void attention_softmax_back_avx2(float* dpre, float* g, const float* w, int T, float scale);
+void attention_softmax_back_avx512(float* dpre, float* g, const float* w, int T, float scale);
 
 // One head's products (attention_impl.h), T and HS multiples of the level's lanes (16 or 8):
 // s (T, T) = a b^T on and below the diagonal (bt: (HS, T) scratch), and c (T, HS) = A b with
