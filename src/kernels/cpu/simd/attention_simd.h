@@ -1,7 +1,7 @@
-// attention_simd.h: the per-ISA kernels of cpu::attention (attention.h): the row passes of the
-// stored-weights attention of attention_impl.h compiled for AVX2+FMA (attention_avx2.cpp) and
-// AVX-512F (attention_avx512.cpp), each on the calling thread; attention.cpp picks one with pick()
-// and threads it. Call only on a CPU that has the set.
+// attention_simd.h: the per-ISA kernels of cpu::attention (attention.h): the row passes and the
+// per-head products of the stored-weights attention of attention_impl.h compiled for AVX2+FMA
+// (attention_avx2.cpp) and AVX-512F (attention_avx512.cpp), each on the calling thread;
+// attention.cpp picks one with pick() and threads it. Call only on a CPU that has the set.
 #pragma once
 
 #include <cstdint>
