@@ -99,6 +99,7 @@ struct HeadProducts {
               int HS) const {
     if (tiled) {
       float* bt = detail::thread_buffer(5, static_cast<size_t>(T) * HS);  // (HS, T)
+      // (the portable slot is never taken: tiled needs AVX2 or AVX-512)
       pick(isa, detail::attention_scores_avx512, detail::attention_scores_avx2,
            detail::attention_scores_avx2)(s, a, lda, b, ldb, T, HS, bt);
       return;

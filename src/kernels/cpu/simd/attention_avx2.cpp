@@ -30,11 +30,6 @@ void attention_softmax_row_avx2(float* pre, float* w, int t, int T, float scale)
   attention_softmax_row_v<VecAvx2>(pre, w, t, T, scale);
 }
 
-void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T,
-                                     float scale) {
-  attention_softmax_back_row_v<VecAvx2>(dpre, g, w, t, T, scale);
-}
-
 void attention_softmax_back_avx2(float* dpre, float* g, const float* w, int T, float scale) {
   attention_softmax_back_v<VecAvx2>(dpre, g, w, T, scale);
 }

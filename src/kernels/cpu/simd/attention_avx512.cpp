@@ -34,11 +34,6 @@ void attention_softmax_row_avx512(float* pre, float* w, int t, int T, float scal
   attention_softmax_row_v<VecAvx512>(pre, w, t, T, scale);
 }
 
-void attention_softmax_back_row_avx512(float* dpre, float* g, const float* w, int t, int T,
-                                       float scale) {
-  attention_softmax_back_row_v<VecAvx512>(dpre, g, w, t, T, scale);
-}
-
 void attention_softmax_back_avx512(float* dpre, float* g, const float* w, int T, float scale) {
   attention_softmax_back_v<VecAvx512>(dpre, g, w, T, scale);
 }

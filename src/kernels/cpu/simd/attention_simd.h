@@ -17,13 +17,8 @@ void attention_softmax_avx512(float* pre, float* w, int T, float scale);
 void attention_softmax_row_avx2(float* pre, float* w, int t, int T, float scale);
 void attention_softmax_row_avx512(float* pre, float* w, int t, int T, float scale);
 
-// Row t of the softmax backward, dpre, g, w (T): dpre = w * (g - sum(w * g)) up to t, 0 above;
-// g = dpre * scale. dpre may be nullptr (then only g is written).
-void attention_softmax_back_row_avx2(float* dpre, float* g, const float* w, int t, int T,
-                                     float scale);
-void attention_softmax_back_row_avx512(float* dpre, float* g, const float* w, int t, int T,
-                                       float scale);
-// All T rows of one head's softmax backward (what attention_softmax_back_row_* does to each row).
+// One head's softmax backward, dpre, g, w (T, T), row by row: dpre = w * (g - sum(w * g)) up to
+// the diagonal, 0 above; g = dpre * scale. dpre may be nullptr (then only g is written).
 void attention_softmax_back_avx2(float* dpre, float* g, const float* w, int T, float scale);
 void attention_softmax_back_avx512(float* dpre, float* g, const float* w, int T, float scale);
 

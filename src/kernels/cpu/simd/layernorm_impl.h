@@ -1,12 +1,11 @@
 // layernorm_impl.h: rows of cpu::layernorm_forward and of cpu::layernorm_backward (layernorm.h),
 // written once over a vector type V (vec_avx2.h, vec_avx512.h) and included by layernorm_avx2.cpp
 // and layernorm_avx512.cpp inside an anonymous namespace after their `SG_TARGET_BEGIN`, so each
-// copy is compiled for its instruction set. A row's tail goes through masked loads and stores
-// (rows_impl.h). R rows go side by side: a row alone is a chain of dependent sums (its mean, then
-// its variance, each ending in a horizontal sum), which is latency, not work; R independent chains
-// keep the units busy. Each row gets the same operations in the same order whatever R is, so the
-// bits never depend on how rows are grouped. Readable twin: kernels/ref/layernorm.h.
-#include "kernels/cpu/simd/rows_impl.h"
+// copy is compiled for its instruction set. A row's tail goes through masked loads and stores. R
+// rows go side by side: a row alone is a chain of dependent sums (its mean, then its variance, each
+// ending in a horizontal sum), which is latency, not work; R independent chains keep the units
+// busy. Each row gets the same operations in the same order whatever R is, so the bits never depend
+// on how rows are grouped. Readable twin: kernels/ref/layernorm.h.
 
 // Rows r < R (stride C): y = (x - mean) * rstd * w + b; mean[r], rstd[r] of x; w, b (C).
 template <class V, int R>

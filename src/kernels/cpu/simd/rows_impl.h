@@ -1,13 +1,13 @@
 // rows_impl.h: maxima, sums, dot products, exp, scaling and fills over one row of floats, written
 // once over a vector type V (vec_avx2.h, vec_avx512.h): the building blocks of the row kernels
-// (softmax_impl.h, crossentropy_impl.h, attention_impl.h, layernorm_impl.h). A row's last
-// n % kW floats go through masked loads and stores (V::load_tail, V::load_tail_or,
-// V::store_tail), so nothing past the row is read or written and every element gets the same
-// vector arithmetic; each reduction runs in one fixed order (lanes, then V::hsum / V::hmax), so a
-// row's result never depends on the threads. Not standalone: included by the op's _impl.h inside
-// an anonymous namespace after the vector type, compiled once per instruction set; the unit
-// includes <limits> (and <cmath> where the op needs it) before its target pragma.
-// Readable twins: the reference loops of kernels/ref/softmax.h and crossentropy.h.
+// (softmax_impl.h, crossentropy_impl.h, attention_impl.h). A row's last n % kW floats go through
+// masked loads and stores (V::load_tail, V::load_tail_or, V::store_tail), so nothing past the row
+// is read or written and every element gets the same vector arithmetic; each reduction runs in one
+// fixed order (lanes, then V::hsum / V::hmax), so a row's result never depends on the threads. Not
+// standalone: included by the op's _impl.h inside an anonymous namespace after the vector type,
+// compiled once per instruction set; the unit includes <limits> (and <cmath> where the op needs it)
+// before its target pragma. Readable twins: the reference loops of kernels/ref/softmax.h and
+// crossentropy.h.
 #pragma once
 
 // max(x[0..n)); n >= 1.

@@ -1,6 +1,6 @@
 // vec_avx2.h: VecAvx2, eight floats in a ymm register, the "vector" that the templated kernels
-// (gemm_impl.h, matvec_impl.h, flash_attention_impl.h, gelu_impl.h, and the row kernels of
-// rows_impl.h: layernorm, softmax, crossentropy, adamw, attention's rows) are written against.
+// (gemm_impl.h, matvec_impl.h, flash_attention_impl.h, tile_product_impl.h, gelu_impl.h, the row
+// kernels: layernorm, softmax, crossentropy, adamw, attention's rows) are written against.
 // Each kernel uses the operations it needs; VecAvx512 (vec_avx512.h) has the same names, and each
 // kernel's portable path its own plain-float twin. Below the struct's helpers: exp8, the
 // Cephes-style range reduction x = n ln2 + r with a degree-6 polynomial for e^r (about 1 ulp;
