@@ -66,6 +66,35 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     grad_cuts_.push_back(group.lo);
     end_before = group.hi;
   }
+
+  // zero_grad()'s spans: runs of gradients no Linear writes (with the padding between them),
+  // in slab order. A tied wte is lm_head's dweight: written by lm_head's backward before the
+  // embeddings' backward adds to it.
+  std::vector<const float*> written;
+  for_each_linear([&](Linear& l) {
+    written.push_back(l.dweight.data);
+    if (l.has_bias) written.push_back(l.dbias.data);
+  });
+  bool open = false;
+  for (const Param& p : store_.params()) {
+    const size_t lo = static_cast<size_t>(p.grad.data - base);
+    const size_t hi = lo + static_cast<size_t>(p.grad.numel());
+    if (std::find(written.begin(), written.end(), p.grad.data) != written.end()) {
+      open = false;
+    } else if (open) {
+      cleared_.back().second = hi;
+    } else {
+      cleared_.emplace_back(lo, hi);
+      open = true;
+    }
+  }
+}
+
+void GPT::zero_grad() {
+  float* base = store_.grad_slab().data();
+  for (const auto& [lo, hi] : cleared_)
+    kernels::zero(ctx_, base + lo, static_cast<int64_t>(hi - lo));
+  for_each_linear([](Linear& l) { l.dparams_unset = true; });
 }
 
 namespace {
@@ -248,7 +277,8 @@ void GPT::backward(const GradsReady& ready) {
   // losses = cross_entropy(logits, targets)
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
                                  static_cast<int>(N), V);  // writes dlogits
-  // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's)
+  // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's, written here
+  // after zero_grad, before encoder_backward adds the embedding's part)
   lm_head.backward(ex, dlnf_, dlogits_);  // writes dlnf
   // h = ln_f(x)
   float* d = dres_[0];

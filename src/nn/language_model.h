@@ -72,7 +72,11 @@ class LanguageModel {
   // optimizer's kernels run with it too.
   virtual const ExecContext& exec() const = 0;
 
-  void zero_grad() {
+  // The gradients count as zero for the next backward(), which then leaves exactly its batch's
+  // gradient in grad_slab() (a backward without zero_grad() adds to what is there). This clears
+  // the slab; a model may instead have its next backward write some gradients rather than add to
+  // them, leaving their memory as it is until then (GPT: its Linear layers').
+  virtual void zero_grad() {
     const std::span<float> g = grad_slab();
     kernels::zero(exec(), g.data(), static_cast<int64_t>(g.size()));
   }

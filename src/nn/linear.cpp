@@ -17,9 +17,11 @@ float* Linear::forward(const ExecContext& ex, const float* x, int n) {
 }
 
 void Linear::backward(const ExecContext& ex, float* dx, const float* dout) {
-  // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout
+  // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout  (= when dparams_unset)
   kernels::matmul_backward(ex, dx, dweight.data, has_bias ? dbias.data : nullptr, dout, inp,
-                           weight.data, N, C, OC, /*accumulate_dinp=*/false);
+                           weight.data, N, C, OC, /*accumulate_dinp=*/false,
+                           /*accumulate_dparams=*/!dparams_unset);
+  dparams_unset = false;
 }
 
 }  // namespace scratchgpt

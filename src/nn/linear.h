@@ -21,6 +21,10 @@ struct Linear {
   Tensor weight, dweight;  // (OC, C)
   Tensor bias, dbias;      // (OC), empty when !has_bias
 
+  // Set by the owner's zero_grad() instead of clearing dW and db: the next backward writes them
+  // (=) rather than adding, then clears this (GPT::zero_grad; PyTorch's set_to_none).
+  bool dparams_unset = false;
+
   float* out = nullptr;        // (N, OC) planned activation
   const float* inp = nullptr;  // (N, C) saved by forward for backward
   int N = 0;
@@ -40,7 +44,7 @@ struct Linear {
   // out = apply(x), saving x for backward. Returns out (N, OC).
   float* forward(const ExecContext& ex, const float* x, int n);
   // Writes dx (N, C) (may be null; never read, so it needs no clearing) and accumulates dW and
-  // db, from dout (N, OC).
+  // db (writes them when dparams_unset), from dout (N, OC).
   void backward(const ExecContext& ex, float* dx, const float* dout);
 };
 

@@ -234,6 +234,39 @@ TEST_P(GptBothVariants, BackwardAccumulatesIntoGrads) {
   EXPECT_GT(nonzero, 0.5 * static_cast<double>(once.size()));
 }
 
+// zero_grad clears only what backward adds to; each Linear's next backward writes its gradients
+// (GPT::zero_grad). Whatever the gradients held before, zero_grad + backward gives the bits of a
+// fresh model's first backward, which adds into the zeroed slab; the Linear layers' gradients are
+// left as they were until then.
+TEST_P(GptBothVariants, ZeroGradThenBackwardGivesTheBatchGradientWhateverTheGradsHeld) {
+  const GPTConfig cfg = small_config(GetParam());
+  GPT gpt(cfg);
+  randomize(gpt, 21);
+  const std::vector<int32_t> idx = random_tokens(2 * 8, cfg.vocab_size, 22);
+  const std::vector<int32_t> tgt = random_tokens(2 * 8, cfg.vocab_size, 23);
+  gpt.forward(idx.data(), tgt.data(), 2, 8, nullptr);
+  gpt.backward();  // into the slab as built: zeros
+  const std::vector<float> plain = all_grads(gpt);
+  auto poison = [&] {
+    for (Param& p : gpt.params()) std::fill(p.grad.begin(), p.grad.end(), std::nanf(""));
+  };
+  poison();
+  gpt.zero_grad();
+  for (Param& p : gpt.params()) {
+    // A Linear's weight or bias (a tied wte is lm_head's weight) is left for backward to write.
+    const bool linear =
+        p.name.find("ln") == std::string::npos && p.name != "wpe" && (p.name != "wte" || cfg.tied);
+    const auto as_expected = std::count_if(
+        p.grad.begin(), p.grad.end(), [&](float g) { return linear ? std::isnan(g) : g == 0.0f; });
+    EXPECT_EQ(as_expected, p.grad.numel()) << p.name << (linear ? " left" : " cleared");
+  }
+  gpt.forward(idx.data(), tgt.data(), 2, 8, nullptr);
+  gpt.backward();
+  const std::vector<float> after = all_grads(gpt);
+  ASSERT_EQ(after.size(), plain.size());
+  EXPECT_EQ(std::memcmp(after.data(), plain.data(), plain.size() * sizeof(float)), 0);
+}
+
 // Backward is a descent direction for every parameter together: AdamW on one fixed batch drives
 // the loss of the nanoGPT-initialised model from about log(V) to near zero.
 TEST_P(GptBothVariants, AdamWOverfitsOneBatch) {

@@ -22,18 +22,18 @@ enum class Product { kForward, kDinp, kDweight };
 // The weight gradient of a layer whose operands fit in a core's L2 (inp and dout, N x (C + OC)
 // floats, at most 2 MiB) over many rows (N >= 512): the small model's every layer. Computed in two
 // halves of the rows: the first added into dweight, the second into a partial (OC, C), then
-// dweight += partial. At two threads each thread reads the rows that it wrote itself (the
-// row-parallel kernels before it split the rows in the same halves) instead of half of every row
-// from the other core's cache: the small model's step 14.4 -> 14.0 ms, its weight gradients
-// 4.2 (oneDNN's) or 5.0 (ours whole) -> 3.7 ms at two threads, no change at one. shakespeare-char
-// at B = 8 (24 MiB of operands) gained nothing. The halves depend on the shape only, so the bits
-// do not depend on the thread count.
+// dweight += partial (the first half written instead when !accumulate). At two threads each thread
+// reads the rows that it wrote itself (the row-parallel kernels before it split the rows in the
+// same halves) instead of half of every row from the other core's cache: the small model's
+// step 14.4 -> 14.0 ms, its weight gradients 4.2 (oneDNN's) or 5.0 (ours whole) -> 3.7 ms at two
+// threads, no change at one. shakespeare-char at B = 8 (24 MiB of operands) gained nothing. The
+// halves depend on the shape only, so the bits do not depend on the thread count.
 bool dweight_in_row_halves(int N, int C, int OC) {
   return N >= 512 && int64_t{N} * (C + OC) <= 512 * 1024;
 }
 
 void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* dout,
-                           const float* inp, int N, int C, int OC) {
+                           const float* inp, int N, int C, int OC, bool accumulate) {
   ThreadPool& pool = ex.workers();
   constexpr int kRowBlock = 96;  // rows of dweight per task: more tasks for more threads
   const int blocks = (OC + kRowBlock - 1) / kRowBlock;
@@ -50,7 +50,7 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
       detail::gemm(ex.isa, {.M = rows, .N = C, .K = n1 - n0,
                             .A = dout + int64_t{n0} * OC + o0, .rs_a = 1, .cs_a = OC,
                             .B = inp + int64_t{n0} * C, .rs_b = C, .cs_b = 1,
-                            .C = out, .ldc = C, .init = half == 1},
+                            .C = out, .ldc = C, .init = half == 1 || !accumulate},
                    detail::serial_pool());
     }
   });
@@ -87,14 +87,14 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C,
-                     int OC, bool accumulate_dinp) {
+                     int OC, bool accumulate_dinp, bool accumulate_dparams) {
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
   float* onednn_dinp = uses_onednn(ex, Product::kDinp) ? dinp : nullptr;
   float* onednn_dweight = uses_onednn(ex, Product::kDweight) ? dweight : nullptr;
   if (onednn_dinp || onednn_dweight) {
     onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool,
-                                 accumulate_dinp);
+                                 accumulate_dinp, accumulate_dparams);
     if (onednn_dinp) dinp = nullptr;
     if (onednn_dweight) dweight = nullptr;
   }
@@ -107,13 +107,13 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                  pool);
   }
   if (dweight && dweight_in_row_halves(N, C, OC)) {
-    dweight_by_row_halves(ex, dweight, dout, inp, N, C, OC);
+    dweight_by_row_halves(ex, dweight, dout, inp, N, C, OC, accumulate_dparams);
   } else if (dweight) {
-    // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]
+    // dweight (OC, C) += dout^T (OC, N) @ inp (N, C): A[o][n] = dout[n][o]; = when !accumulate
     detail::gemm(ex.isa, {.M = OC, .N = C, .K = N,
                           .A = dout, .rs_a = 1, .cs_a = OC,
                           .B = inp, .rs_b = C, .cs_b = 1,
-                          .C = dweight, .ldc = C},
+                          .C = dweight, .ldc = C, .init = !accumulate_dparams},
                  pool);
   }
   if (dbias) {
@@ -130,7 +130,8 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
           const float* d = dout + static_cast<int64_t>(n) * OC + o0;
           for (int j = 0; j < w; ++j) acc[j] += d[j];
         }
-        for (int j = 0; j < w; ++j) dbias[o0 + j] += acc[j];
+        for (int j = 0; j < w; ++j)
+          dbias[o0 + j] = (accumulate_dparams ? dbias[o0 + j] : 0.0f) + acc[j];
       }
     });
   }

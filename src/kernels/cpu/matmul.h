@@ -20,8 +20,10 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
 // dinp = dout @ W;  dweight = dout^T @ inp (reduced over N in order);  dbias = sum_n dout.
 // accumulate_dinp false: dinp is written (=) and never read, saving its clearing and reading.
+// accumulate_dparams false: likewise dweight and dbias, each element 0.0f + its sum, the bits
+// that adding into a cleared array gives (what a layer's first backward after zero_grad wants).
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
-                     const float* dout, const float* inp, const float* weight, int N, int C,
-                     int OC, bool accumulate_dinp = true);
+                     const float* dout, const float* inp, const float* weight, int N, int C, int OC,
+                     bool accumulate_dinp = true, bool accumulate_dparams = true);
 
 }  // namespace scratchgpt::cpu

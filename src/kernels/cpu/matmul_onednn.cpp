@@ -88,13 +88,15 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
 
 void matmul_backward_data(float* dinp, float* dweight, const float* dout, const float* inp,
                           const float* weight, int N, int C, int OC, ThreadPool& pool,
-                          bool accumulate_dinp) {
+                          bool accumulate_dinp, bool accumulate_dweight) {
   // dinp (N, C) += dout (N, OC) @ weight (OC, C); beta 0 writes it without reading it
   if (dinp)
     sgemm_tiled(false, false, N, C, OC, dout, OC, weight, C, accumulate_dinp ? 1.0f : 0.0f, dinp,
                 C, pool);
-  // dweight (OC, C) += dout^T (OC, N) @ inp (N, C)
-  if (dweight) sgemm_tiled(true, false, OC, C, N, dout, OC, inp, C, 1.0f, dweight, C, pool);
+  // dweight (OC, C) += dout^T (OC, N) @ inp (N, C); beta 0 writes it
+  if (dweight)
+    sgemm_tiled(true, false, OC, C, N, dout, OC, inp, C, accumulate_dweight ? 1.0f : 0.0f, dweight,
+                C, pool);
 }
 
 #else  // built without oneDNN
@@ -106,7 +108,7 @@ void matmul_forward(float*, const float*, const float*, const float*, int, int, 
 }
 
 void matmul_backward_data(float*, float*, const float*, const float*, const float*, int, int, int,
-                          ThreadPool&, bool) {
+                          ThreadPool&, bool, bool) {
   fail("this build has no oneDNN: reconfigure with -DSCRATCHGPT_DNNL=ON, or use --matmul own");
 }
 

@@ -12,10 +12,10 @@ bool available();
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int C, int OC, ThreadPool& pool);
 
-// dinp (N, C) += dout @ weight (= when !accumulate_dinp);  dweight (OC, C) += dout^T @ inp;
-// either may be null.
+// dinp (N, C) += dout @ weight (= when !accumulate_dinp);  dweight (OC, C) += dout^T @ inp
+// (= when !accumulate_dweight); either may be null.
 void matmul_backward_data(float* dinp, float* dweight, const float* dout, const float* inp,
                           const float* weight, int N, int C, int OC, ThreadPool& pool,
-                          bool accumulate_dinp);
+                          bool accumulate_dinp, bool accumulate_dweight);
 
 }  // namespace scratchgpt::cpu::onednn

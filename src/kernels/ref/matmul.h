@@ -23,10 +23,12 @@ void matmul_forward(F* out, const F* inp, const F* weight, const F* bias, int N,
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
 // dinp = dout @ W;  dweight = dout^T @ inp;  dbias = sum over N of dout. With accumulate_dinp
 // false, dinp is written instead (=, its old contents never read): what a layer whose input
-// feeds nothing else wants, without clearing the buffer first.
+// feeds nothing else wants, without clearing the buffer first. With accumulate_dparams false,
+// dweight and dbias are written as 0 + their sums (the bits of adding into cleared arrays).
 template <typename F>
 void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp, const F* weight,
-                     int N, int C, int OC, bool accumulate_dinp = true) {
+                     int N, int C, int OC, bool accumulate_dinp = true,
+                     bool accumulate_dparams = true) {
   if (dinp)
     for (int n = 0; n < N; ++n)
       for (int c = 0; c < C; ++c) {
@@ -42,13 +44,14 @@ void matmul_backward(F* dinp, F* dweight, F* dbias, const F* dout, const F* inp,
         F acc = 0;
         for (int n = 0; n < N; ++n)
           acc += dout[static_cast<int64_t>(n) * OC + o] * inp[static_cast<int64_t>(n) * C + c];
-        dweight[static_cast<int64_t>(o) * C + c] += acc;
+        F& d = dweight[static_cast<int64_t>(o) * C + c];
+        d = (accumulate_dparams ? d : F(0)) + acc;
       }
   if (dbias)
     for (int o = 0; o < OC; ++o) {
       F acc = 0;
       for (int n = 0; n < N; ++n) acc += dout[static_cast<int64_t>(n) * OC + o];
-      dbias[o] += acc;
+      dbias[o] = (accumulate_dparams ? dbias[o] : F(0)) + acc;
     }
 }
 
