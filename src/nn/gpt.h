@@ -42,7 +42,7 @@ class GPT : public LanguageModel {
   // Clears only the gradients that backward adds to (layernorms, embeddings, an untied wte: a few
   // floats per thousand); the Linear layers' next backward writes theirs (Linear::dparams_unset),
   // which saves clearing them and reading the zeros back (GPT-2 small: 500 MB of gradients, a
-  // step 659 -> 628 ms). The slab holds stale values until backward runs.
+  // step 654 -> 625 ms). The slab holds stale values until backward runs.
   void zero_grad() override;
   void backward() override { backward(GradsReady()); }
   // Reports the tail (ln_f, an untied lm_head), then blocks L-1 ... 0, then wte and wpe (with the
