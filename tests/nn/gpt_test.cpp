@@ -247,10 +247,7 @@ TEST_P(GptBothVariants, ZeroGradThenBackwardGivesTheBatchGradientWhateverTheGrad
   gpt.forward(idx.data(), tgt.data(), 2, 8, nullptr);
   gpt.backward();  // into the slab as built: zeros
   const std::vector<float> plain = all_grads(gpt);
-  auto poison = [&] {
-    for (Param& p : gpt.params()) std::fill(p.grad.begin(), p.grad.end(), std::nanf(""));
-  };
-  poison();
+  for (Param& p : gpt.params()) std::fill(p.grad.begin(), p.grad.end(), std::nanf(""));
   gpt.zero_grad();
   for (Param& p : gpt.params()) {
     // A Linear's weight or bias (a tied wte is lm_head's weight) is left for backward to write.
