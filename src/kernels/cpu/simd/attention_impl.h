@@ -1,6 +1,6 @@
 // attention_impl.h: the row passes of cpu::attention_forward/backward (attention.h, the kernel that
-// stores the (B, NH, T, T) weights): the scaled, causally masked softmax of one head's rows and row
-// t of its backward, written once over a vector type V (vec_avx2.h, vec_avx512.h) with the row
+// stores the (B, NH, T, T) weights): the scaled, causally masked softmax of one head's rows and
+// its backward, written once over a vector type V (vec_avx2.h, vec_avx512.h) with the row
 // helpers of rows_impl.h, and included by attention_avx2.cpp and attention_avx512.cpp inside an
 // anonymous namespace after their `SG_TARGET_BEGIN`. Also one head's products, when T and HS are
 // whole vectors: the scores q k^T and the four (T, T) x (T, HS) products on tile_product_impl.h (no
