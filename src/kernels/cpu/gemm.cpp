@@ -2,6 +2,7 @@
 #include "kernels/cpu/gemm.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "kernels/cpu/simd/simd.h"
@@ -37,6 +38,10 @@ float* thread_buffer(int slot, size_t n) {
     const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
     bufs.ptr[slot] = static_cast<float*>(std::aligned_alloc(64, bytes));
     if (!bufs.ptr[slot]) throw std::bad_alloc();
+    // Touched whole now: a call may use only part of it (the GEMM writes edge panels only, at
+    // offsets that depend on the shape), and a part first touched in a later step would fault
+    // pages in during training (the steady-state page-fault test caught 74 pages in step 2).
+    std::memset(bufs.ptr[slot], 0, bytes);
     bufs.cap[slot] = n;
   }
   return bufs.ptr[slot];

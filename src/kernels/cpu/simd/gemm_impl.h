@@ -110,6 +110,37 @@ inline void pack_a_strip(float* __restrict Ap, const GemmArgs& g, int i0, int mr
     for (int r = mr; r < MR; ++r) Ap[k * MR + r] = 0.0f;
 }
 
+// A column-major A (unit stride along rows: dweight's dout^T) with a column stride of at least
+// kColsInPlaceMaxStride floats is packed, not read in place (strip_times_panels says why); with
+// one of at least kGroupMinStride (a 4 KiB page), kStripGroup strips at a time
+// (strips_times_panels).
+constexpr int64_t kColsInPlaceMaxStride = 256;
+constexpr int64_t kGroupMinStride = 1024;
+constexpr int kStripGroup = 8;
+
+// Strips s_first .. s_first + ns - 1 of a column-major A (rs_a == 1), packed one after another:
+// strip q at Ap + q * kc * MR, each [k][MR] as pack_a_strip writes it, rows past M zero. Each k
+// reads ns * MR contiguous floats of one column of A (a row of dout) instead of MR.
+template <int MR>
+inline void pack_a_strips(float* __restrict Ap, const GemmArgs& g, int s_first, int ns, int p0,
+                          int kc) {
+  const int i_first = s_first * MR;
+  const int rows = g.M - i_first < ns * MR ? g.M - i_first : ns * MR;
+  for (int k = 0; k < kc; ++k) {
+    const float* col = g.A + i_first + (p0 + k) * g.cs_a;
+    for (int q = 0; q < ns; ++q) {
+      float* dst = Ap + int64_t{q} * kc * MR + k * MR;
+      const int r0 = q * MR;
+      if (r0 + MR <= rows) {
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) dst[r] = col[r0 + r];
+      } else {
+        for (int r = 0; r < MR; ++r) dst[r] = r0 + r < rows ? col[r0 + r] : 0.0f;
+      }
+    }
+  }
+}
+
 // Bp[k * NR + j] = B[p0 + k][j0 + j], columns past nr zero.
 template <class V, int NR>
 inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc, int j0, int nr) {
@@ -168,9 +199,10 @@ inline void run_micro_kernel(AMode mode, int kc, const float* a, int64_t lda, co
 // One MR-row strip of C (strip s) times np consecutive NR-wide panels starting at column j_first,
 // for the K slice [pc, pc + kc). Packed panels are at Bp + q * kc * NR (q < np); with direct_b,
 // full panels are read from B in place instead. Ap: this thread's strip buffer.
+// a_packed: Ap already holds the strip, packed (pack_a_strips).
 template <class V, int MR, int NV>
 void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, int kc,
-                        const float* Bp, bool direct_b, float* Ap) {
+                        const float* Bp, bool direct_b, float* Ap, bool a_packed = false) {
   constexpr int NR = NV * V::kW;
   const int i0 = s * MR;
   const int mr = g.M - i0 < MR ? g.M - i0 : MR;
@@ -186,12 +218,11 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
   // (dweight on one core, packed / in place: OC = 384 0.93, OC = 512 0.85, OC = 1536 0.72, GPT-2's
   // 2304-wide 0.76; OC = 128 read in place was 3% faster). Other strips are packed, zero-padded to
   // MR rows.
-  constexpr int64_t kColsInPlaceMaxStride = 256;
-  const AMode mode = mr != MR                                        ? AMode::kPacked
+  const AMode mode = mr != MR || a_packed                            ? AMode::kPacked
                      : g.cs_a == 1                                   ? AMode::kRows
                      : g.rs_a == 1 && g.cs_a < kColsInPlaceMaxStride ? AMode::kCols
                                                                      : AMode::kPacked;
-  if (mode == AMode::kPacked) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
+  if (mode == AMode::kPacked && !a_packed) pack_a_strip<MR>(Ap, g, i0, mr, k_lo, kn);
   const float* a = mode == AMode::kPacked ? Ap : g.A + i0 * g.rs_a + k_lo * g.cs_a;
   const int64_t lda = mode == AMode::kRows ? g.rs_a : mode == AMode::kCols ? g.cs_a : 0;
   const bool init = g.init && pc == 0;
@@ -212,6 +243,40 @@ void strip_times_panels(const GemmArgs& g, int s, int j_first, int np, int pc, i
     else
       run_micro_kernel<V, MR, NV>(mode, kn, a, lda, bp, ldb, c_row + j0, g.ldc, mr, nr, init, bias);
   }
+}
+
+inline bool packs_strip_groups(const GemmArgs& g) {
+  return g.rs_a == 1 && g.cs_a >= kGroupMinStride && g.a_tri == GemmArgs::kFull;
+}
+
+// The floats of packed A a thread needs for K slices of kc_max.
+inline size_t a_buffer_floats(const GemmArgs& g, int MR, int kc_max) {
+  return static_cast<size_t>(packs_strip_groups(g) ? kStripGroup : 1) * MR * kc_max;
+}
+
+// Strips [s_begin, s_end) of C, each against the same panels (strip_times_panels). Where A is
+// column-major with columns a page or more apart (dweight's dout^T at OC >= 1024), the strips are
+// packed kStripGroup at a time: packing one strip reads MR floats from each of kc rows of dout, a
+// new cache line and page for every k, which the hardware prefetchers do not follow; a group reads
+// kStripGroup times as many contiguous floats from each row. Measured at two threads
+// (matmul_bench, GFLOP/s): shakespeare-char's qkv and MLP-up dweights at B = 8 356 -> 371 at
+// AVX-512, 212 -> 218 at AVX2; GPT-2's 3072-wide 377 -> 390, at AVX2 205 -> 226. At OC = 384 and
+// 512 groups were 2-5% slower. Ap: this thread's buffer of a_buffer_floats(g, MR, KC) floats.
+template <class V, int MR, int NV>
+void strips_times_panels(const GemmArgs& g, int s_begin, int s_end, int j_first, int np, int pc,
+                         int kc, const float* Bp, bool direct_b, float* Ap) {
+  if (packs_strip_groups(g)) {
+    for (int s = s_begin; s < s_end; s += kStripGroup) {
+      const int ns = s_end - s < kStripGroup ? s_end - s : kStripGroup;
+      pack_a_strips<MR>(Ap, g, s, ns, pc, kc);
+      for (int q = 0; q < ns; ++q)
+        strip_times_panels<V, MR, NV>(g, s + q, j_first, np, pc, kc, Bp, direct_b,
+                                      Ap + int64_t{q} * kc * MR, true);
+    }
+    return;
+  }
+  for (int s = s_begin; s < s_end; ++s)
+    strip_times_panels<V, MR, NV>(g, s, j_first, np, pc, kc, Bp, direct_b, Ap);
 }
 
 // The C area an MR x NR tiling computes for an M x N product: whole strips of MR rows, whole
@@ -253,10 +318,16 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   // panels themselves and run every strip against them, so no thread reads B panels packed into
   // another core's cache (at 2 threads, N=256 C=768 OC=3072 forward: splitting the strips ran at
   // 0.67x oneDNN). Groups: about two per thread, of 4 to NC / NR panels (wide groups reuse each
-  // A strip across more panels); the partition never changes the results.
+  // A strip across more panels); the partition never changes the results. An A that is not
+  // row-major (dweight's dout^T) is packed by every task, all of it, so this path takes it only
+  // for a wide product (N >= kPackedAMinCols: shakespeare-char's MLP-down dweight, C = 1536); a
+  // narrower one (C = 384, OC = 384) ran 5-6% faster with the strips split below (AVX2, AVX-512).
+  // Both tests depend on the shape only: the path, and so the K slices, never on the threads.
   constexpr int kColumnTasksMaxRows = 512, kMinTaskPanels = 4, kMaxTaskPanels = NC / NR;
+  constexpr int kPackedAMinCols = 1024;
   const int all_panels = (g.N + NR - 1) / NR;
-  if (g.M <= kColumnTasksMaxRows && all_panels >= 2 * kMinTaskPanels && !g.lower_c) {
+  if (g.M <= kColumnTasksMaxRows && all_panels >= 2 * kMinTaskPanels && !g.lower_c &&
+      (g.cs_a == 1 || g.N >= kPackedAMinCols)) {
     const int want = 2 * pool.num_threads();
     int task_panels = (all_panels + want - 1) / want;
     task_panels = task_panels < kMinTaskPanels   ? kMinTaskPanels
@@ -268,7 +339,7 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
       const int kc = g.K - pc < KC ? g.K - pc : KC;
       pool.parallel_for(tasks, [&](int64_t b, int64_t e, int) {
         float* Bp = thread_buffer(0, static_cast<size_t>(kMaxTaskPanels) * KC * NR);
-        float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC);
+        float* Ap = thread_buffer(1, a_buffer_floats(g, MR, KC));
         for (int64_t t = b; t < e; ++t) {
           const int p_first = static_cast<int>(t) * task_panels;
           const int np = all_panels - p_first < task_panels ? all_panels - p_first : task_panels;
@@ -278,8 +349,7 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
             if (!direct_b || nr < NR) pack_b_panel<V, NR>(Bp + q * kc * NR, g, pc, kc, j0, nr);
           }
-          for (int s = 0; s < m_strips; ++s)
-            strip_times_panels<V, MR, NV>(g, s, j_first, np, pc, kc, Bp, direct_b, Ap);
+          strips_times_panels<V, MR, NV>(g, 0, m_strips, j_first, np, pc, kc, Bp, direct_b, Ap);
         }
       });
     }
@@ -302,10 +372,9 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
         }
       });
       pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
-        float* Ap = thread_buffer(1, static_cast<size_t>(MR) * KC_MANY);
-        for (int64_t s = b; s < e; ++s)
-          strip_times_panels<V, MR, NV>(g, static_cast<int>(s), jc, n_panels, pc, kc, Bp,
-                                        direct_b, Ap);
+        float* Ap = thread_buffer(1, a_buffer_floats(g, MR, KC_MANY));
+        strips_times_panels<V, MR, NV>(g, static_cast<int>(b), static_cast<int>(e), jc, n_panels,
+                                       pc, kc, Bp, direct_b, Ap);
       });
     }
   }
