@@ -27,8 +27,8 @@ const float* Dropout::draw_mask(int64_t count, Rng* rng) {
 
 const float* Dropout::backward(const ExecContext& ex, float* scratch, const float* dout) const {
   if (!active) return dout;
-  kernels::zero(ex, scratch, n);
-  kernels::dropout_backward(ex, scratch, dout, mask, n);  // out = x * mask: dx = dout * mask
+  // out = x * mask: dx = dout * mask, written (no clearing pass first)
+  kernels::dropout_backward(ex, scratch, dout, mask, n, /*accumulate=*/false);
   return scratch;
 }
 

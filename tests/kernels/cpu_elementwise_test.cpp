@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 
 #include "cpu_test_util.h"
 #include "kernels/cpu/adamw.h"
@@ -115,7 +116,13 @@ TEST(CpuElementwise, Dropout) {
     EXPECT_TRUE(bitwise_equal(y, ry));
     EXPECT_TRUE(bitwise_equal(mask, rmask));
     EXPECT_TRUE(bitwise_equal(dx, rdx));
-    return concat({&y, &mask, &dx});
+    // Not accumulating: dx, filled with NaN, is written without being read, with the bits of
+    // accumulating into zeros.
+    std::vector<float> wdx(n, std::numeric_limits<float>::quiet_NaN()), zdx(n, 0.0f);
+    cpu::dropout_backward(test::ctx(), wdx.data(), dy.data(), mask.data(), n, false);
+    ref::dropout_backward(zdx.data(), dy.data(), rmask.data(), n);
+    EXPECT_TRUE(bitwise_equal(wdx, zdx));
+    return concat({&y, &mask, &dx, &wdx});
   });
 }
 

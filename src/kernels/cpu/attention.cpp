@@ -74,10 +74,22 @@ void softmax_back_scalar(float* dpre, float* g, const float* w, int T, float sca
   }
 }
 
-// (T, T) a = att * drop for one (b, h), zero above the diagonal (att already is).
+// The products read a lower-triangular (T, T) operand in blocks of at most this many rows (tile
+// products 8 or 4, the GEMM 12, 8, 6 or 4), so past the diagonal of row t they read at most
+// kMaskBand - 1 entries, which must be zero, and nothing further.
+constexpr int kMaskBand = 16;
+
+// (T, T) a = att * drop for one (b, h) on and below the diagonal, and zero for kMaskBand - 1
+// entries past it; the rest of a is left alone (the products never read it). About half the
+// traffic of the whole (T, T): attention_bench's shakespeare-b8-drop at two threads, AVX-512,
+// forward 2.64 -> 2.53 ms a layer, backward 4.31 -> 4.11 (at AVX2 within 2%).
 void apply_mask(float* a, const float* w, const float* drop, int T) {
-  const int64_t n = static_cast<int64_t>(T) * T;
-  for (int64_t i = 0; i < n; ++i) a[i] = w[i] * drop[i];
+  for (int t = 0; t < T; ++t) {
+    const int64_t off = static_cast<int64_t>(t) * T;
+    const int end = t + kMaskBand < T ? t + kMaskBand : T;
+    for (int j = 0; j <= t; ++j) a[off + j] = w[off + j] * drop[off + j];
+    for (int j = t + 1; j < end; ++j) a[off + j] = 0.0f;
+  }
 }
 
 // The per-ISA tile products take a head whole, in L1/L2: up to this T (the GEMM blocks for cache

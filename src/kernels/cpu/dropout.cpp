@@ -18,9 +18,9 @@ void dropout_forward(const ExecContext& ex, float* out, float* mask, const float
 }
 
 void dropout_backward(const ExecContext& ex, float* dinp, const float* dout, const float* mask,
-                      int64_t n) {
+                      int64_t n, bool accumulate) {
   for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
-    ref::dropout_backward(dinp + b, dout + b, mask + b, e - b);
+    ref::dropout_backward(dinp + b, dout + b, mask + b, e - b, accumulate);
   });
 }
 

@@ -11,8 +11,8 @@ namespace scratchgpt::cpu {
 // keep (n) in mask: 1 kept, 0 dropped; turned in place into the scaled mask, out = inp * mask.
 void dropout_forward(const ExecContext& ex, float* out, float* mask, const float* inp, int64_t n,
                      float p);
-// Accumulates: dinp += dout * mask
+// Accumulates: dinp += dout * mask; or writes dinp = 0 + dout * mask when !accumulate.
 void dropout_backward(const ExecContext& ex, float* dinp, const float* dout, const float* mask,
-                      int64_t n);
+                      int64_t n, bool accumulate = true);
 
 }  // namespace scratchgpt::cpu

@@ -19,10 +19,11 @@ void dropout_forward(F* out, F* mask, const F* inp, int64_t n, F p) {
   }
 }
 
-// Accumulates: dinp += dout * mask
+// Accumulates: dinp += dout * mask; or, with accumulate false, writes dinp = 0 + dout * mask
+// without reading it (the bits of adding into zeros).
 template <typename F>
-void dropout_backward(F* dinp, const F* dout, const F* mask, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dinp[i] += dout[i] * mask[i];
+void dropout_backward(F* dinp, const F* dout, const F* mask, int64_t n, bool accumulate = true) {
+  for (int64_t i = 0; i < n; ++i) dinp[i] = (accumulate ? dinp[i] : F(0)) + dout[i] * mask[i];
 }
 
 }  // namespace scratchgpt::ref
