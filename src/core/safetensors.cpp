@@ -155,6 +155,13 @@ uint64_t SafeTensors::checksum() const {
 
 namespace {
 
+// Whether j is an array of whole numbers. nlohmann converts a float such as 1e59 to an integer
+// type with a plain cast, which is undefined behaviour out of range (the fuzzer found one).
+bool whole_numbers(const nlohmann::json& j) {
+  return j.is_array() && std::all_of(j.begin(), j.end(),
+                                     [](const nlohmann::json& x) { return x.is_number_integer(); });
+}
+
 // The checks every reader makes on a file's header: its length, its JSON, each tensor's dtype,
 // shape and byte range (inside the data, of the size the shape needs, no two overlapping). Calls
 // add(name, dtype, shape, begin, end) for each tensor and returns the start of the data.
@@ -186,6 +193,10 @@ const uint8_t* read_header(const uint8_t* bytes, size_t size, const std::string&
         continue;
       }
       std::string dtype = it.value().at("dtype").get<std::string>();
+      SG_CHECK(
+          whole_numbers(it.value().at("shape")) && whole_numbers(it.value().at("data_offsets")),
+          "'", path, "': tensor '", it.key(),
+          "' has a shape or data_offsets that are not whole numbers: it is corrupted");
       std::vector<int64_t> shape = it.value().at("shape").get<std::vector<int64_t>>();
       auto off = it.value().at("data_offsets").get<std::vector<uint64_t>>();
       const int es = dtype_size(dtype);

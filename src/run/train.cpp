@@ -66,6 +66,7 @@ double drop_metrics_after(const std::string& path, const TrainState& state) {
         kept += line + "\n";
         continue;
       }
+      if (!j.at("iter").is_number_integer()) continue;  // not a line this program wrote
       const int64_t iter = j.at("iter").get<int64_t>();
       const bool eval = j.at("type") == "eval";
       if (eval ? iter > state.last_eval_iter : iter >= state.iter) continue;

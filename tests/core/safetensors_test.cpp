@@ -86,6 +86,26 @@ TEST(SafeTensors, DetectsTruncationAndCorruption) {
   EXPECT_THROW(load_safetensors(tmp_path("does_not_exist.safetensors")), Error);
 }
 
+// A header whose shape or data_offsets hold a non-integer number (a float such as 1e59 cannot be
+// converted to an integer type: the fuzzer found that) is an error that names the problem.
+TEST(SafeTensors, NumbersThatAreNotWholeAreAnError) {
+  for (const char* t :
+       {R"("shape":[1e59],"data_offsets":[0,4])", R"("shape":[1.0],"data_offsets":[0,4])",
+        R"("shape":[1],"data_offsets":[0,4.5])", R"("shape":[1],"data_offsets":[0,1e30])"}) {
+    std::string header = std::string(R"({"w":{"dtype":"F32",)") + t + "}}";
+    std::vector<uint8_t> bytes(8);
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(header.size() >> (8 * i));
+    bytes.insert(bytes.end(), header.begin(), header.end());
+    bytes.insert(bytes.end(), 4, 0);
+    try {
+      parse_safetensors(bytes.data(), bytes.size(), "x.safetensors");
+      FAIL() << "accepted " << t;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not whole numbers"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(SafeTensors, FailedWriteLeavesTheOldFileIntact) {
   std::string p = tmp_path("keep.safetensors");
   save_safetensors(p, sample());

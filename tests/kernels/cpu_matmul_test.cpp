@@ -28,11 +28,11 @@ struct Shape {
 
 // The last two: a dweight whose dout^T columns lie more than a page apart (OC >= 1024: strips
 // packed in groups, the last group and strip partial, two K slices), and a wide dweight of few
-// rows (C >= 1024: each task packs every strip of dout^T).
+// rows (C >= 1024, OC >= 256: each column task packs every strip of dout^T).
 const Shape kShapes[] = {{1, 1, 1},       {7, 33, 65},    {33, 7, 129},   {65, 129, 7},
                          {129, 65, 33},   {12, 1, 300},   {5, 300, 3},    {300, 260, 800},
                          {257, 770, 31},  {256, 96, 240}, {513, 37, 100}, {600, 40, 150},
-                         {520, 24, 1030}, {100, 1030, 60}};
+                         {520, 24, 1030}, {64, 1030, 300}};
 // More than oneDNN's largest tile (256 x 1024) in both directions.
 constexpr Shape kOneDnnTiles{600, 40, 2100};
 
