@@ -17,7 +17,7 @@ void attention_scores_v(float* s, const float* a, int64_t lda, const float* b, i
                         int HS, float* bt) {
   for (int t = 0; t < T; t += 8)
     for (int d = 0; d < HS; d += 8) V::transpose8(b + t * ldb + d, ldb, bt + d * T + t, T);
-  tile_product<V, MR, NV>(Tri::kLowerC, T, T, HS, a, lda, 1, bt, T, s, T, true);
+  tile_product<V, MR, NV, true>(Tri::kLowerC, T, T, HS, a, lda, 1, bt, T, s, T, true);
 }
 
 // c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
@@ -25,8 +25,8 @@ void attention_scores_v(float* s, const float* a, int64_t lda, const float* b, i
 template <class V, int MR, int NV>
 void attention_mix_v(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
                      const float* b, int64_t ldb, int T, int HS) {
-  tile_product<V, MR, NV>(upper ? Tri::kUpperA : Tri::kLowerA, T, HS, T, A, rs_a, cs_a, b, ldb, c,
-                          ldc, true);
+  tile_product<V, MR, NV, true>(upper ? Tri::kUpperA : Tri::kLowerA, T, HS, T, A, rs_a, cs_a, b,
+                                ldb, c, ldc, true);
 }
 
 // Row t of the scores, pre, w (T): pre[0..t] *= scale (in place), w = softmax(pre[0..t]), w = 0

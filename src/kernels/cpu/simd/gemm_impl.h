@@ -1,6 +1,7 @@
-// gemm_impl.h: the blocked GEMM driver and micro-kernel, written once over a vector type V and
-// included by each per-ISA file (gemm_avx2.cpp, ...) inside an anonymous namespace after its
-// `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set and stays private to it.
+// gemm_impl.h: the blocked GEMM driver over the micro-kernel of micro_kernel_impl.h, written once
+// over a vector type V and included by each per-ISA file (gemm_avx2.cpp, ...) inside an anonymous
+// namespace after its `SG_TARGET_BEGIN`, so each copy is compiled for its instruction set and
+// stays private to it.
 // V provides: T, kW (lanes), zero(), load(p), store(p, x), bcast(p), fma(a, b, c) = a*b + c, add.
 // Loop structure, many rows (for each NC-column block, for each KC-deep slice):
 //   1. pack B's slice into NR-wide panels [k][NR] (zero-padded), shared, in parallel over panels;
@@ -12,78 +13,7 @@
 // Either way each C element is reduced by one thread, k in order: the same bits for any threads.
 // Not standalone: needs GemmArgs, ThreadPool and thread_buffer declared before inclusion.
 
-// Where the micro-kernel reads A(r, k) of its strip. Same products in the same order in every
-// mode; the in-place modes save the packing copy when the strip already has a usable layout.
-enum class AMode {
-  kPacked,  // Ap[k * MR + r]: the packed strip [k][MR]
-  kRows,    // Ap[r * lda + k]: a row-major A read in place (the forward and dinp products)
-  kCols,    // Ap[k * lda + r]: a column-major A read in place (dweight: dout^T, MR rows of dout
-            // are MR contiguous floats of each dout row, exactly a packed strip's row but with
-            // stride lda = OC)
-};
-
-template <class V, int MR, int NV, AMode kMode = AMode::kPacked>
-inline void micro_kernel(int kc, const float* __restrict Ap, const float* __restrict Bp, float* C,
-                         int64_t ldc, int mr, int nr, bool init, const float* bias, int64_t lda,
-                         int64_t ldb) {
-  using T = typename V::T;
-  constexpr int W = V::kW;
-  constexpr int NR = NV * W;
-  T acc[MR][NV];
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
-  for (int k = 0; k < kc; ++k) {
-    // B's row 8 steps ahead, one prefetch per cache line (2-6% on most model shapes at two threads,
-    // matmul_bench; past the panel's end it touches nothing that faults).
-#pragma GCC unroll 4
-    for (int l = 0; l < NR; l += 16) __builtin_prefetch(Bp + (k + 8) * ldb + l, 0, 3);
-    T b[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) b[v] = V::load(Bp + k * ldb + v * W);
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) {
-      const T a = kMode == AMode::kRows   ? V::bcast(Ap + r * lda + k)
-                  : kMode == AMode::kCols ? V::bcast(Ap + k * lda + r)
-                                          : V::bcast(Ap + k * MR + r);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(a, b[v], acc[r][v]);
-    }
-  }
-  if (mr == MR && nr == NR) {
-    if (init) {
-      T bb[NV];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) bb[v] = bias ? V::load(bias + v * W) : V::zero();
-#pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) V::store(C + r * ldc + v * W, V::add(bb[v], acc[r][v]));
-    } else {
-#pragma GCC unroll 16
-      for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-          float* c = C + r * ldc + v * W;
-          V::store(c, V::add(V::load(c), acc[r][v]));
-        }
-    }
-    return;
-  }
-  // Edge tile: spill the accumulators and add the valid part only.
-  // (Fully unrolled, like every loop over acc, so acc stays in registers in the main loop.)
-  alignas(64) float tile[MR * NR];
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) V::store(tile + r * NR + v * W, acc[r][v]);
-  for (int r = 0; r < mr; ++r)
-    for (int j = 0; j < nr; ++j) {
-      float* c = C + r * ldc + j;
-      *c = init ? (bias ? bias[j] : 0.0f) + tile[r * NR + j] : *c + tile[r * NR + j];
-    }
-}
+#include "kernels/cpu/simd/micro_kernel_impl.h"
 
 // Ap[k * MR + r] = A[i0 + r][p0 + k], rows past mr zero.
 template <int MR>
@@ -178,21 +108,6 @@ inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc
     }
     for (int k = 0; k < kc; ++k)
       for (int j = nr; j < NR; ++j) Bp[k * NR + j] = 0.0f;
-  }
-}
-
-// micro_kernel in the A mode chosen at run time (A at `a`, row or column stride lda).
-template <class V, int MR, int NV>
-inline void run_micro_kernel(AMode mode, int kc, const float* a, int64_t lda, const float* Bp,
-                             int64_t ldb, float* C, int64_t ldc, int mr, int nr, bool init,
-                             const float* bias) {
-  switch (mode) {
-    case AMode::kRows:
-      return micro_kernel<V, MR, NV, AMode::kRows>(kc, a, Bp, C, ldc, mr, nr, init, bias, lda, ldb);
-    case AMode::kCols:
-      return micro_kernel<V, MR, NV, AMode::kCols>(kc, a, Bp, C, ldc, mr, nr, init, bias, lda, ldb);
-    case AMode::kPacked:
-      return micro_kernel<V, MR, NV>(kc, a, Bp, C, ldc, mr, nr, init, bias, 0, ldb);
   }
 }
 
