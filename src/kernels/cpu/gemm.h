@@ -46,10 +46,10 @@ void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
 
 // A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
 // and never shrinks, and is touched whole when it grows, so steady-state calls allocate nothing
-// and fault in no page. Slots: 0 packed B, 1 packed A, 2
-// attention's scratch, 3 layernorm's and 4 matmul's partial parameter gradients (filled by the
-// pool's threads for the thread that owns the slot), 5 attention's transposed operand, 6
-// attention's (T, T) scores or their gradient when the caller keeps none.
+// and fault in no page. Slots: 0 packed B, 1 packed A, 2 attention's scratch, 3 layernorm's and
+// 4 matmul's partial parameter gradients (filled by the pool's threads for the thread that owns
+// the slot), 5 attention's transposed operand, 6 attention's (T, T) scores or their gradient
+// when the caller keeps none.
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail
