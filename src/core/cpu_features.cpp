@@ -16,6 +16,14 @@ uint64_t physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
 
+uint64_t l2_cache_bytes() {
+  static const uint64_t bytes = [] {
+    const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20;
+  }();
+  return bytes;
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;

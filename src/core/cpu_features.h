@@ -2,7 +2,8 @@
 // __builtin_cpu_supports), so a portable build (no -march=native) still picks the fast kernels.
 // Which level the fast code uses is not kept here: an ExecContext (core/exec_context.h) carries
 // it to the kernels, and each Rng has its own (Rng::set_simd_level).
-// Leaves out: cache sizes and core topology (the kernels use fixed block sizes).
+// Also the size of a core's L2 cache (which operands the GEMM reads in place).
+// Leaves out: core topology and the other caches (the kernels' block sizes are fixed).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,10 @@ SimdLevel simd_level_from_name(const std::string& name);
 // The level the engine runs at unless told otherwise: SCRATCHGPT_SIMD when set (capped at what the
 // CPU has: on an AVX-512 machine, SCRATCHGPT_SIMD=avx2 measures the AVX2 code), else the best.
 SimdLevel default_simd_level();
+
+// The L2 cache of one core in bytes, asked once (glibc's sysconf, which reads CPUID); 1 MiB when
+// the system does not say. Zen 3: 512 KiB; Sapphire Rapids: 2 MiB.
+uint64_t l2_cache_bytes();
 
 // Physical memory in bytes (0 if unknown), to refuse a model that cannot fit before allocating it.
 uint64_t physical_memory_bytes();

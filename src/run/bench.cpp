@@ -325,6 +325,7 @@ void run_bench(const BenchRequest& f) {
   j["page_faults_first_step"] = first_step_faults;
   j["page_faults_per_step_max"] = max_faults;  // over the timed steps after the first
   j["cpu"] = cpu_model_name();
+  j["l2_bytes"] = l2_cache_bytes();
   if (f.json) {
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -333,7 +334,8 @@ void run_bench(const BenchRequest& f) {
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
       simd_level_name(level), kernels::matmul_backend_name(ctx.matmul));
-  std::printf("  cpu             %s\n", cpu_model_name().c_str());
+  std::printf("  cpu             %s (L2 %s a core)\n", cpu_model_name().c_str(),
+              format_bytes(static_cast<double>(l2_cache_bytes())).c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",

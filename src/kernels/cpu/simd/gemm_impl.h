@@ -11,7 +11,8 @@
 // Few rows (M <= 512, e.g. GPT-2 at B*T = 256): for each KC slice, threads take groups of panels,
 // pack them themselves and run every strip against them. A small row-major B is read in place.
 // Either way each C element is reduced by one thread, k in order: the same bits for any threads.
-// Not standalone: needs GemmArgs, ThreadPool and thread_buffer declared before inclusion.
+// Not standalone: needs GemmArgs, ThreadPool, thread_buffer and l2_cache_bytes declared before
+// inclusion.
 
 #include "kernels/cpu/simd/micro_kernel_impl.h"
 
@@ -217,17 +218,20 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
     return;
   }
   const int m_strips = (g.M + MR - 1) / MR;
-  // A row-major B (unit column stride) that fits in L2 is read in place instead of packed when
-  // at most 64 strips use it: the packing pass costs more than the strided reads, and no thread
-  // reads panels packed by another core. This is dweight (B = inp (N, C)) on the small model.
-  // Edge panels are always packed. Measured, N=768 C=128 dweight: OC=65 150 -> 187 GFLOP/s on
-  // one core, OC=384 287 -> 217 us at two threads. A B streamed from memory (N=16384, OC=65:
-  // 146 -> 133 GFLOP/s) or used by many strips (GPT-2's lm_head dweight, M = 50257: 52.6 ->
-  // 71.4 ms at two threads) is faster packed.
-  constexpr int64_t kDirectBMaxFloats = 512 * 1024;  // 2 MiB of B
+  // A row-major B (unit column stride) that fits in a core's L2 is read in place instead of
+  // packed when at most 64 strips use it: the packing pass costs more than the strided reads, and
+  // no thread reads panels packed by another core. This is dweight (B = inp (N, C)) on the small
+  // model. Edge panels are always packed. Measured, N=768 C=128 dweight: OC=65 150 -> 187 GFLOP/s
+  // on one core, OC=384 287 -> 217 us at two threads (2 MiB L2). A B streamed from memory
+  // (N=16384, OC=65: 146 -> 133 GFLOP/s) or used by many strips (GPT-2's lm_head dweight, M =
+  // 50257: 52.6 -> 71.4 ms at two threads) is faster packed, and so is one larger than the L2:
+  // on Zen 3 (512 KiB L2) the small model's MLP-down dweight, whose halves read a B of 384 x 512
+  // (768 KiB), went 49 -> 68 GFLOP/s packed on one core and 101 -> 110 at two (the best of 8 and 12
+  // alternated runs). Which B is read in place never changes the results.
+  const int64_t direct_b_max_floats = static_cast<int64_t>(l2_cache_bytes() / sizeof(float));
   constexpr int kDirectBMaxStrips = 64;
-  const bool direct_b = g.cs_b == 1 && int64_t(g.K) * g.N <= kDirectBMaxFloats &&
-                        m_strips <= kDirectBMaxStrips;
+  const bool direct_b =
+      g.cs_b == 1 && int64_t(g.K) * g.N <= direct_b_max_floats && m_strips <= kDirectBMaxStrips;
 
   // Few rows and many columns (GPT-2 at B*T = 256): threads take groups of panels, pack those
   // panels themselves and run every strip against them, so no thread reads B panels packed into
