@@ -149,22 +149,46 @@ int64_t minor_page_faults() {
   return ru.ru_minflt;
 }
 
+std::string cpu_model_name_from(const std::string& cpuinfo) {
+  std::string name, family, model;
+  size_t pos = 0;
+  while (pos < cpuinfo.size()) {
+    size_t eol = cpuinfo.find('\n', pos);
+    if (eol == std::string::npos) eol = cpuinfo.size();
+    const std::string line = cpuinfo.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (!name.empty()) break;  // the end of the first processor's block
+      continue;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const size_t ke = line.find_last_not_of(" \t", colon == 0 ? 0 : colon - 1);
+    const std::string key = ke == std::string::npos || colon == 0 ? "" : line.substr(0, ke + 1);
+    const size_t b = line.find_first_not_of(" \t", colon + 1), e = line.find_last_not_of(" \t\r");
+    const std::string value = b == std::string::npos || e < b ? "" : line.substr(b, e - b + 1);
+    if (key == "model name" && name.empty()) name = value;
+    else if (key == "cpu family" && family.empty()) family = value;
+    else if (key == "model" && model.empty()) model = value;
+  }
+  if (name.empty()) return "unknown CPU";
+  if (!family.empty() && !model.empty()) name += ", family " + family + " model " + model;
+  return name;
+}
+
 std::string cpu_model_name() {
-  std::string name = "unknown CPU";
+  std::string text;
   if (std::FILE* fp = std::fopen("/proc/cpuinfo", "r")) {
-    char line[512];
-    while (std::fgets(line, sizeof line, fp)) {
-      const std::string s(line);
-      if (s.rfind("model name", 0) != 0) continue;
-      const size_t colon = s.find(':');
-      if (colon == std::string::npos) continue;
-      size_t b = s.find_first_not_of(" \t", colon + 1), e = s.find_last_not_of(" \t\n");
-      if (b != std::string::npos && e != std::string::npos && e >= b) name = s.substr(b, e - b + 1);
-      break;
+    char buf[4096];
+    size_t got;
+    // The first processor's block is enough (a few KiB); stop at the first blank line after it.
+    while ((got = std::fread(buf, 1, sizeof buf, fp)) > 0) {
+      text.append(buf, got);
+      if (text.find("\n\n") != std::string::npos || text.size() > (size_t{1} << 20)) break;
     }
     std::fclose(fp);
   }
-  return name;
+  return cpu_model_name_from(text);
 }
 
 }  // namespace scratchgpt

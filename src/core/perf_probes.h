@@ -30,8 +30,11 @@ double peak_rss_mb();
 // memory (it should not, after the first).
 int64_t minor_page_faults();
 
-// The CPU's model name ("Intel(R) Xeon(R) ...", /proc/cpuinfo), or "unknown CPU": what benchmark
-// figures are reported against.
+// The CPU's model name with its family and model numbers ("AMD EPYC, family 25 model 17", from
+// /proc/cpuinfo), or "unknown CPU": what benchmark figures are reported against. The numbers tell
+// CPUs apart whose name a virtual machine shortens (Zen 3 is family 25 model 1, Zen 4 model 17).
 std::string cpu_model_name();
+// The same from the text of a /proc/cpuinfo (its first processor's lines).
+std::string cpu_model_name_from(const std::string& cpuinfo);
 
 }  // namespace scratchgpt
