@@ -167,9 +167,12 @@ std::string cpu_model_name_from(const std::string& cpuinfo) {
     const std::string key = ke == std::string::npos || colon == 0 ? "" : line.substr(0, ke + 1);
     const size_t b = line.find_first_not_of(" \t", colon + 1), e = line.find_last_not_of(" \t\r");
     const std::string value = b == std::string::npos || e < b ? "" : line.substr(b, e - b + 1);
-    if (key == "model name" && name.empty()) name = value;
-    else if (key == "cpu family" && family.empty()) family = value;
-    else if (key == "model" && model.empty()) model = value;
+    if (key == "model name" && name.empty())
+      name = value;
+    else if (key == "cpu family" && family.empty())
+      family = value;
+    else if (key == "model" && model.empty())
+      model = value;
   }
   if (name.empty()) return "unknown CPU";
   if (!family.empty() && !model.empty()) name += ", family " + family + " model " + model;
