@@ -26,13 +26,15 @@ struct Shape {
   int N, C, OC;
 };
 
-// The last two: a dweight whose dout^T columns lie more than a page apart (OC >= 1024: strips
-// packed in groups, the last group and strip partial, two K slices), and a wide dweight of few
-// rows (C >= 1024, OC >= 256: each column task packs every strip of dout^T).
-const Shape kShapes[] = {{1, 1, 1},       {7, 33, 65},    {33, 7, 129},   {65, 129, 7},
-                         {129, 65, 33},   {12, 1, 300},   {5, 300, 3},    {300, 260, 800},
-                         {257, 770, 31},  {256, 96, 240}, {513, 37, 100}, {600, 40, 150},
-                         {520, 24, 1030}, {64, 1030, 300}};
+// The last three: a dweight whose dout^T columns lie more than a page apart (OC >= 1024: strips
+// packed in groups, the last group and strip partial, two K slices), a wide dweight of few rows
+// (C >= 1024, OC >= 256: each column task packs every strip of dout^T), and a dweight by row
+// halves whose B (inp, rows 512 floats apart) fits every L2 we run on: packed at AVX2, read in
+// place at AVX-512 (gemm_impl.h's direct_b).
+const Shape kShapes[] = {{1, 1, 1},       {7, 33, 65},     {33, 7, 129},   {65, 129, 7},
+                         {129, 65, 33},   {12, 1, 300},    {5, 300, 3},    {300, 260, 800},
+                         {257, 770, 31},  {256, 96, 240},  {513, 37, 100}, {600, 40, 150},
+                         {520, 24, 1030}, {64, 1030, 300}, {512, 512, 24}};
 // More than oneDNN's largest tile (256 x 1024) in both directions.
 constexpr Shape kOneDnnTiles{600, 40, 2100};
 
@@ -154,6 +156,21 @@ TEST(CpuMatmul, TileShapesGiveTheSameBits) {
     EXPECT_TRUE(bitwise_equal(avx2.dinp, avx512.dinp)) << "dinp";
     EXPECT_TRUE(bitwise_equal(avx2.dweight, avx512.dweight)) << "dweight";
   }
+}
+
+// Which B the GEMM packs and which it reads in place never changes the bits: the weight gradient
+// of {512, 512, 24} goes by row halves of 256 rows (one K slice each), and its B, inp's rows 512
+// floats apart, is packed at AVX2 (one cache line a panel row) and read in place at AVX-512.
+TEST(CpuMatmul, WeightGradientBitsWhetherBIsPackedOrReadInPlace) {
+  if (detected_simd_level() < SimdLevel::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2";
+  test::KernelEnv env;
+  const Shape s{512, 512, 24};
+  test::set_level(SimdLevel::kAvx2);
+  const Outputs avx2 = run_cpu(s, true, true, true);
+  test::set_level(SimdLevel::kAvx512);
+  const Outputs avx512 = run_cpu(s, true, true, true);
+  EXPECT_TRUE(bitwise_equal(avx2.dweight, avx512.dweight));
+  EXPECT_TRUE(bitwise_equal(avx2.dbias, avx512.dbias));
 }
 
 // The oneDNN backend: one dnnl_sgemm per output tile sized by the shape only, so the same checks

@@ -82,7 +82,8 @@ inline void pack_b_panel(float* __restrict Bp, const GemmArgs& g, int p0, int kc
       // registers beats the element loop below (GPT-2 forward: packing 15% -> ~4% of the time).
       int k = 0;
       for (; k + 8 <= kc; k += 8)
-        for (int j = 0; j < NR; j += 8) V::transpose8(b + j * g.cs_b + k, g.cs_b, Bp + k * NR + j, NR);
+        for (int j = 0; j < NR; j += 8)
+          V::transpose8(b + j * g.cs_b + k, g.cs_b, Bp + k * NR + j, NR);
       for (; k < kc; ++k)
         for (int j = 0; j < NR; ++j) Bp[k * NR + j] = b[j * g.cs_b + k];
       return;
@@ -227,11 +228,18 @@ void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   // 50257: 52.6 -> 71.4 ms at two threads) is faster packed, and so is one larger than the L2:
   // on Zen 3 (512 KiB L2) the small model's MLP-down dweight, whose halves read a B of 384 x 512
   // (768 KiB), went 49 -> 68 GFLOP/s packed on one core and 101 -> 110 at two (the best of 8 and 12
-  // alternated runs). Which B is read in place never changes the results.
+  // alternated runs). So is one whose rows are 2 KiB or more apart when a panel's row is one
+  // cache line (NR = 16 floats, AVX2): the same dweight on Zen 4 (1 MiB L2, so it fits) capped at
+  // AVX2 ran 114-123 GFLOP/s in place and 174-177 packed at two threads (matmul_bench, three
+  // alternations), while at AVX-512 (two lines a row) in place stayed the faster (217-219 against
+  // 188-201); the small model's other dweights, whose rows are 512 B apart, ran within 5% either
+  // way at AVX2 and stay in place.
+  // Which B is read in place never changes the results.
   const int64_t direct_b_max_floats = static_cast<int64_t>(l2_cache_bytes() / sizeof(float));
   constexpr int kDirectBMaxStrips = 64;
-  const bool direct_b =
-      g.cs_b == 1 && int64_t(g.K) * g.N <= direct_b_max_floats && m_strips <= kDirectBMaxStrips;
+  constexpr int64_t kDirectBMaxRowStride = NR * sizeof(float) >= 128 ? INT64_MAX : 512;  // floats
+  const bool direct_b = g.cs_b == 1 && int64_t(g.K) * g.N <= direct_b_max_floats &&
+                        m_strips <= kDirectBMaxStrips && g.rs_b < kDirectBMaxRowStride;
 
   // Few rows and many columns (GPT-2 at B*T = 256): threads take groups of panels, pack those
   // panels themselves and run every strip against them, so no thread reads B panels packed into
