@@ -59,8 +59,10 @@ def main():
         ours_s, ours_best = run_ours(a)
         torch_s, torch_best, blas = run_torch(a, env)
         rows.append((ours_s, ours_best, torch_s, torch_best))
-        print(f'round {r + 1}: scratchgpt {ours_s:.1f} s (best val {ours_best:.4f}), PyTorch '
-              f'{torch_s:.1f} s (best val {torch_best:.4f}): {ours_s / torch_s:.1%}', flush=True)
+        # The UTC time the round ended: figures on a shared host are dated to the minute.
+        print(f'round {r + 1} ({time.strftime("%H:%M:%S", time.gmtime())} UTC): scratchgpt '
+              f'{ours_s:.1f} s (best val {ours_best:.4f}), PyTorch {torch_s:.1f} s '
+              f'(best val {torch_best:.4f}): {ours_s / torch_s:.1%}', flush=True)
 
     print(f'shakespeare-char-small, 2000 steps, seed {a.seed}: scratchgpt {a.threads} threads, '
           f'PyTorch {a.torch_threads} threads, BLAS {blas}')
