@@ -150,6 +150,10 @@ int64_t minor_page_faults() {
 }
 
 std::string cpu_model_name_from(const std::string& cpuinfo) {
+  auto trimmed = [](const std::string& t) {
+    const size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+  };
   std::string name, family, model;
   size_t pos = 0;
   while (pos < cpuinfo.size()) {
@@ -157,16 +161,12 @@ std::string cpu_model_name_from(const std::string& cpuinfo) {
     if (eol == std::string::npos) eol = cpuinfo.size();
     const std::string line = cpuinfo.substr(pos, eol - pos);
     pos = eol + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) {
-      if (!name.empty()) break;  // the end of the first processor's block
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (trimmed(line).empty() && !name.empty()) break;  // the end of the first processor's block
       continue;
     }
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const size_t ke = line.find_last_not_of(" \t", colon == 0 ? 0 : colon - 1);
-    const std::string key = ke == std::string::npos || colon == 0 ? "" : line.substr(0, ke + 1);
-    const size_t b = line.find_first_not_of(" \t", colon + 1), e = line.find_last_not_of(" \t\r");
-    const std::string value = b == std::string::npos || e < b ? "" : line.substr(b, e - b + 1);
+    const std::string key = trimmed(line.substr(0, colon)), value = trimmed(line.substr(colon + 1));
     if (key == "model name" && name.empty())
       name = value;
     else if (key == "cpu family" && family.empty())
