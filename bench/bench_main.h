@@ -2,7 +2,8 @@
 // sets the pool size (default: all cores); pair it with the libraries' own thread variables
 // (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS for oneDNN) when a bench compares against them.
 // The rows that call cpu:: kernels measure our own matmul unless SCRATCHGPT_MATMUL=onednn (or
-// auto) picks another backend (matmul_backend.h).
+// auto) picks another backend (matmul_backend.h); with oneDNN the pool's heaps are warmed as in
+// training (core/warm_heap.h), so its per-call scratch faults in no pages, as in the step.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 
 #include "core/exec_context.h"
 #include "core/thread_pool.h"
+#include "core/warm_heap.h"
 #include "kernels/cpu/matmul_backend.h"
 
 namespace scratchgpt::bench {
@@ -25,6 +27,7 @@ inline const ExecContext& ctx() {
     e.pool = &pool;
     const char* m = std::getenv("SCRATCHGPT_MATMUL");
     e.matmul = m ? cpu::parse_matmul_backend(m) : cpu::MatmulBackend::kOwn;
+    if (e.matmul != cpu::MatmulBackend::kOwn) warm_heap(pool);  // as run/exec.cpp does
     return e;
   }();
   return c;

@@ -7,7 +7,11 @@
 // Thread counts: ours follows SCRATCHGPT_THREADS; Debian's OpenBLAS (libopenblas0-pthread) uses
 // pthreads and OPENBLAS_NUM_THREADS; Debian's oneDNN 2.6 is built on OpenMP (libgomp; the label
 // says so), so OMP_NUM_THREADS sets its threads (the process shows one thread per OpenMP thread in
-// /proc/<pid>/status). Set all three alike. Each library row first checks one call against ours and
+// /proc/<pid>/status). Set all three alike. The "onednn/" rows are one dnnl_sgemm over the whole
+// product on oneDNN's own threads; what training runs with --matmul onednn or mixed (tiles of
+// single-threaded calls on our pool, matmul_onednn.cpp) is the "matmul/" rows with
+// SCRATCHGPT_MATMUL=onednn. At AVX2 on a Zen 4 the two differed by up to 2x (GPT-2's MLP-down
+// input gradient: 12-17 ms whole, 6-7 ms tiled). Each library row first checks one call against ours and
 // stops with an error if the results differ, so a wrong transpose flag cannot pass as a fast
 // result.
 #include <benchmark/benchmark.h>
@@ -15,11 +19,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench_main.h"
+#include "core/arena.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul.h"
 
@@ -36,8 +42,25 @@ using namespace scratchgpt;
 
 enum Op { kForward = 0, kDinp = 1, kDweight = 2 };
 
+// Operands on cache-line boundaries, as the model's tensors are (core/arena.h): oneDNN's AVX2 sgemm
+// reads a B aligned so up to 1.8x slower than one 16 bytes past it (BENCHMARKS.md), so rows
+// timed on malloc's alignment would not be the step's.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{Arena::kAlign}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{Arena::kAlign}); }
+  bool operator==(const CacheLineAllocator&) const { return true; }
+};
+using Buffer = std::vector<float, CacheLineAllocator<float>>;
+
 struct Data {
-  std::vector<float> inp, w, bias, out, dout, dinp, dw;
+  Buffer inp, w, bias, out, dout, dinp, dw;
   Data(int N, int C, int OC)
       : inp(size_t(N) * C),
         w(size_t(OC) * C),
@@ -101,11 +124,11 @@ bool run_library(Sgemm gemm, Data& d, int op, int N, int C, int OC) {
 // One library call against ours, from zeroed outputs (the bias added to the library's forward).
 // Empty if they agree within a float-summation bound that grows with the reduction length K.
 std::string check_library(Sgemm gemm, Data& d, int op, int N, int C, int OC) {
-  std::vector<float>& result = op == kForward ? d.out : op == kDinp ? d.dinp : d.dw;
+  Buffer& result = op == kForward ? d.out : op == kDinp ? d.dinp : d.dw;
   const int K = op == kForward ? C : op == kDinp ? OC : N;
   std::fill(result.begin(), result.end(), 0.0f);
   run_ours(d, op, N, C, OC);
-  const std::vector<float> ours = result;
+  const Buffer ours = result;
   std::fill(result.begin(), result.end(), 0.0f);
   if (!run_library(gemm, d, op, N, C, OC)) return "the library returned an error";
   if (op == kForward)

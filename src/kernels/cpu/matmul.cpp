@@ -59,13 +59,14 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
   });
 }
 
-// Whether the context's backend (kAuto: the build's default) runs product p through oneDNN.
-bool uses_onednn(const ExecContext& ex, Product p) {
+// Whether the context's backend (kAuto: the build's default) runs product p of a layer with C
+// inputs through oneDNN.
+bool uses_onednn(const ExecContext& ex, Product p, int C) {
   switch (ex.matmul == MatmulBackend::kAuto ? default_matmul_backend() : ex.matmul) {
     case MatmulBackend::kOneDnn:
       return true;
     case MatmulBackend::kMixed:  // what measured faster (matmul_backend.h)
-      return p == Product::kDinp;
+      return p == Product::kDinp && mixed_dinp_on_onednn(C);
     default:
       return false;
   }
@@ -75,7 +76,7 @@ bool uses_onednn(const ExecContext& ex, Product p) {
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC) {
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
-  if (uses_onednn(ex, Product::kForward))
+  if (uses_onednn(ex, Product::kForward, C))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
   // out (N, OC) = inp (N, C) @ W^T + bias: B[k][j] = W[j][k]
   detail::gemm(ex.isa, {.M = N, .N = OC, .K = C,
@@ -90,8 +91,8 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                      int OC, bool accumulate_dinp, bool accumulate_dparams) {
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
-  float* onednn_dinp = uses_onednn(ex, Product::kDinp) ? dinp : nullptr;
-  float* onednn_dweight = uses_onednn(ex, Product::kDweight) ? dweight : nullptr;
+  float* onednn_dinp = uses_onednn(ex, Product::kDinp, C) ? dinp : nullptr;
+  float* onednn_dweight = uses_onednn(ex, Product::kDweight, C) ? dweight : nullptr;
   if (onednn_dinp || onednn_dweight) {
     onednn::matmul_backward_data(onednn_dinp, onednn_dweight, dout, inp, weight, N, C, OC, pool,
                                  accumulate_dinp, accumulate_dparams);

@@ -19,6 +19,10 @@ const char* matmul_backend_name(MatmulBackend b) {
 
 bool onednn_available() { return onednn::available(); }
 
+bool onednn_below_avx512() { return onednn::below_avx512(); }
+
+bool mixed_dinp_on_onednn(int C) { return !(C >= 512 && onednn_below_avx512()); }
+
 MatmulBackend default_matmul_backend() {
   return onednn_available() ? MatmulBackend::kMixed : MatmulBackend::kOwn;
 }

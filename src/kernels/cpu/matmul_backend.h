@@ -1,8 +1,8 @@
 // matmul_backend.h: which code computes cpu::matmul's three products (forward, dinp, dweight) for
 // more than a few rows. kOwn is our GEMM (gemm.h, the readable and portable one); kOneDnn is
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
-// installed); kMixed runs the input gradient on oneDNN and the forward and the weight gradient on
-// ours, what measured faster in the step (the forward: small model 14.4-15.0 against 15.1-15.6
+// installed); kMixed runs the input gradient on oneDNN (but see mixed_dinp_on_onednn) and the
+// forward and the weight gradient on ours, what measured faster in the step (the forward: small model 14.4-15.0 against 15.1-15.6
 // ms, GPT-2 small 685-690 against 701-720 ms, though oneDNN's library call alone is faster on
 // most forward shapes; the weight gradient: GPT-2 small 670-672 against 663 ms a step, capped at
 // AVX2 1109-1149 against 1055-1057 ms, shakespeare-char and the small model the same or a little
@@ -31,6 +31,17 @@ MatmulBackend default_matmul_backend();
 // b with kAuto resolved to the default one; kOneDnn or kMixed in a build without oneDNN throws
 // scratchgpt::Error naming the fix (what the run layer checks before it builds a context).
 MatmulBackend resolve_matmul_backend(MatmulBackend b);
+
+// True when oneDNN runs its AVX2 kernels (a CPU without AVX-512, or DNNL_MAX_CPU_ISA=AVX2); false
+// in a build without oneDNN.
+bool onednn_below_avx512();
+
+// Whether kMixed gives the input gradient of a layer with C inputs to oneDNN: yes, unless oneDNN
+// runs its AVX2 kernels and C >= 512. dinp = dout @ W reads the weight (OC, C) as B, and with rows
+// 2 KiB or more apart (and 64-byte aligned, as the model's tensors are) oneDNN's AVX2 sgemm ran
+// 1.3-2.1x slower than ours (capped at AVX2 on a Zen 4: the MLP's down projection of all three
+// target models; the step 2-7% faster; BENCHMARKS.md). At AVX-512 oneDNN's is 3-8% faster.
+bool mixed_dinp_on_onednn(int C);
 
 // "auto" (the default backend), "own", "onednn" or "mixed" (what --matmul takes); anything else,
 // or onednn / mixed in a build without oneDNN, throws scratchgpt::Error naming the choices and the

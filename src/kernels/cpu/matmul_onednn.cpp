@@ -22,6 +22,13 @@ namespace scratchgpt::cpu::onednn {
 
 bool available() { return true; }
 
+bool below_avx512() {
+  // The ISA values are bit sets: avx512_core's bits are in every AVX-512 level, not in avx2_vnni.
+  static const bool below = (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) &
+                             dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core;
+  return below;
+}
+
 namespace {
 
 // Tile sizes for C (M, N): start from at most 256 x 1024 and halve a side (the wider one,
@@ -102,6 +109,8 @@ void matmul_backward_data(float* dinp, float* dweight, const float* dout, const 
 #else  // built without oneDNN
 
 bool available() { return false; }
+
+bool below_avx512() { return false; }
 
 void matmul_forward(float*, const float*, const float*, const float*, int, int, int, ThreadPool&) {
   fail("this build has no oneDNN: reconfigure with -DSCRATCHGPT_DNNL=ON, or use --matmul own");

@@ -8,6 +8,10 @@ namespace scratchgpt::cpu::onednn {
 
 bool available();
 
+// True when oneDNN's sgemm runs its AVX2 kernels (a CPU without AVX-512, or DNNL_MAX_CPU_ISA=AVX2);
+// false without oneDNN.
+bool below_avx512();
+
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null).
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int C, int OC, ThreadPool& pool);
