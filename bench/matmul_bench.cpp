@@ -10,10 +10,9 @@
 // /proc/<pid>/status). Set all three alike. The "onednn/" rows are one dnnl_sgemm over the whole
 // product on oneDNN's own threads; what training runs with --matmul onednn or mixed (tiles of
 // single-threaded calls on our pool, matmul_onednn.cpp) is the "matmul/" rows with
-// SCRATCHGPT_MATMUL=onednn. At AVX2 on a Zen 4 the two differed by up to 2x (GPT-2's MLP-down
-// input gradient: 12-17 ms whole, 6-7 ms tiled). Each library row first checks one call against ours and
-// stops with an error if the results differ, so a wrong transpose flag cannot pass as a fast
-// result.
+// SCRATCHGPT_MATMUL=onednn (the two differed by 2x on one product). Each library row first
+// checks one call against ours and stops with an error if the results differ, so a wrong
+// transpose flag cannot pass as a fast result.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

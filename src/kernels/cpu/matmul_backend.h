@@ -2,12 +2,12 @@
 // more than a few rows. kOwn is our GEMM (gemm.h, the readable and portable one); kOneDnn is
 // oneDNN's sgemm, present in builds with oneDNN (SCRATCHGPT_DNNL, on when libdnnl-dev is
 // installed); kMixed runs the input gradient on oneDNN (but see mixed_dinp_on_onednn) and the
-// forward and the weight gradient on ours, what measured faster in the step (the forward: small model 14.4-15.0 against 15.1-15.6
-// ms, GPT-2 small 685-690 against 701-720 ms, though oneDNN's library call alone is faster on
-// most forward shapes; the weight gradient: GPT-2 small 670-672 against 663 ms a step, capped at
-// AVX2 1109-1149 against 1055-1057 ms, shakespeare-char and the small model the same or a little
-// faster; oneDNN's input gradient faster on most shapes; BENCHMARKS.md). The default is kMixed
-// where the build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias gradient and
+// forward and the weight gradient on ours, what measured faster in the step (the forward: small
+// model 14.4-15.0 against 15.1-15.6 ms, GPT-2 small 685-690 against 701-720 ms, though oneDNN's
+// library call alone is faster on most forward shapes; the weight gradient: GPT-2 small 670-672
+// against 663 ms a step, capped at AVX2 1109-1149 against 1055-1057 ms, shakespeare-char and the
+// small model the same or a little faster; oneDNN's input gradient faster on most shapes;
+// BENCHMARKS.md). The default is kMixed where the build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias gradient and
 // attention always use our own kernels.
 // The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
