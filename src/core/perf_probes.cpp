@@ -14,6 +14,7 @@
 
 #include "core/cpu_features.h"
 #include "core/simd_target.h"
+#include "core/text.h"
 
 namespace scratchgpt {
 
@@ -150,10 +151,6 @@ int64_t minor_page_faults() {
 }
 
 std::string cpu_model_name_from(const std::string& cpuinfo) {
-  auto trimmed = [](const std::string& t) {
-    const size_t a = t.find_first_not_of(" \t\r"), b = t.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
-  };
   std::string name, family, model;
   size_t pos = 0;
   while (pos < cpuinfo.size()) {

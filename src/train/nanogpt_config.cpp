@@ -8,19 +8,11 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/text.h"
 #include "core/utf8.h"
 #include "train/train_config.h"
 
 namespace scratchgpt {
-
-namespace {
-
-std::string trimmed(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
-
-}  // namespace
 
 // One Python literal of a nanoGPT config: True/False, 'text' or "text", an int, a float (1e-3),
 // or a product of numbers (5 * 8). std::nullopt when it is none of them.
