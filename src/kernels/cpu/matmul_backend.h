@@ -7,8 +7,8 @@
 // library call alone is faster on most forward shapes; the weight gradient: GPT-2 small 670-672
 // against 663 ms a step, capped at AVX2 1109-1149 against 1055-1057 ms, shakespeare-char and the
 // small model the same or a little faster; oneDNN's input gradient faster on most shapes;
-// BENCHMARKS.md). The default is kMixed where the build has oneDNN, else ours. Decoding (N <= kMatvecMaxN), the bias gradient and
-// attention always use our own kernels.
+// BENCHMARKS.md). The default is kMixed where the build has oneDNN, else ours. Decoding
+// (N <= kMatvecMaxN), the bias gradient and attention always use our own kernels.
 // The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
 
