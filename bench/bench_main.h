@@ -2,8 +2,8 @@
 // sets the pool size (default: all cores); pair it with the libraries' own thread variables
 // (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS for oneDNN) when a bench compares against them.
 // The rows that call cpu:: kernels measure our own matmul unless SCRATCHGPT_MATMUL=onednn (or
-// auto) picks another backend (matmul_backend.h); with oneDNN the pool's heaps are warmed as in
-// training (core/warm_heap.h), so its per-call scratch faults in no pages, as in the step.
+// auto) picks another backend (matmul_backend.h). The context is built as a command's is
+// (run/exec.h): with oneDNN, the pool's heaps are warmed as in training.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -11,26 +11,21 @@
 #include <cstdlib>
 
 #include "core/exec_context.h"
-#include "core/thread_pool.h"
-#include "core/warm_heap.h"
 #include "kernels/cpu/matmul_backend.h"
+#include "run/exec.h"
 
 namespace scratchgpt::bench {
 
 // The context the rows call the kernels with: SCRATCHGPT_THREADS workers, SCRATCHGPT_MATMUL's
 // backend (our own by default), the best SIMD level (SCRATCHGPT_SIMD lowers it).
 inline const ExecContext& ctx() {
-  static ThreadPool pool(
-      std::getenv("SCRATCHGPT_THREADS") ? std::atoi(std::getenv("SCRATCHGPT_THREADS")) : 0);
-  static const ExecContext c = [] {
-    ExecContext e;
-    e.pool = &pool;
+  static const Exec exec = [] {
+    const char* t = std::getenv("SCRATCHGPT_THREADS");
     const char* m = std::getenv("SCRATCHGPT_MATMUL");
-    e.matmul = m ? cpu::parse_matmul_backend(m) : cpu::MatmulBackend::kOwn;
-    if (e.matmul != cpu::MatmulBackend::kOwn) warm_heap(pool);  // as run/exec.cpp does
-    return e;
+    return make_exec(t ? std::atoi(t) : 0,
+                     m ? cpu::parse_matmul_backend(m) : cpu::MatmulBackend::kOwn);
   }();
-  return c;
+  return exec.ctx;
 }
 
 inline int run_benchmarks(int argc, char** argv) {
