@@ -56,19 +56,21 @@ def run(cmd, env):
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         fail(f'{" ".join(cmd)} exited {p.returncode}: {(p.stderr or p.stdout).strip()[-400:]}')
-    return p.stdout + p.stderr
+    return p.stdout, p.stderr
 
 
 def ours(a, flags, env, simd):
-    out = run([a.binary, 'bench', *flags.split(), *simd, '--threads', str(a.threads), '--json'], env)
-    r = json.loads(out[out.index('{'):])
+    out, _ = run([a.binary, 'bench', *flags.split(), *simd, '--threads', str(a.threads), '--json'],
+                 env)
+    r = json.loads(out)
     peak = max(r['peak_gflops_avx2'], r['peak_gflops_avx512'] if not simd else 0)
-    return {'ms': r['ms_per_step'], 'peak': r['gflops'] / peak, 'faults': r['page_faults_per_step_max'],
+    return {'ms': r['ms_per_step'], 'peak': r['gflops'] / peak if peak > 0 else float('nan'),
+            'faults': r['page_faults_per_step_max'],
             'rss': r['peak_rss_mb'], 'cpu': r['cpu'], 'simd': r['simd']}
 
 
 def theirs(a, flags, env):
-    out = run([a.harness, 'train', *flags.split(), '--threads', str(a.threads)], env)
+    out = ''.join(run([a.harness, 'train', *flags.split(), '--threads', str(a.threads)], env))
     m = RESULT_RE.search(out)
     if not m:
         fail(f'no RESULT line from {a.harness} train {flags}:\n{out[-600:]}')
