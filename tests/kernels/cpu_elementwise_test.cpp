@@ -4,6 +4,8 @@
 // lanes) and span several parallel chunks; 1 vs 2 vs 3 threads bitwise identical.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -202,6 +204,46 @@ TEST(CpuElementwise, AdamWWithGradScaleEqualsScalingTheGradientFirst) {
     EXPECT_TRUE(bitwise_equal(v, rv));
     return concat({&p, &m, &v});
   });
+}
+
+// With more than one thread the parameters are written with non-temporal stores where they are
+// aligned to the vector (adamw.cpp): arrays at a 64-byte boundary and one float past it (plain
+// stores), on 1 and 2 threads, all equal to the reference bit for bit, and the streamed values
+// are there for the caller to read once the call returns.
+TEST(CpuElementwise, AdamWStreamedOrPlainStoresWriteTheReferenceBits) {
+  test::KernelEnv env;
+  const int64_t n = 3 * 16384 + 21;  // three chunks and a tail
+  struct Aligned {
+    float* p;
+    explicit Aligned(int64_t floats)
+        : p(static_cast<float*>(std::aligned_alloc(64, ((floats * 4 + 63) / 64) * 64))) {}
+    ~Aligned() { std::free(p); }
+  };
+  for (SimdLevel level : test::simd_levels())
+    for (int threads : {1, 2})
+      for (int offset : {0, 1}) {
+        test::set_level(level);
+        test::set_threads(threads);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " threads=" + std::to_string(threads) +
+                     " offset=" + std::to_string(offset));
+        Aligned pb(n + 16), mb(n + 16), vb(n + 16);
+        float *p = pb.p + offset, *m = mb.p + offset, *v = vb.p + offset;
+        const auto p0 = random_floats(n, 51), g = random_floats(n, 52),
+                   m0 = random_floats(n, 53, -0.1f, 0.1f), v0 = random_floats(n, 54, 0.0f, 0.01f);
+        std::copy(p0.begin(), p0.end(), p);
+        std::copy(m0.begin(), m0.end(), m);
+        std::copy(v0.begin(), v0.end(), v);
+        auto rp = p0, rm = m0, rv = v0;
+        const cpu::AdamWArray array{p, g.data(), m, v, n, 0.1f};
+        for (int t = 1; t <= 2; ++t) {
+          cpu::adamw_update_all(test::ctx(), 1, &array, 1e-3f, 0.9f, 0.95f, 1e-8f, t, 0.5f);
+          ref::adamw_update(rp.data(), g.data(), rm.data(), rv.data(), n, 1e-3f, 0.9f, 0.95f,
+                            1e-8f, 0.1f, t, 0.5f);
+        }
+        EXPECT_TRUE(bitwise_equal(std::vector<float>(p, p + n), rp));
+        EXPECT_TRUE(bitwise_equal(std::vector<float>(m, m + n), rm));
+        EXPECT_TRUE(bitwise_equal(std::vector<float>(v, v + n), rv));
+      }
 }
 
 TEST(CpuElementwise, GeluMatchesReferenceInDouble) {

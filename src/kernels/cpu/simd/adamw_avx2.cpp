@@ -19,8 +19,9 @@ namespace {
 }  // namespace
 
 int64_t adamw_avx2(float* param, const float* grad, float* m, float* v, int64_t n, float beta1,
-                   float beta2, float eps, const ref::AdamWScalars<float>& s, float grad_scale) {
-  return adamw_v<VecAvx2>(param, grad, m, v, n, beta1, beta2, eps, s, grad_scale);
+                   float beta2, float eps, const ref::AdamWScalars<float>& s, float grad_scale,
+                   bool stream_param) {
+  return adamw_v<VecAvx2>(param, grad, m, v, n, beta1, beta2, eps, s, grad_scale, stream_param);
 }
 
 }  // namespace scratchgpt::cpu::detail

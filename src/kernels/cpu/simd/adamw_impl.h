@@ -4,11 +4,13 @@
 // reference's order with no fused multiply-add (IEEE sqrt and division are exact-rounded in
 // both), so every element equals the reference bit for bit. Leaves out: the last n % kW elements,
 // which the reference loop does (adamw.cpp). Readable twin: kernels/ref/adamw.h.
+// stream_param: the new parameters are written with non-temporal stores (when param is aligned to
+// the vector), past the caches; adamw.cpp says when and why. The stored bits are the same.
 
 // param, grad, m, v (n): elements [0, n - n % kW); returns how many it did.
-template <class V>
-int64_t adamw_v(float* param, const float* grad, float* m, float* v, int64_t n, float beta1,
-                float beta2, float eps, const ref::AdamWScalars<float>& s, float grad_scale) {
+template <class V, bool kStreamParam>
+int64_t adamw_loop(float* param, const float* grad, float* m, float* v, int64_t n, float beta1,
+                   float beta2, float eps, const ref::AdamWScalars<float>& s, float grad_scale) {
   using T = typename V::T;
   constexpr int W = V::kW;
   const T decay = V::set1(s.decay), b1 = V::set1(beta1), b2 = V::set1(beta2),
@@ -26,7 +28,21 @@ int64_t adamw_v(float* param, const float* grad, float* m, float* v, int64_t n, 
     const T denom = V::add(V::div(V::sqrt(vi), bc2_sqrt), veps);  // sqrt(v) / sqrt(bc2) + eps
     V::store(m + i, mi);
     V::store(v + i, vi);
-    V::store(param + i, V::add(p, V::div(V::mul(neg_step, mi), denom)));  // p += -step m / denom
+    const T updated = V::add(p, V::div(V::mul(neg_step, mi), denom));  // p += -step m / denom
+    if constexpr (kStreamParam)
+      V::stream(param + i, updated);
+    else
+      V::store(param + i, updated);
   }
+  if constexpr (kStreamParam) _mm_sfence();  // the streamed stores land before the pool's hand-off
   return i;
+}
+
+template <class V>
+int64_t adamw_v(float* param, const float* grad, float* m, float* v, int64_t n, float beta1,
+                float beta2, float eps, const ref::AdamWScalars<float>& s, float grad_scale,
+                bool stream_param) {
+  if (stream_param && reinterpret_cast<uintptr_t>(param) % (V::kW * sizeof(float)) == 0)
+    return adamw_loop<V, true>(param, grad, m, v, n, beta1, beta2, eps, s, grad_scale);
+  return adamw_loop<V, false>(param, grad, m, v, n, beta1, beta2, eps, s, grad_scale);
 }

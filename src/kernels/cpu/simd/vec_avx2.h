@@ -67,6 +67,9 @@ struct VecAvx2 {
     return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
   }
   static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
+  // A non-temporal store (p aligned to 32 bytes): past the caches, without first reading the
+  // line in; an _mm_sfence() must follow before another thread reads it.
+  static void stream(float* p, T x) { _mm256_stream_ps(p, x); }
   // The first rem (< kW) lanes of x to p; nothing past p + rem is written.
   static void store_tail(float* p, T x, int rem) { _mm256_maskstore_ps(p, tail_mask8(rem), x); }
   static T bcast(const float* p) { return _mm256_broadcast_ss(p); }

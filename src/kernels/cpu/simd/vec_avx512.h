@@ -47,6 +47,9 @@ struct VecAvx512 {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), static_cast<__mmask16>((1u << rem) - 1u), p);
   }
   static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  // A non-temporal store (p aligned to 64 bytes): past the caches, without first reading the
+  // line in; an _mm_sfence() must follow before another thread reads it.
+  static void stream(float* p, T x) { _mm512_stream_ps(p, x); }
   // The first rem (< kW) lanes of x to p; nothing past p + rem is written.
   static void store_tail(float* p, T x, int rem) {
     _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << rem) - 1u), x);
