@@ -7,7 +7,8 @@ torch.set_num_threads and the OpenMP OpenBLAS), --pairs times, and prints each p
 and ratio, then one table: the median of the pairs' ratios (PyTorch's median step / ours), their
 range, ours as a share of the FMA peak `bench` measured in the same run, our steady-state page
 faults and both peak RSS. These are the figures of BENCHMARKS.md's summary table and issue 19's
-targets.
+targets. It also prints what `bench` measured a cache line's hand-off from core to core to cost
+(its core-to-core probe): the host sets it, and it moves our step times from hour to hour.
 
 --isa avx2 caps every side at AVX2 (for an AVX-512 machine): ours through --simd avx2 and
 DNNL_MAX_CPU_ISA=AVX2 (oneDNN), PyTorch through ATEN_CPU_CAPABILITY=avx2 and
@@ -66,7 +67,8 @@ def ours(a, flags, env, simd):
     peak = max(r['peak_gflops_avx2'], r['peak_gflops_avx512'] if not simd else 0)
     return {'ms': r['ms_per_step'], 'peak': r['gflops'] / peak if peak > 0 else float('nan'),
             'faults': r['page_faults_per_step_max'],
-            'rss': r['peak_rss_mb'], 'cpu': r['cpu'], 'simd': r['simd']}
+            'rss': r['peak_rss_mb'], 'cpu': r['cpu'], 'simd': r['simd'],
+            'xcore': r.get('cross_core_store_ns', 0.0)}
 
 
 def theirs(a, flags, env):
@@ -119,13 +121,16 @@ def main():
             o = ours(a, our_flags, our_env, simd)
             t = theirs(a, torch_flags, torch_env)
             pairs.append((o, t))
-            print(f'{n} pair {i + 1}: ours {o["ms"]:.2f} ms ({o["peak"]:.0%} of the peak), '
-                  f'PyTorch {t["ms"]:.2f} ms: {t["ms"] / o["ms"]:.2f}x', flush=True)
+            print(f'{n} pair {i + 1}: ours {o["ms"]:.2f} ms ({o["peak"]:.0%} of the peak, core to '
+                  f'core {o["xcore"]:.1f} ns a line), PyTorch {t["ms"]:.2f} ms: '
+                  f'{t["ms"] / o["ms"]:.2f}x', flush=True)
         ratios = [t['ms'] / o['ms'] for o, t in pairs]
         rows.append((n, pairs, ratios))
 
     cpu, level = rows[0][1][0][0]['cpu'], rows[0][1][0][0]['simd']
-    print(f'\n{cpu}, ours at {level} ({a.isa}), {a.threads} threads, both sides')
+    xcore = [p[0]['xcore'] for _, pairs, _ in rows for p in pairs]
+    print(f'\n{cpu}, ours at {level} ({a.isa}), {a.threads} threads, both sides; a store to lines '
+          f'another core just read: {span(xcore, "%.1f")} ns a line (bench\'s core-to-core probe)')
     print('| workload | ours (ms) | PyTorch (ms) | ratio, median (range) | of the FMA peak | '
           'page faults a step after the first | peak RSS ours / PyTorch (MiB) |')
     print('|---|---|---|---|---|---|---|')

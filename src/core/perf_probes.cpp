@@ -130,6 +130,27 @@ double memory_read_gbps(ThreadPool& pool, size_t bytes) {
   return best;
 }
 
+double cross_core_store_ns(ThreadPool& pool) {
+  if (pool.num_threads() < 2) return 0.0;
+  constexpr int64_t kLines = 32768, kFloatsPerLine = 16;  // 2 MiB
+  const std::unique_ptr<float[]> buf(new float[kLines * kFloatsPerLine]());
+  float* data = buf.get();
+  std::atomic<float> sink{0};
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    pool.parallel_for(2, [&](int64_t b, int64_t, int) {  // item 1 goes to worker 1
+      if (b != 1) return;
+      float s = 0;
+      for (int64_t l = 0; l < kLines; ++l) s += data[l * kFloatsPerLine];
+      sink = sink + s;
+    });
+    const double t0 = now_s();
+    for (int64_t l = 0; l < kLines; ++l) data[l * kFloatsPerLine] += 1.0f;
+    best = std::min(best, (now_s() - t0) * 1e9 / kLines);
+  }
+  return best;
+}
+
 double peak_rss_mb() {
   if (std::FILE* fp = std::fopen("/proc/self/status", "r")) {
     char line[256];

@@ -21,6 +21,13 @@ double fma_peak_gflops(ThreadPool& pool, bool avx512);
 // of 5 passes: the bandwidth a memory-bound kernel that streams its operand once can reach.
 double memory_read_gbps(ThreadPool& pool, size_t bytes = size_t{1} << 30);
 
+// Nanoseconds per cache line of a store to lines that another core has just read (worker 1 of
+// pool reads a 2 MiB buffer, then the calling thread writes one float to each of its lines; best
+// of 5), or 0 with fewer than two threads. The price of handing data from core to core, which a
+// shared host sets by where it places the vCPUs: the same 2-vCPU Zen 4 measured 14-27 ns in one
+// hour and 3-5 in the next, against about 1 ns for lines no other core holds.
+double cross_core_store_ns(ThreadPool& pool);
+
 // Peak resident set of this process in MB: VmHWM (reset by exec) when /proc is there, else
 // getrusage's ru_maxrss (which a child inherits from a big parent across fork + exec).
 double peak_rss_mb();

@@ -297,7 +297,10 @@ void run_bench(const BenchRequest& f) {
   const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ctx.workers(), false) : 0.0;
   const double peak_avx512 =
       level >= SimdLevel::kAvx512 ? fma_peak_gflops(ctx.workers(), true) : 0.0;
-  const double rss_mb = peak_rss_mb();
+  const double rss_mb = peak_rss_mb();  // before the probe below allocates
+  // What the host charges for moving a cache line between cores: it changes from hour to hour on
+  // a shared host and moves every figure above with it (perf_probes.h).
+  const double cross_core_ns = cross_core_store_ns(ctx.workers());
 
   nlohmann::json j;
   j["impl"] = "scratchgpt";
@@ -324,6 +327,7 @@ void run_bench(const BenchRequest& f) {
   j["peak_rss_mb"] = rss_mb;
   j["page_faults_first_step"] = first_step_faults;
   j["page_faults_per_step_max"] = max_faults;  // over the timed steps after the first
+  j["cross_core_store_ns"] = cross_core_ns;      // 0 on one thread
   j["cpu"] = cpu_model_name();
   j["l2_bytes"] = l2_cache_bytes();
   if (f.json) {
@@ -352,6 +356,9 @@ void run_bench(const BenchRequest& f) {
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
   std::printf("  page faults     %lld in the first step, at most %lld in a timed step after it\n",
               static_cast<long long>(first_step_faults), static_cast<long long>(max_faults));
+  if (cross_core_ns > 0)
+    std::printf("  core to core    %.1f ns a cache line (a store to lines another core just read)\n",
+                cross_core_ns);
 }
 
 }  // namespace scratchgpt

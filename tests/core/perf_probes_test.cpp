@@ -1,6 +1,7 @@
 // perf_probes_test.cpp: the memory read probe gives a plausible bandwidth on one thread and on
-// several (it is a timing: only its range can be checked); the CPU's name and numbers are read
-// from /proc/cpuinfo text as the kernel writes it.
+// several, and the core-to-core probe a plausible time on two threads and none on one (they are
+// timings: only their range can be checked); the CPU's name and numbers are read from
+// /proc/cpuinfo text as the kernel writes it.
 #include "core/perf_probes.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,14 @@ TEST(PerfProbes, MemoryReadBandwidthIsPlausible) {
     EXPECT_GT(gbps, 0.1);
     EXPECT_LT(gbps, 10000.0);  // 10 TB/s: no machine reads RAM this fast
   }
+}
+
+TEST(PerfProbes, CrossCoreStoreTimeIsPlausible) {
+  ThreadPool one(1), two(2);
+  EXPECT_EQ(cross_core_store_ns(one), 0.0);  // no other core to hand lines to
+  const double ns = cross_core_store_ns(two);
+  EXPECT_GT(ns, 0.0);
+  EXPECT_LT(ns, 100000.0);  // 0.1 ms a cache line: far beyond any machine, a broken timer
 }
 
 // Two processors' blocks as Linux prints them (tab-padded keys, "model" after "cpu family" and
