@@ -12,8 +12,10 @@ void register_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench",
       "Time GPT training steps (forward, backward, AdamW) on random tokens and report ms/step, "
-      "tokens/s, GFLOP/s, the fraction of a measured FMA peak and peak memory; with --sample N, "
-      "time generating N tokens at batch 1 through the KV cache instead.");
+      "tokens/s, GFLOP/s, the fraction of a measured FMA peak, peak memory, page faults a step and "
+      "what handing a cache line from core to core costs on this host now (it moves the other "
+      "figures); with --sample N, time generating N tokens at batch 1 through the KV cache "
+      "instead.");
   std::string presets;
   for (const std::string& name : bench_preset_names())
     presets += (presets.empty() ? "" : " | ") + name;
