@@ -123,7 +123,7 @@ static void stop_with_signal_and_resume(int sig, const std::string& name,
             static_cast<char*>(nullptr));
     std::_Exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
   while (metrics(stopped + "/metrics.jsonl", "train").size() < 50 &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
