@@ -21,29 +21,37 @@ void register_bench(CLI::App& app) {
     presets += (presets.empty() ? "" : " | ") + name;
   cmd->add_option("--preset", f->preset, presets + " (the gpt2 shapes: T=64, B=4 by default)")
       ->capture_default_str();
-  cmd->add_option("--n-layer", f->n_layer, "override: transformer blocks L");
-  cmd->add_option("--n-head", f->n_head, "override: attention heads NH");
-  cmd->add_option("--n-embd", f->n_embd, "override: embedding width C");
-  cmd->add_option("--block-size", f->block_size, "override: longest context of the model");
-  cmd->add_option("--vocab-size", f->vocab_size, "override: vocabulary size V");
-  cmd->add_option("--seq-len", f->seq_len, "tokens per sequence T (default: block size; the gpt2 shapes: 64)");
-  cmd->add_option("--batch-size", f->batch_size, "override: batch size B");
-  cmd->add_option("--dropout", f->dropout, "override: dropout probability");
+  cmd->add_option("--n-layer", f->n_layer, "transformer blocks L (default: the preset's)");
+  cmd->add_option("--n-head", f->n_head, "attention heads NH (default: the preset's)");
+  cmd->add_option("--n-embd", f->n_embd, "embedding width C (default: the preset's)");
+  cmd->add_option("--block-size", f->block_size,
+                  "longest context of the model (default: the preset's)");
+  cmd->add_option("--vocab-size", f->vocab_size, "vocabulary size V (default: the preset's)");
+  cmd->add_option("--seq-len", f->seq_len,
+                  "tokens per sequence T (default: block size; the gpt2 shapes: 64)");
+  cmd->add_option("--batch-size", f->batch_size, "batch size B (default: the preset's)");
+  cmd->add_option("--dropout", f->dropout, "dropout probability (default: the preset's)");
   cmd->add_option("--steps", f->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", f->warmup, "untimed steps first")->capture_default_str();
   add_exec_options(cmd, f->threads, f->matmul, f->simd);
   cmd->add_option("--sample", f->sample,
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
-                  "reports tokens/s and ms/token");
+                  "reports tokens/s and ms/token (default: time training)");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
-  cmd->add_option("--tokenizer", f->tokenizer,
-                  "time encoding text instead: gpt2 (the bundled data/gpt2/) or a directory with "
-                  "encoder.json and vocab.bpe (MB/s and tokens/s on 1 thread and on --threads)");
+  cmd->add_option(
+      "--tokenizer", f->tokenizer,
+      "time encoding text instead: gpt2 (the bundled data/gpt2/) or a directory with "
+      "encoder.json and vocab.bpe (MB/s and tokens/s on 1 thread and on --threads; default: "
+      "time training)");
   cmd->add_option("--input", f->input,
                   "with --tokenizer: the text (default: the bundled data/tinyshakespeare.txt)");
   cmd->add_option("--repeat", f->repeat, "with --tokenizer: encode the input repeated this often")
       ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  scratchgpt bench --preset shakespeare-char-small\n"
+      "  scratchgpt bench --preset gpt2 --sample 500   # batch-1 generation through the KV cache");
   cmd->callback([f] { run_bench(*f); });
 }
 

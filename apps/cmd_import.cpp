@@ -19,12 +19,17 @@ void register_import(CLI::App& app) {
                   "hf: the model directory (or its model.safetensors); nanogpt: the .safetensors; "
                   "llmc: the .bin")
       ->required();
-  cmd->add_option("--out", r->out, "the checkpoint to write, e.g. out/gpt2.safetensors")->required();
+  cmd->add_option("--out", r->out, "the checkpoint to write, e.g. out/gpt2.safetensors")
+      ->required();
   cmd->add_option("--tokenizer", r->tokenizer,
                   "gpt2 (GPT-2's BPE, bundled) or a directory with encoder.json and vocab.bpe")
       ->capture_default_str();
   cmd->add_option("--n-head", r->n_head,
-                  "attention heads, for a nanoGPT file without model_args metadata");
+                  "attention heads, for a nanoGPT file without model_args metadata (default: the "
+                  "file's)");
+  cmd->footer(
+      "Example:\n"
+      "  scratchgpt import --format hf --input ~/models/gpt2 --out out/gpt2.safetensors");
   cmd->callback([r] { run_import(*r, stdout); });
 }
 

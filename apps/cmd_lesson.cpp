@@ -85,8 +85,9 @@ void register_lesson(CLI::App& app) {
                 "for batch element 0, in order");
   cmd->add_option("--html", opts->lesson.html,
                   "the same lessons: write the trace as a self-contained page (inline CSS/SVG) "
-                  "to FILE");
-  cmd->footer("Lessons:\n" + lesson_list());
+                  "to FILE (default: none)");
+  cmd->footer("Lessons:\n" + lesson_list() +
+              "\nExample:\n  scratchgpt lesson head --B 1 --T 4 --C 4 --head-size 4 --trace");
   cmd->callback([opts, cmd] {
     if (opts->list) {
       std::cout << lesson_list() << "\n";

@@ -1,4 +1,5 @@
-// cmd_prepare.cpp: 'scratchgpt prepare': options -> PrepareRequest; src/run/prepare.h does the work.
+// cmd_prepare.cpp: 'scratchgpt prepare': options -> PrepareRequest; src/run/prepare.h does the
+// work.
 #include <cstdio>
 #include <memory>
 
@@ -27,6 +28,11 @@ void register_prepare(CLI::App& app) {
                   "uint16, what nanoGPT's train.py reads) or llmc (llm.c's shards, GPT-2 tokens); "
                   "train reads all three")
       ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  scratchgpt prepare   # the bundled Tiny Shakespeare by characters, into "
+      "out/data/tinyshakespeare\n"
+      "  scratchgpt prepare --tokenizer gpt2 --out-dir out/data/shakespeare   # GPT-2's tokens");
   cmd->callback([r] { run_prepare(*r, stdout); });
 }
 

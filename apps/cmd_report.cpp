@@ -14,8 +14,13 @@ void register_report(CLI::App& app) {
       "Draw training runs (their metrics.jsonl) as one self-contained HTML page: losses (log "
       "scale switch), learning rate, gradient norm, tokens/s, runs overlaid; or as CSV");
   cmd->add_option("--run", r->runs, "a train --out-dir; repeat it to overlay runs")->required();
-  cmd->add_option("--out", r->out, "the .html file to write");
-  cmd->add_option("--csv", r->csv, "a .csv file of the same series (run,type,iter,loss,...)");
+  cmd->add_option("--out", r->out,
+                  "the .html file to write (default: none; give --out, --csv or both)");
+  cmd->add_option("--csv", r->csv,
+                  "a .csv file of the same series (run,type,iter,loss,...; default: none)");
+  cmd->footer(
+      "Example:\n"
+      "  scratchgpt report --run out/small --run out/other --out report.html");
   cmd->callback([r] { run_report(*r, stdout); });
 }
 

@@ -59,6 +59,9 @@ void register_sample(CLI::App& app) {
       "a second model once); with --context-rule slide and the same --seed, "
       "--temperature and --top-k, sample.py's tokens");
   add_exec_options(cmd, r->threads, r->matmul, r->simd);
+  cmd->footer(
+      "Example:\n"
+      "  scratchgpt sample --checkpoint out/small/best.safetensors --prompt \"ROMEO:\" --top-k 40");
   cmd->callback([r] { sample_from_checkpoint(*r, stdout); });
 }
 

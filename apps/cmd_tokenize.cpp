@@ -23,6 +23,10 @@ void register_tokenize(CLI::App& app) {
   cmd->add_flag("--decode", r->decode, "read whitespace-separated ids and write their bytes");
   cmd->add_option("--threads", r->threads, "encode on this many threads (0: all cores)")
       ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  echo \"Hello world\" | scratchgpt tokenize          # 15496 995 198\n"
+      "  echo \"15496 995\" | scratchgpt tokenize --decode   # Hello world");
   cmd->callback([r] { run_tokenize(*r, stdout); });
 
   auto t = std::make_shared<TokenizerTrainRequest>();
@@ -34,10 +38,17 @@ void register_tokenize(CLI::App& app) {
       "to the smallest ids) and write encoder.json + vocab.bpe for 'tokenize --tokenizer DIR'");
   train->add_option("--input", t->input,
                     "UTF-8 text file (default: the bundled data/tinyshakespeare.txt)");
-  train->add_option("--vocab-size", t->vocab_size,
-                    "tokens in all: the 256 bytes, the merges and <|endoftext|>")
+  train
+      ->add_option("--vocab-size", t->vocab_size,
+                   "tokens in all: the 256 bytes, the merges and <|endoftext|>")
       ->capture_default_str();
   train->add_option("--out", t->out, "directory to write")->required();
+  train->footer(
+      "Example:\n"
+      "  scratchgpt tokenizer train --vocab-size 8449 --out out/tok8k   # 8192 merges");
+  tok->footer(
+      "Example:\n"
+      "  scratchgpt tokenizer train --vocab-size 8449 --out out/tok8k   # 8192 merges");
   train->callback([t] { run_tokenizer_train(*t, stdout); });
 }
 

@@ -9,10 +9,31 @@
 
 #include "commands.h"
 #include "core/check.h"
-#include "train/train_config.h"
 #include "run/train.h"
+#include "train/train_config.h"
 
 namespace scratchgpt::cli {
+
+namespace {
+
+// The preset whose values train's --help shows as the hyperparameters' defaults.
+constexpr const char* kHelpPreset = "shakespeare-char-small";
+
+// "Presets:" and one line a preset: its model's shape and its run's length.
+std::string presets_footer() {
+  std::string text = "Presets (L layers x C wide, NH heads, context T, batch B, steps):\n";
+  for (const std::string& name : preset_names()) {
+    const TrainConfig c = preset_config(name);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-24s L=%d C=%d NH=%d T=%d B=%d x %d, %d steps\n",
+                  name.c_str(), c.gpt.n_layer, c.gpt.n_embd, c.gpt.n_head, c.gpt.block_size,
+                  c.batch_size, c.grad_accum, c.max_iters);
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace
 
 void register_train(CLI::App& app) {
   struct Flags {
@@ -20,14 +41,17 @@ void register_train(CLI::App& app) {
     std::string overlap_allreduce = "auto";
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
-    std::vector<std::string> text;                                    // their values as typed
+    std::vector<std::string> text;                                   // their values as typed
   };
   auto f = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand(
       "train",
       "Train a model on a prepared dataset; checkpoints last.safetensors and "
       "best.safetensors in --out-dir. Ctrl-C stops cleanly after the current step.");
-  cmd->add_option("--preset", f->preset, preset_list() + " (not needed with --resume; optional with --init-from)");
+  cmd->add_option("--preset", f->preset,
+                  preset_list() +
+                      " (default: none; not needed with --resume, optional with --init-from or "
+                      "--config)");
   cmd->add_option("--data-dir", f->data_dir,
                   "directory written by 'scratchgpt prepare'; or nanoGPT's (raw train.bin and "
                   "val.bin: give --vocab-size) or llm.c's (*_train.bin and *_val.bin shards)")
@@ -38,7 +62,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--init-from", f->init_from,
                   "start from this checkpoint's weights (fine-tuning): its architecture, a fresh "
                   "optimizer, the hyperparameters of --preset (optional) and the flags; "
-                  "--block-size below its context crops the position table");
+                  "--block-size below its context crops the position table (default: none)");
   cmd->add_option("--simd", f->simd,
                   "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
                   "CPU has, or SCRATCHGPT_SIMD); the numbers differ in rounding only");
@@ -51,16 +75,19 @@ void register_train(CLI::App& app) {
       ->default_str("auto");
   cmd->add_option("--report", f->report,
                   "an HTML page of the run's curves (as 'scratchgpt report'), redrawn at every "
-                  "evaluation and reloading itself while the run goes on");
+                  "evaluation and reloading itself while the run goes on (default: none)");
   cmd->add_option("--config", f->config,
                   "config file: a JSON object of config keys (as in checkpoints' config), or "
                   "nanoGPT's key = value lines (config/train_shakespeare_char.py; its names such "
                   "as learning_rate are read too). With it, --preset is optional (the base is "
-                  "nanoGPT's train.py defaults). nanoGPT's --key=value overrides work as well");
+                  "nanoGPT's train.py defaults). nanoGPT's --key=value overrides work as well "
+                  "(default: none)");
   cmd->allow_extras();  // nanoGPT's --key=value words and config path: src/run/train.cpp reads them
   // One flag per hyperparameter of the table (train/train_config.h), spelled as its key with
-  // dashes; "preset" has a flag of its own.
+  // dashes; "preset" has a flag of its own. A hyperparameter's default is the preset's: help shows
+  // the default preset's value, and the footer every preset's shape.
   const auto& fields = config_fields();
+  const TrainConfig shown = preset_config(kHelpPreset);
   f->text.resize(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     const ConfigField& field = fields[i];
@@ -69,10 +96,22 @@ void register_train(CLI::App& app) {
     std::string flag = "--" + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     static const char* kTypeNames[] = {"INT", "FLOAT", "BOOL", "TEXT"};
+    const nlohmann::json value = field.get(shown);
     CLI::Option* o = cmd->add_option(flag, f->text[i], field.help)
-                         ->type_name(kTypeNames[static_cast<int>(field.kind)]);
+                         ->type_name(kTypeNames[static_cast<int>(field.kind)])
+                         ->default_str(value.is_string() ? value.get<std::string>() : value.dump())
+                         ->group(std::string("Hyperparameters (default: the --preset's; shown: ") +
+                                 kHelpPreset + "'s)");
     f->given.emplace_back(&field, o);
   }
+  cmd->footer(presets_footer() +
+              "\nExamples:\n"
+              "  scratchgpt train --preset shakespeare-char-small "
+              "--data-dir out/data/tinyshakespeare --out-dir out/small\n"
+              "  scratchgpt train --resume --data-dir out/data/tinyshakespeare --out-dir out/small"
+              "   # continue exactly\n"
+              "  scratchgpt train --init-from gpt2.safetensors --data-dir out/data/shakespeare "
+              "--out-dir out/ft --max-iters 20 --lr 3e-5   # fine-tune");
   cmd->callback([f, cmd] {
     const ConfigField* first = config_fields().data();
     TrainOptions opt;

@@ -1,7 +1,8 @@
 // cli_test.cpp: the scratchgpt binary's top-level behaviour, run as a user would: --help lists the
 // subcommands, --version prints the version, and every mistake gives exactly one line on stderr,
 // "error: ...", naming what was wrong, with a non-zero exit status.
-// Leaves out: the subcommands' own options (each has its own test).
+// Every command's --help shows its defaults and an example. Leaves out: what the subcommands'
+// options do (each command has its own test).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,6 +82,61 @@ TEST(Cli, HelpExitsZeroAndListsTheSubcommands) {
           << flag << " does not list '" << sub << "':\n"
           << r.out;
   }
+}
+
+// The subcommands --help lists, by name ("  train   Train a model ...").
+std::vector<std::string> subcommands() {
+  std::vector<std::string> names;
+  bool in_list = false;
+  for (const std::string& line : lines(run_cli("--help").out)) {
+    if (line == "Subcommands:") {
+      in_list = true;
+    } else if (in_list && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    } else if (in_list && line.empty()) {
+      break;
+    }
+  }
+  return names;
+}
+
+// Every command's --help gives an example, and every option that takes a value shows its default
+// ("=VALUE" after the type, or "default" in its text) unless it is required.
+TEST(Cli, EveryCommandsHelpShowsTheDefaultsAndAnExample) {
+  std::vector<std::string> commands = subcommands();
+  ASSERT_GE(commands.size(), 11u) << run_cli("--help").out;
+  commands.push_back("tokenizer train");
+  commands.push_back("");  // the top level
+  for (const std::string& command : commands) {
+    const CliRun r = run_cli(command + " --help");
+    ASSERT_EQ(r.status, 0) << command << ": " << r.err;
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << command << " --help:\n" << r.out;
+    const std::vector<std::string> out = lines(r.out);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const std::string& line = out[i];
+      if (line.rfind("  --", 0) != 0) continue;
+      // "  --flag TYPE[=DEFAULT] [REQUIRED]   help", the help maybe on the next line.
+      const std::string head = line.substr(0, line.find("  ", 2));
+      const bool takes_value = head.find(' ', 2) != std::string::npos;
+      std::string text = line;
+      if (i + 1 < out.size() && out[i + 1].rfind("      ", 0) == 0) text += out[i + 1];
+      if (!takes_value || head.find("REQUIRED") != std::string::npos) continue;
+      EXPECT_TRUE(head.find('=') != std::string::npos ||
+                  text.find("default") != std::string::npos)
+          << "scratchgpt " << command << " --help: no default shown for\n" << text;
+    }
+  }
+}
+
+TEST(Cli, TrainHelpShowsEveryPresetsShape) {
+  const CliRun r = run_cli("train --help");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // shakespeare-char-small is nanoGPT's CPU recipe: 4 layers of 128, 4 heads, T=64, B=12, 2000.
+  EXPECT_NE(r.out.find("shakespeare-char-small   L=4 C=128 NH=4 T=64 B=12 x 1, 2000 steps"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--n-layer INT=4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gpt2-xl"), std::string::npos) << r.out;
 }
 
 TEST(Cli, VersionPrintsNameAndVersion) {
