@@ -6,9 +6,10 @@ For each workload, runs `scratchgpt bench --json` and then the competitor's harn
 torch.set_num_threads and the OpenMP OpenBLAS), --pairs times, and prints each pair's step times
 and ratio, then one table: the median of the pairs' ratios (PyTorch's median step / ours), their
 range, ours as a share of the FMA peak `bench` measured in the same run, our steady-state page
-faults and both peak RSS. These are the figures of BENCHMARKS.md's summary table and issue 19's
-targets. It also prints what `bench` measured a cache line's hand-off from core to core to cost
-(its core-to-core probe): the host sets it, and it moves our step times from hour to hour.
+faults and both peak RSS. These are the figures of BENCHMARKS.md's table of current figures (every
+run: docs/bench-log.md) and of issue 19's targets. It also prints what `bench` measured a cache
+line's hand-off from core to core to cost (its core-to-core probe): the host sets it, and it moves
+our step times from hour to hour.
 
 --isa avx2 caps every side at AVX2 (for an AVX-512 machine): ours through --simd avx2 and
 DNNL_MAX_CPU_ISA=AVX2 (oneDNN), PyTorch through ATEN_CPU_CAPABILITY=avx2 and

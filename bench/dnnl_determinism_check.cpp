@@ -4,7 +4,7 @@
 // products in row-major sgemm terms: forward out = inp W^T is "NT", dinp = dout W is "NN", dweight
 // = dout^T inp is "TN" (the other layouts at each shape are there to show the library's behaviour).
 // scratchgpt requires 1 and N threads to agree bit for bit, so a library that does not cannot be
-// the default backend whatever its speed (BENCHMARKS.md, "### matmul").
+// the default backend whatever its speed (docs/bench-log.md, "### matmul").
 // Not part of the build (it needs libdnnl-dev and OpenMP):
 //   g++ -O2 bench/dnnl_determinism_check.cpp -o /tmp/dnnl_check -ldnnl -fopenmp && /tmp/dnnl_check
 #include <dnnl.h>

@@ -42,8 +42,8 @@ using namespace scratchgpt;
 enum Op { kForward = 0, kDinp = 1, kDweight = 2 };
 
 // Operands on cache-line boundaries, as the model's tensors are (core/arena.h): oneDNN's AVX2
-// sgemm reads a B aligned so up to 1.8x slower than one 16 bytes past it (BENCHMARKS.md), so rows
-// timed on malloc's alignment would not be the step's.
+// sgemm reads a B aligned so up to 1.8x slower than one 16 bytes past it (docs/bench-log.md), so
+// rows timed on malloc's alignment would not be the step's.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;

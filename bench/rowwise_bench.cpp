@@ -2,7 +2,7 @@
 // stream cpu::adamw_update at each SIMD level the CPU has (scalar: the reference loops; avx2;
 // avx512), at the shapes one training step of the target models gives them, with the pool's
 // threads. Prints rows (or elements) per second. Uses only the public cpu:: headers, so the same
-// file measures an older tree too (BENCHMARKS.md, 2026-11-24).
+// file measures an older tree too (docs/bench-log.md, 2026-11-24).
 //   build-*/rowwise_bench --benchmark_filter=avx512
 #include <benchmark/benchmark.h>
 

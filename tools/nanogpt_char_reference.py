@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """nanogpt_char_reference.py: nanoGPT's train.py loop for the character-level recipes, in PyTorch,
 drawing its random numbers in exactly nanoGPT's order, to set beside
-`scratchgpt train --rng-stream nanogpt` (BENCHMARKS.md, "Training quality").
+`scratchgpt train --rng-stream nanogpt` (docs/bench-log.md, "Training quality").
 
 nanoGPT's order, one global generator after torch.manual_seed(seed): the model's construction and
 init (nn.Linear / nn.Embedding defaults, then _init_weights, then the c_proj re-init), the first

@@ -324,7 +324,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // The all-reduce during the last backward (--overlap-allreduce; the same bits either way).
   // auto is on: across machines a NIC moves the data while the cores compute, and on one shared
   // 2-core machine it measured no slower than off (faster: a waiting rank sleeps instead of
-  // spinning; BENCHMARKS.md). auto says nothing when MPI cannot run a communication thread.
+  // spinning; docs/bench-log.md). auto says nothing when MPI cannot run a communication thread.
   const std::string& overlap_flag = opt.overlap_allreduce;
   SG_CHECK(overlap_flag == "on" || overlap_flag == "off" || overlap_flag == "auto",
            "--overlap-allreduce ", overlap_flag, ": expected on, off or auto");

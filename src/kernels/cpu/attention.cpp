@@ -93,7 +93,7 @@ void apply_mask(float* a, const float* w, const float* drop, int T) {
 }
 
 // The per-ISA tile products take a head whole, in L1/L2: up to this T (the GEMM blocks for cache
-// beyond). Measured with bench/attention_bench (see BENCHMARKS.md).
+// beyond). Measured with bench/attention_bench (see docs/bench-log.md).
 constexpr int kTileMaxT = 256;
 
 // One head's products, on attention_impl.h's tile products or on the GEMM.

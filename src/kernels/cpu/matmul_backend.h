@@ -7,7 +7,7 @@
 // library call alone is faster on most forward shapes; the weight gradient: GPT-2 small 670-672
 // against 663 ms a step, capped at AVX2 1109-1149 against 1055-1057 ms, shakespeare-char and the
 // small model the same or a little faster; oneDNN's input gradient faster on most shapes;
-// BENCHMARKS.md). The default is kMixed where the build has oneDNN, else ours. Decoding
+// docs/bench-log.md). The default is kMixed where the build has oneDNN, else ours. Decoding
 // (N <= kMatvecMaxN), the bias gradient and attention always use our own kernels.
 // The backend of a call is its ExecContext's `matmul` field (kAuto: the default).
 #pragma once
@@ -40,7 +40,7 @@ bool onednn_below_avx512();
 // runs its AVX2 kernels and C >= 512. dinp = dout @ W reads the weight (OC, C) as B, and with rows
 // 2 KiB or more apart (and 64-byte aligned, as the model's tensors are) oneDNN's AVX2 sgemm ran
 // 1.3-2.1x slower than ours (capped at AVX2 on a Zen 4: the MLP's down projection of all three
-// target models; the step 2-7% faster; BENCHMARKS.md). At AVX-512 oneDNN's is 3-8% faster.
+// target models; the step 2-7% faster; docs/bench-log.md). At AVX-512 oneDNN's is 3-8% faster.
 bool mixed_dinp_on_onednn(int C);
 
 // "auto" (the default backend), "own", "onednn" or "mixed" (what --matmul takes); anything else,
