@@ -4,11 +4,13 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -42,6 +44,20 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
+}
+
+// Whether p itself (not what a link points to) is a FIFO.
+inline bool is_fifo(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// How many writers' temporaries (".<name>.tmp.*", core/atomic_file.h) dir holds.
+inline size_t temporaries(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    n += e.path().filename().string().find(".tmp.") != std::string::npos;
+  return n;
 }
 
 // Absolute path of a file under tests/fixtures, e.g. fixture_path("kernels/gelu.safetensors").

@@ -74,7 +74,8 @@ BpeFiles BpeFiles::read(const std::string& gpt2_or_dir) {
   std::string dir = gpt2_or_dir;
   if (gpt2_or_dir == "gpt2") {
     dir = find_bundled("data/gpt2");
-    SG_CHECK(!dir.empty(), "cannot find the bundled data/gpt2/ (GPT-2's encoder.json and "
+    SG_CHECK(!dir.empty(),
+             "cannot find the bundled data/gpt2/ (GPT-2's encoder.json and "
              "vocab.bpe): run from the repository, or pass --tokenizer DIR");
   }
   return {read_whole((fs::path(dir) / "encoder.json").string(), "the token -> id map"),
@@ -111,8 +112,8 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::str
              "' has a non-integer id ", it.value().dump());
     const int64_t id = it.value().get<int64_t>();
     SG_CHECK(id >= 0 && id < static_cast<int64_t>(enc.size()) && !seen[static_cast<size_t>(id)],
-             enc_path, ": token '", it.key(), "' has id ", id,
-             ", outside 0..", enc.size() - 1, " or used twice: the ids must number the tokens");
+             enc_path, ": token '", it.key(), "' has id ", id, ", outside 0..", enc.size() - 1,
+             " or used twice: the ids must number the tokens");
     seen[static_cast<size_t>(id)] = true;
     id_of[it.key()] = static_cast<int32_t>(id);
     if (it.key() == kEndOfText) {
@@ -154,11 +155,15 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::str
              "'");
     const std::string a = line.substr(0, sp), b = line.substr(sp + 1);
     const auto ia = id_of.find(a), ib = id_of.find(b), im = id_of.find(a + b);
-    SG_CHECK(ia != id_of.end() && ib != id_of.end(), bpe_path, " line ", line_no,
-             " merges '", ia == id_of.end() ? a : b, "', a token ", enc_path,
+    SG_CHECK(ia != id_of.end() && ib != id_of.end(), bpe_path, " line ", line_no, " merges '",
+             ia == id_of.end() ? a : b, "', a token ", enc_path,
              " does not have: the two files must come from the same tokenizer");
-    SG_CHECK(im != id_of.end(), bpe_path, " line ", line_no, " merges into '", a + b,
-             "', which ", enc_path, " does not have: the two files must come from the same tokenizer");
+    SG_CHECK(im != id_of.end(), bpe_path, " line ", line_no, " merges into '", a + b, "', which ",
+             enc_path, " does not have: the two files must come from the same tokenizer");
+    // The special token is not made of bytes: no merge may build it (BPE would emit it for text).
+    SG_CHECK(a + b != kEndOfText, bpe_path, " line ", line_no, " merges '", a, "' and '", b,
+             "' into '", kEndOfText,
+             "', the special token: delete that line (no merge may spell it)");
     t.merge_list_.emplace_back(ia->second, ib->second);
   }
   SG_CHECK(!t.merge_list_.empty(), bpe_path, " has no merges: use GPT-2's vocab.bpe");
@@ -181,14 +186,20 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::str
   std::unordered_map<std::string, int32_t> id_of_bytes;
   id_of_bytes.reserve(t.bytes_.size());
   for (size_t id = 0; id < t.bytes_.size(); ++id)
-    if (static_cast<int32_t>(id) != t.eot_) id_of_bytes.emplace(t.bytes_[id], static_cast<int32_t>(id));
+    if (static_cast<int32_t>(id) != t.eot_)
+      id_of_bytes.emplace(t.bytes_[id], static_cast<int32_t>(id));
   for (size_t h = 0; h <= t.mask_; ++h) {
     if (t.keys_[h] == kNone) continue;
     const int32_t a = static_cast<int32_t>(t.keys_[h] >> 32);
     const int32_t b = static_cast<int32_t>(t.keys_[h] & 0xFFFFFFFFu);
-    const int32_t m = id_of_bytes.at(t.bytes_[static_cast<size_t>(a)] + t.bytes_[static_cast<size_t>(b)]);
+    const int32_t m =
+        id_of_bytes.at(t.bytes_[static_cast<size_t>(a)] + t.bytes_[static_cast<size_t>(b)]);
     t.values_[h] |= static_cast<uint32_t>(m);
   }
+  t.merged_of_rank_.assign(t.merge_list_.size(), -1);
+  for (size_t h = 0; h <= t.mask_; ++h)
+    if (t.keys_[h] != kNone)
+      t.merged_of_rank_[t.values_[h] >> 32] = static_cast<int32_t>(t.values_[h] & 0xFFFFFFFFu);
   return t;
 }
 
@@ -200,8 +211,18 @@ uint64_t BpeTokenizer::find_pair(int32_t a, int32_t b) const {
   }
 }
 
-void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& out) const {
+void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& out,
+                                uint64_t* work) const {
+  if (piece.size() <= kScanMaxBytes)
+    merge_scan(piece, out, work);
+  else
+    merge_heap(piece, out, work);
+}
+
+void BpeTokenizer::merge_scan(std::string_view piece, std::vector<int32_t>& out,
+                              uint64_t* work) const {
   const size_t n = piece.size();
+  if (n == 0) return;
   if (n == 1) {
     out.push_back(byte_token_[static_cast<unsigned char>(piece[0])]);
     return;
@@ -213,29 +234,151 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& ou
   rank.resize(n);
   for (size_t i = 0; i < n; ++i) ids[i] = byte_token_[static_cast<unsigned char>(piece[i])];
   size_t m = n;
+  uint64_t steps = 0;
   for (size_t i = 0; i + 1 < m; ++i) rank[i] = find_pair(ids[i], ids[i + 1]);
   rank[m - 1] = kNone;
   while (m > 1) {
     size_t best = 0;
     for (size_t i = 1; i + 1 < m; ++i)
       if (rank[i] < rank[best]) best = i;  // ranks are unique: the leftmost of the lowest
+    steps += m;
     if (rank[best] == kNone) break;
     ids[best] = static_cast<int32_t>(rank[best] & 0xFFFFFFFFu);
     for (size_t i = best + 1; i + 1 < m; ++i) {
       ids[i] = ids[i + 1];
       rank[i] = rank[i + 1];
     }
+    steps += m - best;
     --m;
     rank[m - 1] = kNone;
-    if (best + 1 < m) rank[best] = find_pair(ids[best], ids[best + 1]);
-    else rank[best] = kNone;
+    if (best + 1 < m)
+      rank[best] = find_pair(ids[best], ids[best + 1]);
+    else
+      rank[best] = kNone;
     if (best > 0) rank[best - 1] = find_pair(ids[best - 1], ids[best]);
   }
+  if (work) *work += steps;
   out.insert(out.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(m));
 }
 
-void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int32_t>& out,
-                                   std::unordered_map<std::string, std::vector<int32_t>>& cache) const {
+void BpeTokenizer::merge_heap(std::string_view piece, std::vector<int32_t>& out,
+                              uint64_t* work) const {
+  const size_t n = piece.size();
+  if (n == 0) return;
+  SG_CHECK(n < (uint64_t{1} << 32) - 1, "a piece of ", n,
+           " bytes is too long to encode (4 GiB at most): split the text");
+  // Part i starts at byte i of the piece; the live parts form a list (next, prev; kEnd ends it).
+  // rank: the merge of the part and the part after it, or kEnd; kEnd also marks a part merged
+  // into the one before it. One struct of 16 bytes per part, so that a merge touches few cache
+  // lines. Local, not thread_local: a long piece's parts are not kept afterwards.
+  constexpr uint32_t kEnd = ~uint32_t{0};
+  struct Part {
+    uint32_t rank;
+    int32_t id;
+    uint32_t next, prev;
+  };
+  auto rank_of = [this](int32_t a, int32_t b) {
+    const uint64_t v = find_pair(a, b);
+    return v == kNone ? kEnd : static_cast<uint32_t>(v >> 32);
+  };
+  std::vector<Part> parts(n);
+  for (size_t i = 0; i < n; ++i)
+    parts[i] = {kEnd, byte_token_[static_cast<unsigned char>(piece[i])],
+                i + 1 < n ? static_cast<uint32_t>(i + 1) : kEnd,
+                i > 0 ? static_cast<uint32_t>(i - 1) : kEnd};
+  uint64_t steps = 0;
+  auto greater = [&steps](uint32_t x, uint32_t y) {  // std's heaps are max-heaps: this makes min
+    ++steps;
+    return x > y;
+  };
+  // The pairs waiting, by rank: a min-heap of the ranks that have some, and for each such rank a
+  // queue of the parts whose pair has it (an entry is stale once its part's rank differs:
+  // skipped), sorted when its rank comes to the top of the heap and then taken left to right. So
+  // the next pair is the leftmost of the lowest rank, as in merge_scan, and most of the work is
+  // sequential. A queue at the top gets no new entries: the lower ranks are empty then, so every
+  // later pair of rank <= r holds a token that the merges since made, each containing a token
+  // made by merge r, (a, b) -> ab; such a token is longer than a and b, so the pair is never
+  // (a, b). (Were it, the queue would be sorted again: right either way.)
+  struct Queue {
+    uint32_t rank = 0;
+    bool sorted = false;
+    size_t head = 0;  // run[head..] are still to take
+    std::vector<uint32_t> run;
+  };
+  std::vector<Queue> queues;
+  std::vector<uint32_t> ranks;  // the heap of ranks: each at most once, with a non-empty queue
+  thread_local std::vector<uint32_t> queue_of;  // rank -> its queue in queues, or kEnd
+  if (queue_of.size() < merge_list_.size()) queue_of.resize(merge_list_.size(), kEnd);
+  struct Clean {  // leaves queue_of all kEnd for the next piece, even on bad_alloc
+    std::vector<uint32_t>& of;
+    const std::vector<Queue>& used;
+    ~Clean() {
+      for (const Queue& q : used) of[q.rank] = kEnd;
+    }
+  } clean{queue_of, queues};
+  auto file = [&](uint32_t part) {  // files part's pair, which has a rank
+    const uint32_t r = parts[part].rank;
+    if (queue_of[r] == kEnd) {
+      queue_of[r] = static_cast<uint32_t>(queues.size());
+      queues.emplace_back().rank = r;
+    }
+    Queue& q = queues[queue_of[r]];
+    if (q.head == q.run.size()) {
+      ranks.push_back(r);
+      std::push_heap(ranks.begin(), ranks.end(), greater);
+    }
+    q.run.push_back(part);
+    q.sorted = false;
+  };
+  for (size_t i = 0; i + 1 < n; ++i) {
+    parts[i].rank = rank_of(parts[i].id, parts[i + 1].id);
+    if (parts[i].rank != kEnd) file(static_cast<uint32_t>(i));
+  }
+  // Sets the rank of the pair (part i, the part after it) and files it.
+  auto rerank = [&](uint32_t i) {
+    Part& p = parts[i];
+    p.rank = p.next == kEnd ? kEnd : rank_of(p.id, parts[p.next].id);
+    if (p.rank != kEnd) file(i);
+  };
+  while (!ranks.empty()) {
+    const uint32_t r = ranks.front();
+    Queue& q = queues[queue_of[r]];
+    if (!q.sorted) {
+      steps += q.run.size() - q.head;
+      if (!std::is_sorted(q.run.begin() + static_cast<std::ptrdiff_t>(q.head), q.run.end()))
+        std::sort(q.run.begin() + static_cast<std::ptrdiff_t>(q.head), q.run.end(),
+                  [&steps](uint32_t x, uint32_t y) {
+                    ++steps;
+                    return x < y;
+                  });
+      q.sorted = true;
+    }
+    const uint32_t i = q.run[q.head++];
+    steps += 2;
+    if (q.head == q.run.size()) {  // emptied: off the heap of ranks
+      std::pop_heap(ranks.begin(), ranks.end(), greater);
+      ranks.pop_back();
+      q.run.clear();
+      q.head = 0;
+    }
+    Part& p = parts[i];
+    if (p.rank != r) continue;  // stale (or merged away: kEnd)
+    // Merge part i with the part after it, which leaves the list.
+    Part& gone = parts[p.next];
+    p.id = merged_of_rank_[r];
+    gone.rank = kEnd;
+    p.next = gone.next;
+    if (gone.next != kEnd) parts[gone.next].prev = i;
+    rerank(i);
+    if (p.prev != kEnd) rerank(p.prev);
+  }
+  if (work) *work += steps;
+  for (uint32_t i = 0; i != kEnd; i = parts[i].next) out.push_back(parts[i].id);
+}
+
+void BpeTokenizer::encode_ordinary(
+    std::string_view text, std::vector<int32_t>& out,
+    std::unordered_map<std::string, std::vector<int32_t>>& cache) const {
   pretokenize(text, [&](size_t b, size_t e) {
     const std::string_view piece = text.substr(b, e - b);
     if (piece.size() == 1) {

@@ -1,10 +1,11 @@
 // bpe.h: BpeTokenizer, GPT-2's byte-level byte-pair encoding (OpenAI's r50k_base, 50257 tokens),
 // exact with OpenAI's tiktoken: the text's bytes are split by GPT-2's pre-tokenizer
 // (pretokenize.h), each piece starts as one token per byte, and the adjacent pair of lowest merge
-// rank is merged until no pair has a rank; decode concatenates the tokens' bytes. The files are
-// GPT-2's own: encoder.json (token -> id, bytes written through GPT-2's byte-to-unicode table)
-// and vocab.bpe (the merges, best first). `<|endoftext|>` is text unless allow_special.
-// Readable twin: bpe_merge_readable (GPT-2's encoder.py loop), tested to agree.
+// rank is merged until no pair has a rank (a scan for it on short pieces, a heap of ranks and
+// queues of pairs on long ones: O(n log n) in the piece's length); decode concatenates the
+// tokens' bytes. The files are GPT-2's own: encoder.json (token -> id, bytes written through
+// GPT-2's byte-to-unicode table) and vocab.bpe (the merges, best first). `<|endoftext|>` is text
+// unless allow_special. Readable twin: ReadableBpe (GPT-2's encoder.py loop), tested to agree.
 // Leaves out: other encodings (cl100k_base), special tokens other than <|endoftext|>.
 #pragma once
 
@@ -26,8 +27,9 @@ struct BpeFiles {
 
 class BpeTokenizer {
  public:
-  // Reads dir/encoder.json and dir/vocab.bpe. Missing or malformed files, and a merge naming a
-  // token encoder.json lacks, are Errors naming the file, the line and the fix.
+  // Reads dir/encoder.json and dir/vocab.bpe. Missing or malformed files, a merge naming a token
+  // encoder.json lacks, and a merge that spells <|endoftext|> are Errors naming the file, the line
+  // and the fix.
   static BpeTokenizer load(const std::string& dir);
   // The same over the two files' contents (dir only names them in errors): the fuzzer's entry.
   static BpeTokenizer parse(const std::string& encoder_json, const std::string& vocab_bpe,
@@ -54,16 +56,31 @@ class BpeTokenizer {
   // Merge r (rank r, best first): the two tokens it joins.
   std::pair<int32_t, int32_t> merge(int r) const { return merge_list_[static_cast<size_t>(r)]; }
 
-  // The ids of one pre-tokenized piece, merged by rank (the fast path, no cache).
-  void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
+  // The ids of one pre-tokenized piece, merged by rank (the fast path, no cache): merge_scan on
+  // pieces of up to kScanMaxBytes, merge_heap on longer ones. work, if given, grows by the steps
+  // of the merge loop (see below).
+  void encode_piece(std::string_view piece, std::vector<int32_t>& out,
+                    uint64_t* work = nullptr) const;
+  static constexpr size_t kScanMaxBytes = 192;  // about the crossover: bench/tokenizer_bench.cpp
+  // encode_piece's two merge loops, exposed for the tests and benchmarks. Both merge the leftmost
+  // of the pairs of lowest rank, one at a time, so they give the same ids. merge_scan finds it by
+  // scanning every pair and closes the gap by moving the parts after it: O(n^2), the fastest on
+  // short pieces (work: pairs compared and parts moved). merge_heap keeps the parts in a linked
+  // list and the pairs in a min-heap of the ranks present, each with a queue of its pairs'
+  // positions, sorted once: O(n log n) (work: comparisons of the heaps and sorts, entries taken).
+  void merge_scan(std::string_view piece, std::vector<int32_t>& out,
+                  uint64_t* work = nullptr) const;
+  void merge_heap(std::string_view piece, std::vector<int32_t>& out,
+                  uint64_t* work = nullptr) const;
 
  private:
-  std::vector<std::string> bytes_;                      // id -> bytes
-  int32_t byte_token_[256] = {};                        // byte -> the id of that one-byte token
+  std::vector<std::string> bytes_;                       // id -> bytes
+  int32_t byte_token_[256] = {};                         // byte -> the id of that one-byte token
   std::vector<std::pair<int32_t, int32_t>> merge_list_;  // rank -> (left, right)
   // (left << 32 | right) -> (rank << 32 | merged id), open addressing.
   std::vector<uint64_t> keys_, values_;
   uint64_t mask_ = 0;
+  std::vector<int32_t> merged_of_rank_;  // rank -> merged id (merge_heap's; -1 for a repeat)
   int32_t eot_ = -1;
 
   uint64_t find_pair(int32_t a, int32_t b) const;  // (rank << 32 | id), or ~0 when no merge
@@ -72,7 +89,8 @@ class BpeTokenizer {
 };
 
 // GPT-2's encoder.py bpe() on one piece: merge every occurrence of the best-ranked pair, left to
-// right, until none has a rank. The slow, obviously right twin of encode_piece.
+// right, until none has a rank. The slow, obviously right twin of encode_piece (quadratic and
+// worse: for pieces of a few kilobytes at most).
 class ReadableBpe {
  public:
   explicit ReadableBpe(const BpeTokenizer& tok);
@@ -80,7 +98,7 @@ class ReadableBpe {
 
  private:
   std::map<std::pair<std::string, std::string>, int> ranks_;  // merge (bytes, bytes) -> rank
-  std::map<std::string, int32_t> id_of_;                     // token bytes -> id
+  std::map<std::string, int32_t> id_of_;                      // token bytes -> id
 };
 
 // GPT-2's bytes_to_unicode(): each byte as the printable character encoder.json writes it (as

@@ -57,9 +57,18 @@ int32_t add_token(TrainedBpe& bpe, std::map<std::string, int32_t>& id_of, int32_
   return id;
 }
 
-TrainedBpe start(int vocab_size, std::map<std::string, int32_t>& id_of) {
-  SG_CHECK(vocab_size >= 257, "--vocab-size must be at least 257 (the 256 bytes and "
-           "<|endoftext|>), got ", vocab_size);
+// A tokenizer needs at least one merge (BpeTokenizer::load refuses a vocab.bpe without): the
+// vocabulary must have room for one, and the text must hold a pair to merge.
+constexpr int kLeastVocabSize = 256 + 1 + 1;  // the bytes, one merge, <|endoftext|>
+
+TrainedBpe start(std::string_view text, int vocab_size, std::map<std::string, int32_t>& id_of) {
+  const bool small = vocab_size < kLeastVocabSize;
+  SG_CHECK(!text.empty() || small,
+           "the input has no text: give --input a UTF-8 text to learn the merges from");
+  SG_CHECK(!small, text.empty() ? "the input has no text, and " : "", "--vocab-size ", vocab_size,
+           " leaves no room for a merge: give --vocab-size ", kLeastVocabSize,
+           " or more (the 256 bytes, the merges and <|endoftext|>)",
+           text.empty() ? ", and a UTF-8 text to learn the merges from" : "");
   TrainedBpe bpe;
   for (int b = 0; b < 256; ++b) {
     bpe.tokens.emplace_back(1, static_cast<char>(b));
@@ -69,6 +78,9 @@ TrainedBpe start(int vocab_size, std::map<std::string, int32_t>& id_of) {
 }
 
 void finish(TrainedBpe& bpe) {
+  SG_CHECK(!bpe.merges.empty(),
+           "the input has nothing to merge (each piece of it, as GPT-2's pre-tokenizer splits it, "
+           "is one byte): give a longer UTF-8 text");
   bpe.eot = static_cast<int32_t>(bpe.tokens.size());
   bpe.tokens.emplace_back("<|endoftext|>");
 }
@@ -91,7 +103,7 @@ void merge_in(std::vector<int32_t>& s, int32_t a, int32_t b, int32_t m) {
 
 TrainedBpe train_bpe_readable(std::string_view text, int vocab_size) {
   std::map<std::string, int32_t> id_of;
-  TrainedBpe bpe = start(vocab_size, id_of);
+  TrainedBpe bpe = start(text, vocab_size, id_of);
   Words w = count_pieces(text);
   while (static_cast<int>(bpe.tokens.size()) + 1 < vocab_size) {
     std::map<std::pair<int32_t, int32_t>, int64_t> pairs;  // ordered: ties -> smallest pair
@@ -113,7 +125,7 @@ TrainedBpe train_bpe_readable(std::string_view text, int vocab_size) {
 
 TrainedBpe train_bpe(std::string_view text, int vocab_size) {
   std::map<std::string, int32_t> id_of;
-  TrainedBpe bpe = start(vocab_size, id_of);
+  TrainedBpe bpe = start(text, vocab_size, id_of);
   Words w = count_pieces(text);
   // Pair counts, and the pieces each pair occurs in (updated as merges change the pieces).
   std::unordered_map<uint64_t, int64_t> count;

@@ -17,13 +17,14 @@
 namespace scratchgpt {
 
 struct TrainedBpe {
-  std::vector<std::string> tokens;                     // id -> bytes; 0..255 are the bytes
-  std::vector<std::pair<int32_t, int32_t>> merges;     // in the order learned (rank)
-  int32_t eot = -1;                                    // <|endoftext|>, the last id
+  std::vector<std::string> tokens;                  // id -> bytes; 0..255 are the bytes
+  std::vector<std::pair<int32_t, int32_t>> merges;  // in the order learned (rank)
+  int32_t eot = -1;                                 // <|endoftext|>, the last id
 };
 
 // vocab_size counts the 256 byte tokens, the merged tokens and <|endoftext|>; it must be at least
-// 257. Stops early when no pair occurs any more. text must be valid UTF-8 (an Error otherwise).
+// 258, room for one merge. Stops early when no pair occurs any more. text must be valid UTF-8 and
+// give at least one merge (BpeTokenizer::load needs one); otherwise an Error, as is an empty text.
 TrainedBpe train_bpe(std::string_view text, int vocab_size);
 // The same by recounting every pair of every piece before each merge: slow, obviously right.
 TrainedBpe train_bpe_readable(std::string_view text, int vocab_size);

@@ -2,10 +2,17 @@
 // tools/gen_bpe_fixtures.mjs from the npm package): every id of 3041 texts (hand-picked Unicode,
 // whitespace, contractions, code, special-token look-alikes, long words, random mixes), ordinary
 // and with <|endoftext|> allowed, and of all of Tiny Shakespeare; decode gives the bytes back;
-// the fast merge equals GPT-2's readable loop; random UTF-8 round-trips; threads change nothing;
-// bad input and bad files are one-line errors naming the problem.
+// both fast merge loops (the scan, the heap) equal GPT-2's readable loop on the cases' pieces and
+// on random ones, and each other on merge files in any order; a long piece costs work that grows
+// as n log n (counted), and 10 MB in one piece gives the readable loop's ids; random UTF-8
+// round-trips; threads change nothing; bad input and bad files (a merge that spells
+// <|endoftext|> among them) are one-line errors naming the problem.
+#include "tokenizer/bpe.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,11 +22,12 @@
 #include <vector>
 
 #include "core/check.h"
+#include "test_util.h"
 #include "core/utf8.h"
-#include "tokenizer/bpe.h"
 #include "tokenizer/pretokenize.h"
 
 using namespace scratchgpt;
+using scratchgpt::test::error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -36,14 +44,6 @@ const BpeTokenizer& gpt2() {
   return tok;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -68,8 +68,10 @@ TEST(Gpt2Bpe, EveryIdOfTheTiktokenCases) {
 }
 
 TEST(Gpt2Bpe, AllOfTinyShakespeare) {
-  const std::string text = slurp(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
-  const std::string raw = slurp(std::string(SCRATCHGPT_FIXTURES) + "/tokenizer/tinyshakespeare.gpt2");
+  const std::string text =
+      slurp(std::string(SCRATCHGPT_FIXTURES) + "/../../data/tinyshakespeare.txt");
+  const std::string raw =
+      slurp(std::string(SCRATCHGPT_FIXTURES) + "/tokenizer/tinyshakespeare.gpt2");
   std::vector<int32_t> want(raw.size() / 2);
   for (size_t i = 0; i < want.size(); ++i)
     want[i] = static_cast<uint8_t>(raw[2 * i]) | static_cast<uint8_t>(raw[2 * i + 1]) << 8;
@@ -88,22 +90,217 @@ TEST(Gpt2Bpe, AllOfTinyShakespeare) {
           << threads << " threads, jobs of " << job << " bytes";
 }
 
+namespace {
+
+// The three merge loops on one piece: encode_piece (which picks one of the next two), the scan and
+// the heap; each must give the readable loop's ids.
+void expect_all_merges_agree(const ReadableBpe& readable, std::string_view piece) {
+  const std::vector<int32_t> want = readable.encode_piece(piece);
+  std::vector<int32_t> picked, scan, heap;
+  gpt2().encode_piece(piece, picked);
+  gpt2().merge_scan(piece, scan);
+  gpt2().merge_heap(piece, heap);
+  ASSERT_EQ(picked, want) << "encode_piece, piece [" << piece << "]";
+  ASSERT_EQ(scan, want) << "merge_scan, piece [" << piece << "]";
+  ASSERT_EQ(heap, want) << "merge_heap, piece [" << piece << "]";
+}
+
+}  // namespace
+
 TEST(Gpt2Bpe, FastMergeEqualsGpt2sReadableLoop) {
   const nlohmann::json j =
       nlohmann::json::parse(slurp(std::string(SCRATCHGPT_FIXTURES) + "/tokenizer/gpt2_cases.json"));
-  const ReadableBpe readable(gpt2());
-  int pieces = 0;
-  for (size_t k = 0; k < 400; ++k) {
-    const std::string text = j["cases"][k]["text"];
-    pretokenize(text, [&](size_t b, size_t e) {
-      const std::string_view piece(text.data() + b, e - b);
-      std::vector<int32_t> fast;
-      gpt2().encode_piece(piece, fast);
-      ASSERT_EQ(fast, readable.encode_piece(piece)) << "piece [" << piece << "]";
-      ++pieces;
-    });
+  std::vector<std::string> pieces;
+  for (const auto& c : j["cases"]) {
+    const std::string text = c["text"];
+    pretokenize(text, [&](size_t b, size_t e) { pieces.push_back(text.substr(b, e - b)); });
   }
-  EXPECT_GT(pieces, 2000);
+  EXPECT_GT(pieces.size(), 20000u);
+  const ReadableBpe readable(gpt2());
+  for (const std::string& piece : pieces)
+    ASSERT_NO_FATAL_FAILURE(expect_all_merges_agree(readable, piece));
+}
+
+// Random pieces of every kind a user's text holds (not pre-tokenized: any bytes are a piece to the
+// merge loops), short and long enough for both of encode_piece's loops.
+TEST(Gpt2Bpe, FastMergesEqualTheReadableLoopOnRandomPieces) {
+  const ReadableBpe readable(gpt2());
+  std::mt19937 gen(11);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const std::string kAlphabets[] = {
+      "a",
+      "0123456789",
+      "abcdefghijklmnopqrstuvwxyz",
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+      "{}[]\":,0123456789abcdef",
+      " \n\t"};
+  int pieces = 0;
+  for (int k = 0; k < 600; ++k) {
+    const int n = k % 3 == 0 ? uniform(1, 16) : uniform(1, k % 3 == 1 ? 300 : 700);
+    std::string piece;
+    switch (k % 5) {
+      case 0:  // random bytes (not UTF-8: the merge loops take any bytes)
+        for (int i = 0; i < n; ++i) piece += static_cast<char>(uniform(0, 255));
+        break;
+      case 1: {  // one character repeated: every pair the same, the scan's worst case
+        const std::string c = k % 2 ? std::string(1, static_cast<char>(uniform(32, 126)))
+                                    : utf8_encode(static_cast<uint32_t>(uniform(0xA0, 0x3000)));
+        for (int i = 0; i < n; ++i) piece += c;
+        break;
+      }
+      case 2: {  // digits, base64, minified JSON, letters, whitespace
+        const std::string& a = kAlphabets[static_cast<size_t>(uniform(0, 5))];
+        for (int i = 0; i < n; ++i)
+          piece += a[static_cast<size_t>(uniform(0, static_cast<int>(a.size()) - 1))];
+        break;
+      }
+      case 3:  // Unicode: code points of every length
+        for (int i = 0; i < n / 2; ++i) {
+          uint32_t cp = static_cast<uint32_t>(uniform(0x20, i % 4 ? 0x2FFF : 0x10FFFF));
+          if (cp >= 0xD800 && cp <= 0xDFFF) cp = 'x';
+          piece += utf8_encode(cp);
+        }
+        break;
+      default:  // a short word repeated: the same pairs at many places
+        for (const std::string w =
+                 std::string("abcd").substr(0, static_cast<size_t>(uniform(1, 4)));
+             static_cast<int>(piece.size()) < n;)
+          piece += w;
+    }
+    if (piece.empty()) continue;
+    ASSERT_NO_FATAL_FAILURE(expect_all_merges_agree(readable, piece));
+    ++pieces;
+  }
+  EXPECT_GT(pieces, 500);
+}
+
+// One long pre-token piece (a user's line of digits, a run of one letter, a minified blob) must
+// not take time quadratic in its length (before, 1 MB of 'a' took minutes). Counted, not timed:
+// encode_piece's work on pieces of n and 8n bytes grows as n log n (8 * log(8n) / log(n), 9.7
+// times at n = 16 KB), far below the 64 times of a quadratic loop. The times are in
+// bench/tokenizer_bench.cpp.
+TEST(Gpt2Bpe, LongPieceWorkGrowsAsNLogN) {
+  std::mt19937 gen(5);
+  auto piece_of = [&](const std::string& alphabet, size_t n) {
+    std::string s(n, alphabet[0]);
+    std::uniform_int_distribution<size_t> pick(0, alphabet.size() - 1);
+    for (char& c : s) c = alphabet[pick(gen)];
+    return s;
+  };
+  const size_t n = size_t{1} << 14;
+  for (const std::string alphabet : {"a", "0123456789", "abcdefghijklmnopqrstuvwxyz", "{}[]\":,"}) {
+    uint64_t work_n = 0, work_8n = 0;
+    std::vector<int32_t> ids;
+    gpt2().encode_piece(piece_of(alphabet, n), ids, &work_n);
+    gpt2().encode_piece(piece_of(alphabet, 8 * n), ids, &work_8n);
+    const double growth = static_cast<double>(work_8n) / static_cast<double>(work_n);
+    EXPECT_GT(work_n, n) << "alphabet [" << alphabet << "]: the work is counted";
+    EXPECT_LT(growth, 8 * 1.5) << "alphabet [" << alphabet << "]: work " << work_n << " at " << n
+                               << " bytes, " << work_8n << " at " << 8 * n << " bytes";
+    std::printf("  [%s]: work %llu at %zu bytes, %llu at %zu bytes: %.2f times\n", alphabet.c_str(),
+                static_cast<unsigned long long>(work_n), n,
+                static_cast<unsigned long long>(work_8n), 8 * n, growth);
+  }
+}
+
+namespace {
+
+// The ids of `unit` repeated `reps` times, from the readable loop on fewer repeats: when the ids
+// of r0 + q repeats are those of r0 repeats with a run M inserted at one place (checked, and
+// checked again at r0 + 2q), each further q repeats insert M once more there.
+std::vector<int32_t> readable_extrapolated(const ReadableBpe& readable, const std::string& unit,
+                                           size_t reps, size_t q) {
+  const size_t r0 = 8 * q + reps % q;
+  auto repeated = [&](size_t r) {
+    std::string s;
+    for (size_t i = 0; i < r; ++i) s += unit;
+    return s;
+  };
+  const std::vector<int32_t> u = readable.encode_piece(repeated(r0)),
+                             v = readable.encode_piece(repeated(r0 + q));
+  if (v.size() <= u.size()) {
+    ADD_FAILURE() << "unit [" << unit << "]: more repeats gave no more ids";
+    return {};
+  }
+  size_t a = 0;
+  while (a < u.size() && u[a] == v[a]) ++a;
+  const std::vector<int32_t> m(v.begin() + static_cast<std::ptrdiff_t>(a),
+                               v.begin() + static_cast<std::ptrdiff_t>(a + v.size() - u.size()));
+  auto insert_m = [&](size_t k) {
+    std::vector<int32_t> out(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(a));
+    for (size_t i = 0; i < k; ++i) out.insert(out.end(), m.begin(), m.end());
+    out.insert(out.end(), u.begin() + static_cast<std::ptrdiff_t>(a), u.end());
+    return out;
+  };
+  EXPECT_EQ(insert_m(1), v) << "unit [" << unit << "]: not one run inserted";
+  EXPECT_EQ(insert_m(2), readable.encode_piece(repeated(r0 + 2 * q)))
+      << "unit [" << unit << "]: the run does not repeat";
+  return insert_m((reps - r0) / q);
+}
+
+}  // namespace
+
+// 10 MB in one piece (one letter; a line of digits) encodes, through encode and on 2 threads,
+// to the ids the readable loop gives on a few hundred bytes, extrapolated; and decodes back.
+TEST(Gpt2Bpe, TenMegabytesInOnePieceEqualTheReadableLoop) {
+  const ReadableBpe readable(gpt2());
+  const size_t bytes = 10u << 20;
+  for (const std::string unit : {"a", "1234567890"}) {
+    std::string text;
+    text.reserve(bytes);
+    while (text.size() + unit.size() <= bytes) text += unit;
+    size_t pieces = 0;
+    pretokenize(text, [&](size_t, size_t) { ++pieces; });
+    ASSERT_EQ(pieces, 1u) << "unit [" << unit << "]";
+    const std::vector<int32_t> ids = gpt2().encode(text);
+    EXPECT_EQ(ids, readable_extrapolated(readable, unit, text.size() / unit.size(), 64))
+        << "unit [" << unit << "]";
+    EXPECT_EQ(gpt2().encode_parallel(text, false, 2), ids) << "unit [" << unit << "]";
+    EXPECT_EQ(gpt2().decode(ids), text) << "unit [" << unit << "]";
+  }
+}
+
+// The scan and the heap merge the leftmost pair of lowest rank whatever the file: here random
+// merges over a three-letter alphabet in a random order, so a merge often makes a pair of lower
+// rank than its own (GPT-2's never do; the heap of ranks then goes back down).
+TEST(Gpt2Bpe, ScanAndHeapAgreeOnMergesInAnyOrder) {
+  std::mt19937 gen(13);
+  auto uniform = [&](size_t lo, size_t hi) {
+    return std::uniform_int_distribution<size_t>(lo, hi)(gen);
+  };
+  int pieces = 0;
+  for (int vocab = 0; vocab < 20; ++vocab) {
+    nlohmann::json enc = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b) enc[byte_to_unicode(static_cast<uint8_t>(b))] = b;
+    std::vector<std::string> tokens = {"a", "b", "c"};
+    std::vector<std::string> merges;
+    for (int m = 0; m < 60; ++m) {
+      const std::string& l = tokens[uniform(0, tokens.size() - 1)];
+      const std::string& r = tokens[uniform(0, tokens.size() - 1)];
+      if (l.size() + r.size() > 8) continue;
+      merges.push_back(l + " " + r);
+      if (!enc.contains(l + r)) {
+        enc[l + r] = enc.size();
+        tokens.push_back(l + r);
+      }
+    }
+    enc["<|endoftext|>"] = enc.size();
+    std::shuffle(merges.begin(), merges.end(), gen);
+    std::string vocab_bpe = "#version: 0.2\n";
+    for (const std::string& m : merges) vocab_bpe += m + "\n";
+    const BpeTokenizer tok = BpeTokenizer::parse(enc.dump(), vocab_bpe, "random");
+    for (int k = 0; k < 20; ++k) {
+      std::string piece(uniform(1, 2000), 'a');
+      for (char& c : piece) c = static_cast<char>('a' + uniform(0, k % 2 ? 2 : 1));
+      std::vector<int32_t> scan, heap;
+      tok.merge_scan(piece, scan);
+      tok.merge_heap(piece, heap);
+      ASSERT_EQ(scan, heap) << "piece [" << piece << "], merges:\n" << vocab_bpe;
+      EXPECT_EQ(tok.decode(heap), piece);
+      ++pieces;
+    }
+  }
+  EXPECT_EQ(pieces, 400);
 }
 
 TEST(Gpt2Bpe, RandomUtf8RoundTrips) {
@@ -114,10 +311,23 @@ TEST(Gpt2Bpe, RandomUtf8RoundTrips) {
     for (int i = len(gen); i > 0; --i) {
       uint32_t cp;
       switch (plane(gen)) {
-        case 0: case 1: case 2: case 3: cp = std::uniform_int_distribution<uint32_t>(0, 0x7F)(gen); break;
-        case 4: case 5: cp = std::uniform_int_distribution<uint32_t>(0x80, 0x7FF)(gen); break;
-        case 6: case 7: cp = std::uniform_int_distribution<uint32_t>(0x800, 0xFFFF)(gen); break;
-        default: cp = std::uniform_int_distribution<uint32_t>(0x10000, 0x10FFFF)(gen); break;
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+          cp = std::uniform_int_distribution<uint32_t>(0, 0x7F)(gen);
+          break;
+        case 4:
+        case 5:
+          cp = std::uniform_int_distribution<uint32_t>(0x80, 0x7FF)(gen);
+          break;
+        case 6:
+        case 7:
+          cp = std::uniform_int_distribution<uint32_t>(0x800, 0xFFFF)(gen);
+          break;
+        default:
+          cp = std::uniform_int_distribution<uint32_t>(0x10000, 0x10FFFF)(gen);
+          break;
       }
       if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0x20;  // no surrogates in UTF-8
       s += utf8_encode(cp);
@@ -156,5 +366,31 @@ TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
   const BpeTokenizer tiny = BpeTokenizer::load(dir.string());
   EXPECT_EQ(tiny.encode("abab"), (std::vector<int32_t>{256, 256}));
   EXPECT_EQ(tiny.decode({256, 99}), "abc");
+  fs::remove_all(dir);
+}
+
+// A vocab.bpe whose merges build the text "<|endoftext|>" would have BPE emit the special token
+// for ordinary text (and crashed the loader): refused, naming the merge and its line.
+TEST(Gpt2Bpe, AMergeThatSpellsEndOfTextIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / "sg_bpe_eot_merge";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  nlohmann::json enc = nlohmann::json::object();
+  for (int b = 0; b < 256; ++b) enc[byte_to_unicode(static_cast<uint8_t>(b))] = b;
+  enc["<|"] = 256;
+  enc["endoftext|>"] = 257;
+  enc["<|endoftext|>"] = 258;
+  std::ofstream(dir / "encoder.json") << enc.dump();
+  std::ofstream(dir / "vocab.bpe") << "#version: 0.2\n< |\n<| endoftext|>\n";
+  const std::string err = error_of([&] { BpeTokenizer::load(dir.string()); });
+  EXPECT_NE(err.find("vocab.bpe line 3"), std::string::npos) << err;
+  EXPECT_NE(err.find("'<|' and 'endoftext|>'"), std::string::npos) << err;
+  EXPECT_NE(err.find("special token"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  // Without that line the same files load, and the text "<|endoftext|>" stays text.
+  std::ofstream(dir / "vocab.bpe") << "#version: 0.2\n< |\n";
+  const BpeTokenizer tok = BpeTokenizer::load(dir.string());
+  EXPECT_EQ(tok.encode("<|endoftext|>")[0], 256);
+  EXPECT_EQ(tok.encode("<|endoftext|>", true), (std::vector<int32_t>{258}));
   fs::remove_all(dir);
 }
