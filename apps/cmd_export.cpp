@@ -17,6 +17,9 @@ void register_export(CLI::App& app) {
   cmd->add_option("--format", r->format, "hf, nanogpt, llmc or scratchgpt")->required();
   cmd->add_option("--checkpoint", r->checkpoint, "a checkpoint of a GPT")->required();
   cmd->add_option("--out", r->out, "hf: a directory; the others: a file")->required();
+  cmd->add_flag("--overwrite", r->overwrite,
+                "replace an existing --out (an hf directory only if it holds just an export's "
+                "files); never the --checkpoint itself");
   cmd->footer(
       "Example:\n"
       "  scratchgpt export --format llmc --checkpoint out/gpt2.safetensors --out gpt2_124M.bin");

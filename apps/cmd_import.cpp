@@ -21,6 +21,8 @@ void register_import(CLI::App& app) {
       ->required();
   cmd->add_option("--out", r->out, "the checkpoint to write, e.g. out/gpt2.safetensors")
       ->required();
+  cmd->add_flag("--overwrite", r->overwrite,
+                "replace an existing --out (never the --input itself)");
   cmd->add_option("--tokenizer", r->tokenizer,
                   "gpt2 (GPT-2's BPE, bundled) or a directory with encoder.json and vocab.bpe")
       ->capture_default_str();

@@ -86,6 +86,7 @@ void register_lesson(CLI::App& app) {
   cmd->add_option("--html", opts->lesson.html,
                   "the same lessons: write the trace as a self-contained page (inline CSS/SVG) "
                   "to FILE (default: none)");
+  cmd->add_flag("--overwrite", opts->lesson.overwrite, "replace an existing --html FILE");
   cmd->footer("Lessons:\n" + lesson_list() +
               "\nExample:\n  scratchgpt lesson head --B 1 --T 4 --C 4 --head-size 4 --trace");
   cmd->callback([opts, cmd] {
@@ -125,6 +126,8 @@ void register_lesson(CLI::App& app) {
         if (given("seed")) lo.seed = opts->seed;
         if (lo.trace) given("trace");
         if (given("html") && lo.html.empty()) fail("--html needs a file name");
+        if (lo.overwrite && lo.html.empty())
+          fail("--overwrite replaces an existing --html FILE: give --html too, or leave it out");
         l.run(lo, std::cout);
         std::cout.flush();
         return;

@@ -18,6 +18,7 @@ void register_report(CLI::App& app) {
                   "the .html file to write (default: none; give --out, --csv or both)");
   cmd->add_option("--csv", r->csv,
                   "a .csv file of the same series (run,type,iter,loss,...; default: none)");
+  cmd->add_flag("--overwrite", r->overwrite, "replace an existing --out or --csv");
   cmd->footer(
       "Example:\n"
       "  scratchgpt report --run out/small --run out/other --out report.html");

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "commands.h"
 #include "core/check.h"
+#include "core/text.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -58,13 +60,20 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line naming the problem and the fix.
-    std::fprintf(stderr, "error: %s (see 'scratchgpt --help')\n", e.what());
+    std::fprintf(stderr, "error: %s (see 'scratchgpt --help')\n",
+                 scratchgpt::printable(e.what(), true).c_str());
     return 2;
   } catch (const scratchgpt::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    // Messages carry names and paths read from files: printed, never obeyed by the terminal.
+    std::fprintf(stderr, "error: %s\n", scratchgpt::printable(e.what(), true).c_str());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "error: out of memory: lower the sizes this command was given "
+                 "(--batch-size, --block-size, --n-embd, --n-layer)\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", scratchgpt::printable(e.what(), true).c_str());
     return 1;
   }
   return 0;

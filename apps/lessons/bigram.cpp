@@ -8,6 +8,7 @@
 #include "nn/bigram.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -22,11 +23,20 @@ namespace scratchgpt::lessons {
 
 namespace {
 
-bool readable(const std::string& path) { return std::ifstream(path).good(); }
+// A regular file checked before it is opened: opening a FIFO would wait for a writer forever.
+bool readable(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && std::ifstream(path).good();
+}
 
 // --data, else data/tinyshakespeare.txt in the working directory, else in the source tree.
 std::string find_data(const std::string& flag) {
   if (!flag.empty()) {
+    std::error_code ec;
+    SG_CHECK(!std::filesystem::exists(flag, ec) || std::filesystem::is_regular_file(flag, ec),
+             "--data '", flag,
+             "' is not a regular file (a directory, device or pipe): pass the "
+             "path of a UTF-8 text file");
     SG_CHECK(readable(flag), "cannot read --data '", flag, "': pass the path of a UTF-8 text file");
     return flag;
   }

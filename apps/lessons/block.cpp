@@ -72,7 +72,8 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
     trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]");
   }
   if (!opt.html.empty()) {
-    write_trace_page(opt.html, "The first Head of a Block, traced (scratchgpt lesson block)",
+    write_trace_page(opt.html, opt.overwrite,
+                     "The first Head of a Block, traced (scratchgpt lesson block)",
                      "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
                          ", n_head=" + std::to_string(n_head) + "); x = torch.randn(" +
                          std::to_string(B) + ", " + std::to_string(T) + ", " + c +

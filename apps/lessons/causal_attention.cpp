@@ -40,13 +40,13 @@ void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
     trace = trace_causal_attention(ca, batch, 2, T);
   }
   if (!opt.html.empty()) {
-    write_trace_page(opt.html, "CausalAttention, traced (scratchgpt lesson causal-attention)",
-                     "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
-                     "CausalAttention(d_in=" +
-                         std::to_string(d_in) + ", d_out=" + std::to_string(d_out) +
-                         ", context_length=" + std::to_string(T) +
-                         ", dropout=0.0); batch element 0, every intermediate in order.",
-                     kCausalAttentionTraceCode, trace);
+    write_trace_page(
+        opt.html, opt.overwrite, "CausalAttention, traced (scratchgpt lesson causal-attention)",
+        "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
+        "CausalAttention(d_in=" +
+            std::to_string(d_in) + ", d_out=" + std::to_string(d_out) + ", context_length=" +
+            std::to_string(T) + ", dropout=0.0); batch element 0, every intermediate in order.",
+        kCausalAttentionTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
   if (opt.T || opt.d_in || opt.seed) {

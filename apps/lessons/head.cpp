@@ -51,12 +51,12 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
   if (opt.trace || !opt.html.empty())
     trace = trace_head(head, x, B, T, C, "x = torch.randn(B, T, C)");
   if (!opt.html.empty()) {
-    write_trace_page(opt.html, "One self-attention Head, traced (scratchgpt lesson head)",
-                     "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" +
-                         std::to_string(B) + ", " + std::to_string(T) + ", " + c +
-                         "); key, query, value = nn.Linear(" + c + ", " + hs +
-                         ", bias=False). Batch element 0, every intermediate in order.",
-                     kHeadTraceCode, trace);
+    write_trace_page(
+        opt.html, opt.overwrite, "One self-attention Head, traced (scratchgpt lesson head)",
+        "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) + ", " +
+            std::to_string(T) + ", " + c + "); key, query, value = nn.Linear(" + c + ", " + hs +
+            ", bias=False). Batch element 0, every intermediate in order.",
+        kHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
   step(os, "A single Head");

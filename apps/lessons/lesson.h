@@ -20,8 +20,9 @@ struct LessonOptions {
   std::optional<int> B, T, C, head_size, n_head, block_size;  // --B --T --C --head-size ...
   std::optional<int> d_in, d_out;                             // the book's --d-in --d-out
   std::optional<uint64_t> seed;                               // --seed (torch.manual_seed)
-  bool trace = false;  // --trace: every intermediate of one head, batch element 0
-  std::string html;    // --html FILE: the same trace as a self-contained page
+  bool trace = false;      // --trace: every intermediate of one head, batch element 0
+  std::string html;        // --html FILE: the same trace as a self-contained page
+  bool overwrite = false;  // --overwrite: replace an existing --html FILE
 };
 
 struct Lesson {

@@ -42,13 +42,13 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
     trace = trace_multi_head_attention(mha, batch, B, T);
   }
   if (!opt.html.empty()) {
-    write_trace_page(opt.html, "MultiHeadAttention, traced (scratchgpt lesson multi-head)",
-                     "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
-                     "MultiHeadAttention(d_in=" +
-                         din + ", d_out=" + dout + ", context_length=" + t +
-                         ", dropout=0.0, num_heads=" + nh +
-                         "); batch element 0, head 0, every intermediate in order.",
-                     kMultiHeadTraceCode, trace);
+    write_trace_page(
+        opt.html, opt.overwrite, "MultiHeadAttention, traced (scratchgpt lesson multi-head)",
+        "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
+        "MultiHeadAttention(d_in=" +
+            din + ", d_out=" + dout + ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
+            "); batch element 0, head 0, every intermediate in order.",
+        kMultiHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
   if (opt.T || opt.d_in || opt.seed) {

@@ -3,13 +3,12 @@
 #include "lessons/trace_page.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 #include "stones/attend.h"
 #include "stones/print.h"
@@ -272,9 +271,11 @@ void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {
   for (const auto& m : trace) os << m.name << " " << format_tensor(m.data.data(), m.shape) << "\n";
 }
 
-void write_trace_page(const std::string& path, const std::string& title,
+void write_trace_page(const std::string& path, bool overwrite, const std::string& title,
                       const std::string& sentence, const std::string& code,
                       const std::vector<TraceMatrix>& trace) {
+  const UserOutput rule{"--html", overwrite};
+  check_output(path, rule);  // before the page is drawn
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
     << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
@@ -326,11 +327,7 @@ void write_trace_page(const std::string& path, const std::string& title,
     h << "</table>\n</section>\n";
   }
   h << "</body>\n</html>\n";
-  std::ofstream f(path, std::ios::binary);
-  if (!f) fail("--html: cannot write ", path, ": ", std::strerror(errno));
-  f << h.str();
-  f.close();
-  if (!f) fail("--html: cannot write ", path, ": ", std::strerror(errno));
+  write_file_atomic(path, h.str(), &rule);
 }
 
 }  // namespace scratchgpt::lessons

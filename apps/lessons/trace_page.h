@@ -50,9 +50,10 @@ extern const char* const kMultiHeadTraceCode;
 // "name tensor(...)" per matrix, in order, as the text trace prints it.
 void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);
 
-// The page: a title, one sentence, the code, then one grid per matrix, in order. Fails naming
-// --html when the file cannot be written.
-void write_trace_page(const std::string& path, const std::string& title,
+// The page: a title, one sentence, the code, then one grid per matrix, in order. Written under
+// the rule for user outputs (core/atomic_file.h): an existing file only with overwrite. Fails
+// naming --html when the file cannot be written.
+void write_trace_page(const std::string& path, bool overwrite, const std::string& title,
                       const std::string& sentence, const std::string& code,
                       const std::vector<TraceMatrix>& trace);
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <string>
 
 #include <sys/mman.h>
 
@@ -17,6 +18,16 @@
 #include "core/tensor.h"
 
 namespace scratchgpt {
+
+// A slab the system would not give (mmap or aligned_alloc failed). An Error, so anything that
+// catches Errors still does; the commands that size the slabs catch it to name their flags
+// (run/model_factory.h: with_memory_advice).
+class OutOfMemory : public Error {
+ public:
+  explicit OutOfMemory(size_t n)
+      : Error("out of memory allocating " + std::to_string(n) + " bytes"), bytes(n) {}
+  size_t bytes;
+};
 
 namespace detail {
 // Frees an Arena slab: munmap for slabs that came from mmap (mapped_bytes > 0), free() otherwise.
@@ -50,12 +61,12 @@ class Arena {
       // transparent huge pages where available (512x fewer page faults than 4 KiB pages).
       bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
       void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      SG_CHECK(p != MAP_FAILED, "out of memory allocating ", bytes, " bytes");
+      if (p == MAP_FAILED) throw OutOfMemory(bytes);
       ::madvise(p, bytes, MADV_HUGEPAGE);
       slab_ = std::unique_ptr<float, Free>(static_cast<float*>(p), Free{bytes});
     } else {
       void* p = std::aligned_alloc(kAlign, bytes == 0 ? kAlign : bytes);
-      SG_CHECK(p != nullptr, "out of memory allocating ", bytes, " bytes");
+      if (p == nullptr) throw OutOfMemory(bytes);
       std::memset(p, 0, bytes);
       slab_ = std::unique_ptr<float, Free>(static_cast<float*>(p), Free{0});
     }

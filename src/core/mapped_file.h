@@ -1,6 +1,8 @@
 // mapped_file.h: MappedFile, a whole file mapped read-only into memory (mmap), so a multi-GB
 // weights file is read by the OS page by page instead of copied into the heap. Errors (missing,
-// a directory, not a regular file, mmap failing) name the path. Leaves out: writing.
+// a directory, not a regular file, mmap failing) name the path; a FIFO or device is refused at
+// once (opened O_NONBLOCK, its type checked before any read), never waited on. Leaves out:
+// writing.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,9 @@
 #include <string>
 
 namespace scratchgpt {
+
+// "a FIFO (named pipe)", "a directory", ...: what a st_mode that is no regular file is, for errors.
+const char* not_a_file(unsigned mode);
 
 class MappedFile {
  public:

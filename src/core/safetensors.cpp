@@ -266,19 +266,12 @@ SafeTensors load_safetensors(const std::string& path) {
   std::error_code ec;
   SG_CHECK(!std::filesystem::is_directory(path, ec), "'", path,
            "' is a directory, not a safetensors file: give the file's path");
-  std::ifstream f(path, std::ios::binary);
-  SG_CHECK(f.good(), "cannot open '", path, "': ", std::strerror(errno));
-  f.seekg(0, std::ios::end);
-  const std::streamoff end = f.tellg();
-  SG_CHECK(end >= 0, "cannot read '", path, "': not a regular file");
-  f.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(end));
-  f.read(reinterpret_cast<char*>(bytes.data()), end);
-  SG_CHECK(f.good() || bytes.empty(), "cannot read '", path, "'");
-  return parse_safetensors(bytes.data(), bytes.size(), path);
+  const MappedFile file(path);  // a FIFO or device is refused at once, never read
+  return parse_safetensors(file.data(), file.size(), path);
 }
 
-void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum) {
+void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum,
+                      const UserOutput* user) {
   nlohmann::json j = nlohmann::json::object();
   nlohmann::json meta = nlohmann::json::object();
   for (const auto& [k, v] : st.metadata) meta[k] = v;
@@ -297,7 +290,7 @@ void save_safetensors(const std::string& path, const SafeTensors& st, bool add_c
   uint8_t len_bytes[8];
   for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<uint8_t>(hl >> (8 * i));
 
-  AtomicFile f(path);
+  AtomicFile f(path, user);
   f.write(len_bytes, 8);
   f.write(header.data(), header.size());
   for (const auto& [name, t] : st.tensors) f.write(t.bytes.data(), t.bytes.size());

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.h"  // UserOutput
 #include "core/mapped_file.h"
 
 namespace scratchgpt {
@@ -83,6 +84,8 @@ class MappedSafeTensors {
 };
 
 // Writes atomically (tmp + fsync + rename). Adds metadata "checksum" unless add_checksum is false.
-void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum = true);
+// user: a path the user named, written under the rule of atomic_file.h (nullptr: our own file).
+void save_safetensors(const std::string& path, const SafeTensors& st, bool add_checksum = true,
+                      const UserOutput* user = nullptr);
 
 }  // namespace scratchgpt

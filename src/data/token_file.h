@@ -14,9 +14,14 @@
 //   llmc        llm.c's token shards: 256 int32 (1024 bytes) of header, [0] = magic 20240520,
 //               [1] = version 1, [2] = count, then uint16 ids of GPT-2's BPE (50257 tokens)
 //
-// Reading tells the formats apart by their first bytes (SGTK, llm.c's magic, else nanoGPT's raw
-// ids when a vocabulary size is given). Every defect (bad magic, unknown version, size not matching
-// count, checksum, id out of range) is an Error naming the file. In memory the ids are uint32.
+// Reading tells the formats apart by their headers: SGTK or llm.c's magic, and the rest of that
+// header agreeing with the file (for ours, its count with the size or its checksum with the ids;
+// for llm.c's, version 1 and its count with the size); else nanoGPT's raw ids when a vocabulary
+// size is given. Raw ids can spell either magic (18259 19284 is "SGTK"), so a magic whose header
+// does not hold is read as raw ids when a vocabulary size is given, and is an Error otherwise.
+// Every defect (bad magic, unknown version, size not matching count, checksum, id out of range)
+// is an Error naming the file and, where in doubt, the format it was read as. In memory the ids
+// are uint32.
 // Leaves out: llm.c's uint32 shards of other tokenizers (magic 20240801), memory-mapped reading.
 #pragma once
 

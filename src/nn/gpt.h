@@ -45,6 +45,7 @@ class GPT : public LanguageModel {
   // gradients, a step 654 -> 625 ms). Until backward runs, the slab holds stale values there.
   void zero_grad() override;
   void backward() override { backward(GradsReady()); }
+  void plan(int B, int T) override { plan_activations(B, T); }
   // Reports the tail (ln_f, an untied lm_head), then blocks L-1 ... 0, then wte and wpe (with the
   // tied lm_head's gradient): grad_ranges() below.
   void backward(const GradsReady& ready) override;

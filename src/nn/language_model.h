@@ -48,6 +48,13 @@ class LanguageModel {
     ready(0, grad_slab().size());
   }
   virtual Tensor logits() = 0;  // (B, T, V) of the last forward
+  // Allocates now what forward and backward at up to (B, T) need (the GPT's activation slab,
+  // otherwise allocated by the first forward), so that a batch too large fails before a run
+  // starts. A model that allocates as it goes (this default) does nothing.
+  virtual void plan(int B, int T) {
+    (void)B;
+    (void)T;
+  }
 
   // Generation, batch 1: the context lives in the model's cache (the GPT's keys and values).
   virtual void reset_cache() = 0;  // forget the context

@@ -39,11 +39,11 @@ std::string visible(const std::string& bytes) {
   return out.empty() ? "\xE2\x88\x85" : out;  // an empty token shows as the empty-set sign
 }
 
-// A JSON string literal (s is valid UTF-8); "</" is broken up so a token cannot end the script.
+// A JSON string literal (s is valid UTF-8); script_json (core/html.h) makes the whole JSON safe
+// inside the page's <script>.
 std::string json_string(const std::string& s) {
   std::string out = "\"";
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
+  for (const char c : s) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
@@ -51,9 +51,6 @@ std::string json_string(const std::string& s) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
-    } else if (c == '<' && i + 1 < s.size() && s[i + 1] == '/') {
-      out += "<\\/";
-      ++i;
     } else {
       out += c;
     }
@@ -170,6 +167,9 @@ void run_attention(const AttentionRequest& req, std::FILE* out) {
   SG_CHECK(!req.checkpoint.empty(), "--checkpoint is required: a GPT checkpoint");
   SG_CHECK(!req.out.empty(), "--out is required: the .html file to write");
   SG_CHECK(!req.prompt.empty(), "--prompt is empty: give the text whose attention to draw");
+  const UserOutput rule{"--out", req.overwrite};  // the output rule (core/atomic_file.h)
+  check_not_input(req.out, rule, req.checkpoint, "--checkpoint");
+  check_output(req.out, rule);
   const Checkpoint ck = load_checkpoint(req.checkpoint);
   SG_CHECK(ck.cfg.model == ModelKind::kGpt, ck.path,
            " holds a bigram model, which has no attention: give a GPT checkpoint");
@@ -248,9 +248,9 @@ void run_attention(const AttentionRequest& req, std::FILE* out) {
     json += "]";
   }
   json += "]}";
-  page += "</div>\n<script id=\"attention-data\" type=\"application/json\">" + json +
+  page += "</div>\n<script id=\"attention-data\" type=\"application/json\">" + script_json(json) +
           "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
-  write_file_atomic(req.out, page);
+  write_file_atomic(req.out, page, &rule);
   std::fprintf(out, "%d tokens, %d layers x %d heads -> %s\n", T, L, NH, req.out.c_str());
 }
 

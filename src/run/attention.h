@@ -19,6 +19,7 @@ struct AttentionRequest {
   std::string checkpoint;  // a GPT checkpoint (training or weights-only)
   std::string prompt;      // UTF-8 text, tokenized by the checkpoint's tokenizer
   std::string out;         // the .html file to write
+  bool overwrite = false;  // replace an existing --out (core/atomic_file.h has the rule)
 };
 
 void run_attention(const AttentionRequest& req, std::FILE* out);

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/atomic_file.h"
 #include "core/check.h"
 #include "core/safetensors.h"
-#include "data/file_io.h"
 #include "nn/gpt.h"
 #include "run/gpt2_formats.h"
 #include "train/checkpoint.h"
@@ -53,7 +53,12 @@ std::vector<std::pair<std::string, StTensor>> with_biases(const Checkpoint& ck) 
   return out;
 }
 
-void export_hf(const Checkpoint& ck, const std::string& dir) {
+// The files export_hf writes: an earlier export holding only these may be replaced (--overwrite).
+const std::vector<std::string> kHfFiles = {"config.json", "model.safetensors", "vocab.json",
+                                           "merges.txt"};
+
+// All or nothing: the files go to a temporary directory that replaces dir when complete.
+void export_hf(const Checkpoint& ck, AtomicDir& dir) {
   const GPTConfig& g = ck.cfg.gpt;
   SafeTensors st;
   for (auto& [name, t] : with_biases(ck)) {
@@ -71,16 +76,17 @@ void export_hf(const Checkpoint& ck, const std::string& dir) {
       {"initializer_range", 0.02}};
   if (ck.tokenizer.is_bpe() && ck.tokenizer.bpe().eot_id() >= 0)
     c["bos_token_id"] = c["eos_token_id"] = ck.tokenizer.bpe().eot_id();
-  ensure_writable_dir(dir, "--out");
-  save_safetensors((fs::path(dir) / "model.safetensors").string(), st, /*add_checksum=*/false);
-  write_file_atomic((fs::path(dir) / "config.json").string(), c.dump(2) + "\n");
+  save_safetensors(dir.file("model.safetensors"), st, /*add_checksum=*/false);
+  write_file_atomic(dir.file("config.json"), c.dump(2) + "\n");
   if (ck.tokenizer.is_bpe()) {  // GPT-2's two files under the names transformers reads
-    write_file_atomic((fs::path(dir) / "vocab.json").string(), ck.tokenizer.encoder_json());
-    write_file_atomic((fs::path(dir) / "merges.txt").string(), ck.tokenizer.vocab_bpe());
+    write_file_atomic(dir.file("vocab.json"), ck.tokenizer.encoder_json());
+    write_file_atomic(dir.file("merges.txt"), ck.tokenizer.vocab_bpe());
   }
+  dir.commit();
 }
 
-void export_nanogpt(const Checkpoint& ck, const std::string& path, std::FILE* out) {
+void export_nanogpt(const Checkpoint& ck, const std::string& path, const UserOutput& rule,
+                    std::FILE* out) {
   const GPTConfig& g = ck.cfg.gpt;
   SG_CHECK(g.tied, "nanoGPT's GPT ties lm_head to wte, and ", ck.path,
            " has its own head: export it with --format hf or scratchgpt");
@@ -98,10 +104,10 @@ void export_nanogpt(const Checkpoint& ck, const std::string& path, std::FILE* ou
                                              {"bias", g.bias}, {"vocab_size", g.vocab_size},
                                              {"dropout", 0.0}}
                                   .dump();
-  save_safetensors(path, st, /*add_checksum=*/false);
+  save_safetensors(path, st, /*add_checksum=*/false, &rule);
 }
 
-void export_llmc(const Checkpoint& ck, const std::string& path) {
+void export_llmc(const Checkpoint& ck, const std::string& path, const UserOutput& rule) {
   const GPTConfig& g = ck.cfg.gpt;
   SG_CHECK(g.tied, "llm.c's GPT-2 ties its head to wte, and ", ck.path,
            " has its own head: export it with --format hf or scratchgpt");
@@ -113,7 +119,7 @@ void export_llmc(const Checkpoint& ck, const std::string& path) {
                          g.n_embd, Vp};
   std::map<std::string, StTensor> all;
   for (auto& [name, t] : with_biases(ck)) all[name] = std::move(t);
-  AtomicFile f(path);
+  AtomicFile f(path, &rule);
   f.write(header, sizeof header);
   for (const std::string& name : llmc_order(g.n_layer)) {
     const StTensor& t = all.at(name);
@@ -135,6 +141,14 @@ void run_export(const ExportRequest& req, std::FILE* out) {
   std::error_code ec;
   SG_CHECK(format == WeightFormat::kHf || !fs::is_directory(req.out, ec), "--out ", req.out,
            " is a directory: --format ", req.format, " writes one file; give its name");
+  // The output rule (core/atomic_file.h) before the checkpoint is read; never the input itself.
+  const UserOutput rule{"--out", req.overwrite};
+  check_not_input(req.out, rule, req.checkpoint, "--checkpoint");
+  std::optional<AtomicDir> hf_dir;
+  if (format == WeightFormat::kHf)
+    hf_dir.emplace(req.out, rule, kHfFiles);
+  else
+    check_output(req.out, rule);
   const Checkpoint ck = load_checkpoint(req.checkpoint);
   SG_CHECK(ck.cfg.model == ModelKind::kGpt, ck.path,
            " holds a bigram model; export writes GPT-2-shaped models only");
@@ -146,14 +160,14 @@ void run_export(const ExportRequest& req, std::FILE* out) {
       SG_CHECK(std::isfinite(v), ck.path, ": tensor '", name, "' is not finite");
   }
   switch (format) {
-    case WeightFormat::kHf: export_hf(ck, req.out); break;
-    case WeightFormat::kNanoGpt: export_nanogpt(ck, req.out, out); break;
-    case WeightFormat::kLlmc: export_llmc(ck, req.out); break;
+    case WeightFormat::kHf: export_hf(ck, *hf_dir); break;
+    case WeightFormat::kNanoGpt: export_nanogpt(ck, req.out, rule, out); break;
+    case WeightFormat::kLlmc: export_llmc(ck, req.out, rule); break;
     case WeightFormat::kScratchgpt: {
       SafeTensors weights;
       for (const auto& [name, shape] : gpt_param_shapes(ck.cfg.gpt))
         weights.tensors[name] = ck.st.get(name);
-      save_weights_checkpoint(req.out, std::move(weights), ck.cfg, ck.tokenizer);
+      save_weights_checkpoint(req.out, std::move(weights), ck.cfg, ck.tokenizer, &rule);
       break;
     }
   }

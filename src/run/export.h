@@ -10,6 +10,8 @@
 // What another format cannot hold is an Error naming it (an untied head for nanoGPT and llm.c,
 // a ReLU MLP for nanoGPT and llm.c, whose MLPs are GELU); a model without biases gets zero
 // biases where the format always has them (Hugging Face, llm.c), which computes the same.
+// An existing --out is replaced only with overwrite, and never when it is the checkpoint read;
+// the hf directory appears complete or not at all (core/atomic_file.h: UserOutput, AtomicDir).
 // Leaves out: PyTorch's pickled formats, half precision.
 #pragma once
 
@@ -22,6 +24,7 @@ struct ExportRequest {
   std::string format;      // hf, nanogpt, llmc or scratchgpt
   std::string checkpoint;  // a scratchgpt checkpoint of a GPT
   std::string out;         // hf: a directory; the others: a file
+  bool overwrite = false;  // replace an existing --out (core/atomic_file.h has the rule)
 };
 
 void run_export(const ExportRequest& req, std::FILE* out);

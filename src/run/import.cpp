@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,6 +18,7 @@
 #include "run/model_factory.h"
 #include "tokenizer/tokenizer.h"
 #include "train/checkpoint.h"
+#include "train/train_config.h"
 
 namespace scratchgpt {
 
@@ -93,17 +95,50 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-int json_int(const nlohmann::json& j, const std::string& key, const std::string& path) {
-  SG_CHECK(j.contains(key) && j[key].is_number_integer(), path, " has no whole number '", key,
-           "': give a GPT-2 config.json");
-  return j[key].get<int>();
+// The fields of an imported config (config.json, nanoGPT's model_args), read under the training
+// config's rules (train_config.h): a whole number in int's range, a finite number, true/false, a
+// string; anything else is one Error naming the file (source), the field and what it must be.
+int json_int(const nlohmann::json& j, const std::string& key, const std::string& source) {
+  SG_CHECK(j.contains(key), source, " has no '", key, "': give a GPT-2 config");
+  return json_whole_number<int>(j[key], source + ": '" + key + "'");
 }
 
-GPTConfig gpt2_config(int V, int T, int L, int NH, int C, bool bias, bool tied, Activation act) {
+double json_real(const nlohmann::json& j, const std::string& key, double fallback,
+                 const std::string& source) {
+  if (!j.contains(key)) return fallback;
+  const nlohmann::json& v = j[key];
+  SG_CHECK(v.is_number() && std::isfinite(v.get<double>()), source, ": '", key,
+           "' has the wrong type: it must be a finite number, got ", v.dump());
+  return v.get<double>();
+}
+
+bool json_bool(const nlohmann::json& j, const std::string& key, bool fallback,
+               const std::string& source) {
+  if (!j.contains(key)) return fallback;
+  SG_CHECK(j[key].is_boolean(), source, ": '", key,
+           "' has the wrong type: it must be true or false, got ", j[key].dump());
+  return j[key].get<bool>();
+}
+
+std::string json_text(const nlohmann::json& j, const std::string& key, const std::string& fallback,
+                      const std::string& source) {
+  if (!j.contains(key)) return fallback;
+  SG_CHECK(j[key].is_string(), source, ": '", key,
+           "' has the wrong type: it must be a string, got ", j[key].dump());
+  return j[key].get<std::string>();
+}
+
+// source names the file the numbers came from in an impossible combination's Error.
+GPTConfig gpt2_config(int V, int T, int L, int NH, int C, bool bias, bool tied, Activation act,
+                      const std::string& source) {
   GPTConfig g;
   g.vocab_size = V, g.block_size = T, g.n_layer = L, g.n_head = NH, g.n_embd = C;
   g.dropout = 0.0f, g.bias = bias, g.tied = tied, g.activation = act;
-  g.validate();
+  try {
+    g.validate();
+  } catch (const Error& e) {
+    fail(source, ": ", e.what());
+  }
   return g;
 }
 
@@ -130,18 +165,25 @@ Imported import_hf(const std::string& input) {
   }
   SG_CHECK(j.is_object(), config_path, " must be a JSON object");
   if (j.contains("model_type"))
-    SG_CHECK(j["model_type"] == "gpt2", config_path, " is a '", j["model_type"].dump(),
-             "' model, not gpt2: scratchgpt imports GPT-2's architecture only");
-  const double eps = j.value("layer_norm_epsilon", 1e-5);
+    SG_CHECK(j["model_type"] == "gpt2", config_path, " is a ", j["model_type"].dump(),
+             " model, not gpt2: scratchgpt imports GPT-2's architecture only");
+  const double eps = json_real(j, "layer_norm_epsilon", 1e-5, config_path);
   SG_CHECK(std::abs(eps - 1e-5) < 1e-12, config_path, " has layer_norm_epsilon ", eps,
            ": scratchgpt's LayerNorm uses GPT-2's 1e-5");
   const int T = j.contains("n_positions") ? json_int(j, "n_positions", config_path)
                                           : json_int(j, "n_ctx", config_path);
-  const bool tied = j.value("tie_word_embeddings", true);
-  const GPTConfig g = gpt2_config(
-      json_int(j, "vocab_size", config_path), T, json_int(j, "n_layer", config_path),
-      json_int(j, "n_head", config_path), json_int(j, "n_embd", config_path), /*bias=*/true, tied,
-      activation_from_hf(j.value("activation_function", std::string("gelu_new"))));
+  const bool tied = json_bool(j, "tie_word_embeddings", true, config_path);
+  const std::string act = json_text(j, "activation_function", "gelu_new", config_path);
+  Activation activation = Activation::kGelu;
+  try {
+    activation = activation_from_hf(act);
+  } catch (const Error& e) {
+    fail(config_path, ": ", e.what());
+  }
+  const GPTConfig g =
+      gpt2_config(json_int(j, "vocab_size", config_path), T, json_int(j, "n_layer", config_path),
+                  json_int(j, "n_head", config_path), json_int(j, "n_embd", config_path),
+                  /*bias=*/true, tied, activation, config_path);
 
   const MappedSafeTensors file(model);
   const std::string prefix = file.tensors.count("transformer.wte.weight") ? "transformer." : "";
@@ -171,12 +213,13 @@ Imported import_nanogpt(const std::string& input, int n_head) {
   if (meta != file.metadata.end()) {
     nlohmann::json m = nlohmann::json::parse(meta->second, nullptr, false);
     SG_CHECK(m.is_object(), input, ": its model_args metadata is not a JSON object");
-    V = json_int(m, "vocab_size", input + "'s model_args");
-    T = json_int(m, "block_size", input + "'s model_args");
-    L = json_int(m, "n_layer", input + "'s model_args");
-    C = json_int(m, "n_embd", input + "'s model_args");
-    if (NH == 0) NH = json_int(m, "n_head", input + "'s model_args");
-    if (m.contains("bias") && m["bias"].is_boolean()) bias = m["bias"].get<bool>();
+    const std::string source = input + "'s model_args";
+    V = json_int(m, "vocab_size", source);
+    T = json_int(m, "block_size", source);
+    L = json_int(m, "n_layer", source);
+    C = json_int(m, "n_embd", source);
+    if (NH == 0) NH = json_int(m, "n_head", source);
+    bias = json_bool(m, "bias", bias, source);
   } else {  // the shapes say all but the head count
     const auto wte = file.tensors.find("transformer.wte.weight");
     const auto wpe = file.tensors.find("transformer.wpe.weight");
@@ -184,13 +227,19 @@ Imported import_nanogpt(const std::string& input, int n_head) {
                  wpe->second.shape.size() == 2,
              input, " has no transformer.wte.weight and transformer.wpe.weight of 2 dimensions: "
              "not a nanoGPT state_dict");
+    const int64_t kMax = std::numeric_limits<int>::max();
+    SG_CHECK(wte->second.shape[0] <= kMax && wte->second.shape[1] <= kMax &&
+                 wpe->second.shape[0] <= kMax,
+             input, ": transformer.wte.weight or transformer.wpe.weight is larger than ", kMax,
+             " in a dimension: not a GPT-2 this build can hold");
     V = static_cast<int>(wte->second.shape[0]), C = static_cast<int>(wte->second.shape[1]);
     T = static_cast<int>(wpe->second.shape[0]);
     while (file.tensors.count("transformer.h." + std::to_string(L) + ".ln_1.weight")) ++L;
     SG_CHECK(NH > 0, input, " has no model_args metadata, and the head count is not in the "
              "shapes: pass --n-head");
   }
-  const GPTConfig g = gpt2_config(V, T, L, NH, C, bias, /*tied=*/true, Activation::kGeluExact);
+  const GPTConfig g = gpt2_config(V, T, L, NH, C, bias, /*tied=*/true, Activation::kGeluExact,
+                                  meta != file.metadata.end() ? input + "'s model_args" : input);
   Imported r{g, {}};
   r.weights = gather(file, input, g, nanogpt_tensor,
                      [&](const std::string& key, const MappedSafeTensors::View& v) {
@@ -222,7 +271,8 @@ GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& 
                C < (1 << 16) && L < 4096 && T < (1 << 20),
            input, " has an impossible header (max_seq_len ", T, ", vocab ", V, ", padded ", Vp,
            ", layers ", L, ", heads ", NH, ", channels ", C, "): it is damaged");
-  const GPTConfig g = gpt2_config(V, T, L, NH, C, /*bias=*/true, /*tied=*/true, Activation::kGelu);
+  const GPTConfig g =
+      gpt2_config(V, T, L, NH, C, /*bias=*/true, /*tied=*/true, Activation::kGelu, input);
   std::map<std::string, Shape> shapes;
   for (const auto& [name, shape] : gpt_param_shapes(g)) shapes[name] = shape;
   // The bytes each tensor takes in the file, in its order.
@@ -281,6 +331,13 @@ void run_import(const ImportRequest& req, std::FILE* out) {
   SG_CHECK(!fs::is_directory(req.out, ec), "--out ", req.out,
            " is a directory: give a file name, e.g. ", (fs::path(req.out) / "gpt2.safetensors").string());
   SG_CHECK(req.n_head >= 0, "--n-head must be positive, got ", req.n_head);
+  // The output rule (core/atomic_file.h) before any reading; never one of the inputs itself.
+  const UserOutput rule{"--out", req.overwrite};
+  check_not_input(req.out, rule, req.input, "--input");
+  if (format == WeightFormat::kHf && fs::is_directory(req.input, ec))
+    for (const char* name : {"model.safetensors", "config.json"})
+      check_not_input(req.out, rule, (fs::path(req.input) / name).string(), "--input");
+  check_output(req.out, rule);
   const Tokenizer tokenizer = Tokenizer::bpe(req.tokenizer);
   Imported m = format == WeightFormat::kHf        ? import_hf(req.input)
                : format == WeightFormat::kNanoGpt ? import_nanogpt(req.input, req.n_head)
@@ -302,7 +359,7 @@ void run_import(const ImportRequest& req, std::FILE* out) {
   cfg.gpt = m.gpt;
   cfg.preset = "";
   const double params = param_count(cfg);
-  save_weights_checkpoint(req.out, std::move(m.weights), cfg, tokenizer);
+  save_weights_checkpoint(req.out, std::move(m.weights), cfg, tokenizer, &rule);
   std::fprintf(out, "imported %s (%s): %d layers, %d heads, %d wide, context %d, %d tokens, "
                "%.1fM parameters -> %s\n",
                req.input.c_str(), req.format.c_str(), m.gpt.n_layer, m.gpt.n_head, m.gpt.n_embd,

@@ -25,6 +25,7 @@ struct ImportRequest {
   std::string out;                 // the checkpoint to write
   std::string tokenizer = "gpt2";  // gpt2 (data/gpt2/) or a directory with encoder.json, vocab.bpe
   int n_head = 0;                  // nanogpt files without model_args metadata: the head count
+  bool overwrite = false;          // replace an existing --out (core/atomic_file.h has the rule)
 };
 
 void run_import(const ImportRequest& req, std::FILE* out);

@@ -24,10 +24,15 @@ double param_count(const TrainConfig& cfg) {
 double weight_bytes(const TrainConfig& cfg) { return 4.0 * param_count(cfg); }
 
 double training_bytes_lower_bound(const TrainConfig& cfg) {
-  const double B = cfg.batch_size, T = cfg.gpt.block_size, V = cfg.gpt.vocab_size;
-  const double acts = cfg.model == ModelKind::kBigram
-                          ? B * T * V
-                          : cfg.gpt.n_layer * 8.0 * B * T * cfg.gpt.n_embd + B * T * V;
+  const double N = static_cast<double>(cfg.batch_size) * cfg.gpt.block_size;  // B * T
+  const double V = cfg.gpt.vocab_size, C = cfg.gpt.n_embd, L = cfg.gpt.n_layer;
+  // The floats GPT::layout plans (nn/gpt.cpp, block.cpp, causal_self_attention.cpp, mlp.cpp),
+  // less the attention matrices, dropout masks and small per-row statistics: each block keeps 16
+  // (N, C) (ln_1, qkv 3, y, x1, ln_2, fc 4, act 4, x2), the blocks share a backward scratch of 17
+  // (c_proj, dqkv 3, dy, dproj; c_proj, dact 4, dfc 4, dproj; dln), GPT itself 6 (emb, ln_f,
+  // dlnf, dres 2, demb) and 3 (N, V) (logits, probs, dlogits). A bigram: logits, probs, dlogits.
+  const double acts =
+      cfg.model == ModelKind::kBigram ? 3 * N * V : (16 * L + 17 + 6) * N * C + 3 * N * V;
   return 4.0 * (4.0 * param_count(cfg) + acts);
 }
 

@@ -84,6 +84,17 @@ std::string num(double v) {
   return buf;
 }
 
+// A text cell of the CSV (the run's name): quoted as RFC 4180 says (inside "...", a " doubled;
+// commas and newlines kept), and one that a spreadsheet would take for a formula (starting with
+// = + - @, or a tab or carriage return before one) led by a ' so it stays text. The numeric
+// columns are written by %.9g and are never text: -0.5 there stays a number.
+std::string csv_text(const std::string& s) {
+  std::string out = "\"";
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) out += '\'';
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 const char* kColours[] = {"#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285"};
 
 struct Line {
@@ -160,6 +171,17 @@ void run_report(const ReportRequest& req, std::FILE* out) {
            "compare runs)");
   SG_CHECK(!req.out.empty() || !req.csv.empty(), "nothing to write: give --out FILE.html, "
            "--csv FILE.csv or both");
+  // The output rule (core/atomic_file.h) for both files before anything is read or written.
+  const UserOutput out_rule{"--out", req.overwrite}, csv_rule{"--csv", req.overwrite};
+  SG_CHECK(req.out.empty() || req.out != req.csv, "--out and --csv name the same file ", req.out,
+           ": give each its own");
+  for (const std::string& dir : req.runs) {
+    const std::string metrics = (std::filesystem::path(dir) / "metrics.jsonl").string();
+    if (!req.out.empty()) check_not_input(req.out, out_rule, metrics, "--run's");
+    if (!req.csv.empty()) check_not_input(req.csv, csv_rule, metrics, "--run's");
+  }
+  if (!req.out.empty()) check_output(req.out, out_rule);
+  if (!req.csv.empty()) check_output(req.csv, csv_rule);
   std::vector<Run> runs;
   for (const std::string& dir : req.runs) runs.push_back(read_run(dir));
 
@@ -172,15 +194,16 @@ void run_report(const ReportRequest& req, std::FILE* out) {
       return std::string(buf);
     };
     for (const Run& r : runs) {
+      const std::string name = csv_text(r.dir);
       for (const auto& j : r.train)
-        csv += "\"" + r.dir + "\",train," + field(j, "iter") + "," + field(j, "loss") + ",," +
-               field(j, "lr") + "," + field(j, "grad_norm") + "," + field(j, "tokens_per_s") +
-               "," + field(j, "time_s") + "\n";
+        csv += name + ",train," + field(j, "iter") + "," + field(j, "loss") + ",," +
+               field(j, "lr") + "," + field(j, "grad_norm") + "," + field(j, "tokens_per_s") + "," +
+               field(j, "time_s") + "\n";
       for (const auto& j : r.eval)
-        csv += "\"" + r.dir + "\",eval," + field(j, "iter") + "," + field(j, "train_loss") + "," +
+        csv += name + ",eval," + field(j, "iter") + "," + field(j, "train_loss") + "," +
                field(j, "val_loss") + ",,,," + field(j, "time_s") + "\n";
     }
-    write_file_atomic(req.csv, csv);
+    write_file_atomic(req.csv, csv, &csv_rule);
   }
   if (!req.out.empty()) {
     std::vector<Line> loss, lr, norm, speed;
@@ -229,7 +252,7 @@ void run_report(const ReportRequest& req, std::FILE* out) {
             chart("tokens_per_s", "tokens/s", speed, false) + "\n</div>\n";
     page += "<script>document.getElementById('log').addEventListener('change', e => "
             "document.body.classList.toggle('log', e.target.checked));</script>\n</body></html>\n";
-    write_file_atomic(req.out, page);
+    write_file_atomic(req.out, page, &out_rule);
   }
   size_t lines = 0;
   for (const Run& r : runs) lines += r.train.size() + r.eval.size();

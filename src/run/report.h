@@ -20,6 +20,7 @@ struct ReportRequest {
   std::string out;                // the .html file to write ("": none)
   std::string csv;                // the .csv file to write ("": none)
   int refresh_s = 0;              // > 0: the page reloads itself this often (a run going on)
+  bool overwrite = false;         // replace existing outputs (core/atomic_file.h has the rule)
 };
 
 // out: where to say what was written (nullptr: nowhere).

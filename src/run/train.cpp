@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/check.h"
+#include "core/text.h"
 #include "core/utf8.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
@@ -37,6 +38,11 @@ namespace scratchgpt {
 namespace fs = std::filesystem;
 
 namespace {
+
+// What training needs memory for, and the flags that size it: the pre-check's words, and a failed
+// allocation's (with_memory_advice) after it.
+constexpr const char* kTrainingNeeds = "training this config";
+constexpr const char* kTrainingFix = "lower --n-embd, --n-layer, --batch-size or --block-size";
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
@@ -273,6 +279,9 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // 2. The data: its vocabulary fixes V.
   // nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
   const int given_vocab = given.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
+  SG_CHECK(!given.contains("vocab_size") || given_vocab > 0, "--vocab-size ", given_vocab,
+           " is not a vocabulary size: give a positive count of token ids, larger than every id "
+           "in the data (50257 for GPT-2's tokens), or leave it out for data that says its own");
   const bool from_ck = opt.resume || !opt.init_from.empty();
   run.data = Dataset::load(opt.data_dir, from_ck ? ck.tokenizer.vocab_size() : given_vocab);
   SG_CHECK(given_vocab == 0 || given_vocab == run.data.tokenizer.vocab_size(), "--vocab-size ",
@@ -342,11 +351,11 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
 
   // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
   // they can fit at all.
-  check_fits_in_memory(training_bytes_lower_bound(cfg), "training this config",
-                       "lower --n-embd, --n-layer, --batch-size or --block-size");
+  check_fits_in_memory(training_bytes_lower_bound(cfg), kTrainingNeeds, kTrainingFix);
   run.model = build_model(cfg, ctx);
   if (run.model->block_size() < T)
     fail("block_size ", T, " exceeds the model's context ", run.model->block_size());
+  run.model->plan(B, T);  // the activations too, before anything is printed or written
   run.batches = std::make_unique<BatchStream>(
       run.data.train.data(), static_cast<int64_t>(run.data.train.size()), B, T, cfg.seed,
                                               cfg.rng_stream == RngStream::kNanoGpt);
@@ -470,8 +479,11 @@ void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSumm
   if (improved) run.save(run.best_path);
   run.save(run.last_path);
   // The page a browser tab can stay open on: reloaded every 30 s while the run goes on.
-  if (run.rank0 && !opt.report.empty())
-    run_report({{opt.out_dir}, opt.report, "", it < run.cfg.max_iters ? 30 : 0}, nullptr);
+  if (run.rank0 && !opt.report.empty()) {
+    ReportRequest page{{opt.out_dir}, opt.report, "", it < run.cfg.max_iters ? 30 : 0};
+    page.overwrite = true;  // redrawn at every evaluation: each redraw replaces the last
+    run_report(page, nullptr);
+  }
 }
 
 }  // namespace
@@ -493,7 +505,7 @@ TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   std::fprintf(
       log,
       "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
-      cfg.preset.empty() ? "custom" : cfg.preset.c_str(),
+      cfg.preset.empty() ? "custom" : printable(cfg.preset).c_str(),
       enum_name<ModelKind>(kModelKindNames, cfg.model),
       static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
       static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
@@ -578,17 +590,21 @@ TrainSummary run_training(const TrainOptions& opt) {
   // written, and the run stops with a resumable out dir.
   install_stop_handler();
   const std::unique_ptr<Comm> comm = make_comm();
-  if (comm->size() == 1) return train(opt, *comm, opt.log);
+  auto train_here = [&](std::FILE* log) {
+    return with_memory_advice(kTrainingNeeds, kTrainingFix, [&] { return train(opt, *comm, log); });
+  };
+  if (comm->size() == 1) return train_here(opt.log);
   // Several processes: rank 0 speaks for the run; a failure on any rank ends the whole job at
   // once (no rank is left waiting in a collective), naming the rank.
   std::FILE* quiet = comm->rank() == 0 ? nullptr : std::fopen("/dev/null", "w");
   try {
-    const TrainSummary sum = train(opt, *comm, quiet ? quiet : opt.log);
+    const TrainSummary sum = train_here(quiet ? quiet : opt.log);
     if (quiet) std::fclose(quiet);
     comm->barrier();
     return sum;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error (rank %d of %d): %s\n", comm->rank(), comm->size(), e.what());
+    std::fprintf(stderr, "error (rank %d of %d): %s\n", comm->rank(), comm->size(),
+                 printable(e.what(), true).c_str());
     std::fflush(stderr);
     comm->abort(1);
   }

@@ -87,11 +87,11 @@ void save_checkpoint(const std::string& path, LanguageModel& model, const TrainC
 }
 
 void save_weights_checkpoint(const std::string& path, SafeTensors weights, const TrainConfig& cfg,
-                             const Tokenizer& tokenizer) {
+                             const Tokenizer& tokenizer, const UserOutput* user) {
   weights.metadata.clear();
   describe(weights, cfg, tokenizer);
   weights.metadata["contents"] = "weights";
-  save_safetensors(path, weights);
+  save_safetensors(path, weights, /*add_checksum=*/true, user);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {

@@ -39,9 +39,10 @@ struct TrainState {
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
                      const Tokenizer& tokenizer, const TrainState& state);
 
-// weights: tensors under the Param names (F32), as a model's params() has them.
+// weights: tensors under the Param names (F32), as a model's params() has them. user: a path the
+// user named (import --out, export --out), written under the rule of core/atomic_file.h.
 void save_weights_checkpoint(const std::string& path, SafeTensors weights, const TrainConfig& cfg,
-                             const Tokenizer& tokenizer);
+                             const Tokenizer& tokenizer, const UserOutput* user = nullptr);
 
 struct Checkpoint {
   std::string path;

@@ -154,6 +154,24 @@ json canonical_config_keys(const json& j, std::vector<std::string>& ignored,
   return out;
 }
 
+template <typename T>
+T json_whole_number(const json& v, const std::string& what) {
+  SG_CHECK(v.is_number_integer(), what, " has the wrong type: it must be a whole number, got ",
+           v.dump());
+  using Lim = std::numeric_limits<T>;
+  // A negative value fits a signed T down to its min (-1 is an int: the field's own check says
+  // what it must be); a non-negative one up to T's max.
+  const bool fits = v.is_number_unsigned() || v.get<int64_t>() >= 0
+                        ? v.get<uint64_t>() <= static_cast<uint64_t>(Lim::max())
+                        : Lim::is_signed && v.get<int64_t>() >= static_cast<int64_t>(Lim::min());
+  SG_CHECK(fits, what, " is out of range: ", v.dump(), " (from ", +Lim::min(), " to ", +Lim::max(),
+           ")");
+  return v.get<T>();
+}
+template int json_whole_number<int>(const json&, const std::string&);
+template int64_t json_whole_number<int64_t>(const json&, const std::string&);
+template uint64_t json_whole_number<uint64_t>(const json&, const std::string&);
+
 namespace {
 // "n_layer" -> "'n_layer' (--n-layer)": the key and the flag that sets it.
 std::string key_and_flag(const char* key) {
@@ -174,18 +192,7 @@ void take(const json& v, const char* key, T& dst) {
              v.dump());
     dst = v.get<bool>();
   } else if constexpr (std::is_integral_v<T>) {
-    SG_CHECK(v.is_number_integer(), name, " has the wrong type: it must be a whole number, got ",
-             v.dump());
-    using Lim = std::numeric_limits<T>;
-    const bool fits = v.is_number_unsigned()
-                          ? v.get<uint64_t>() <= static_cast<uint64_t>(Lim::max())
-                          : v.get<int64_t>() >= static_cast<int64_t>(Lim::min()) &&
-                                (Lim::is_signed || v.get<int64_t>() >= 0) &&
-                                static_cast<uint64_t>(v.get<int64_t>()) <=
-                                    static_cast<uint64_t>(Lim::max());
-    SG_CHECK(fits, name, " is out of range: ", v.dump(), " (from ", +Lim::min(), " to ",
-             +Lim::max(), ")");
-    dst = v.get<T>();
+    dst = json_whole_number<T>(v, name);
   } else if constexpr (std::is_floating_point_v<T>) {
     SG_CHECK(v.is_number(), name, " has the wrong type: it must be a number, got ", v.dump());
     SG_CHECK(std::isfinite(v.get<double>()), name, " must be a finite number, got ",

@@ -89,6 +89,13 @@ const std::vector<ConfigField>& config_fields();
 // Error naming the flag when the text is not of the field's kind.
 nlohmann::json config_value_from_text(const ConfigField& field, const std::string& text);
 
+// v as a whole number of type T under the config's rules: a JSON integer (no 1.7, no 1e12) in
+// T's range (no 4294967297 into an int), else an Error "<what> has the wrong type: ..." or "<what>
+// is out of range: ...". Config keys use it, and so do the configs import reads. T: int, int64_t
+// or uint64_t.
+template <typename T>
+T json_whole_number(const nlohmann::json& v, const std::string& what);
+
 // nanoGPT's names (train.py, config/*.py) for keys we spell otherwise; every other nanoGPT key
 // that means something here has our name (n_layer, max_iters, min_lr, beta2, ...).
 struct ConfigAlias {

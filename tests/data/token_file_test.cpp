@@ -190,3 +190,52 @@ TEST(TokenFile, ReadsAndWritesTheirFiles) {
     EXPECT_EQ(read_file(dir + "/" + c.name), read_file(theirs)) << c.name;
   }
 }
+
+// nanoGPT's raw files have no header, and ids 18259 19284 are the bytes "SGTK" (55432 308 those of
+// llm.c's magic 20240520): four bytes do not tell the formats apart, the rest of the header does.
+// With a vocabulary given for raw files (--vocab-size), such a file whose header does not hold (its
+// count is not the file's size, its checksum not its ids') is read as nanoGPT's; without one, the
+// error says which format it was read as and how to have it read as nanoGPT's. Our own files are
+// still ours with a vocabulary given, and their damage is named as damage.
+TEST(TokenFile, RawIdsThatSpellAMagicAreReadAsNanoGpt) {
+  const std::string dir = tmp_dir();
+  // "SGTK", version 2, count 5, vocab 65, token_bytes 2: a header that looks right up to its count
+  // (the file holds 3 ids after it, not 5) and checksum.
+  const std::vector<uint32_t> sgtk = {18259, 19284, 2, 0, 5, 0, 0, 0, 65, 0,
+                                      2,     0,     7, 7, 7, 7, 1, 2, 300};
+  write_token_file(dir + "/sgtk.bin", sgtk, 50257, TokenFormat::kNanoGpt);
+  ASSERT_EQ(read_file(dir + "/sgtk.bin").substr(0, 4), "SGTK");
+  const TokenFile n = read_token_file(dir + "/sgtk.bin", 50257);
+  EXPECT_EQ(n.format, TokenFormat::kNanoGpt);
+  EXPECT_EQ(n.tokens, sgtk);
+  const std::string e = error_reading(dir + "/sgtk.bin");
+  EXPECT_NE(e.find("read as a scratchgpt token file"), std::string::npos) << e;
+  EXPECT_NE(e.find("--vocab-size"), std::string::npos) << e;
+  // llm.c's magic, version 1, a count that is not the size.
+  std::vector<uint32_t> llmc = {55432, 308, 1, 0, 9, 0};
+  for (int i = 0; i < 600; ++i) llmc.push_back(static_cast<uint32_t>(i));
+  write_token_file(dir + "/llmc.bin", llmc, 65536, TokenFormat::kNanoGpt);
+  const TokenFile l = read_token_file(dir + "/llmc.bin", 65536);
+  EXPECT_EQ(l.format, TokenFormat::kNanoGpt);
+  EXPECT_EQ(l.tokens, llmc);
+  EXPECT_NE(error_reading(dir + "/llmc.bin").find("read as an llm.c shard"), std::string::npos);
+
+  // Ours, with a vocabulary given: still ours; a flipped id byte (the size holds) is a checksum
+  // error, and a file cut short (neither holds) read as raw ids says so, and that it may be ours.
+  write_token_file(dir + "/ours.bin", {1, 2, 3, 4, 5}, 10);
+  const TokenFile o = read_token_file(dir + "/ours.bin", 10);
+  EXPECT_EQ(o.format, TokenFormat::kScratchgpt);
+  EXPECT_EQ(o.tokens, (std::vector<uint32_t>{1, 2, 3, 4, 5}));
+  std::string bytes = read_file(dir + "/ours.bin");
+  bytes[33] ^= 1;
+  write_file_atomic(dir + "/flip.bin", bytes);
+  EXPECT_NE(test::error_of([&] { read_token_file(dir + "/flip.bin", 10); }).find("checksum"),
+            std::string::npos);
+  bytes = read_file(dir + "/ours.bin");
+  bytes.resize(bytes.size() - 2);
+  write_file_atomic(dir + "/cut.bin", bytes);
+  const std::string cut = test::error_of([&] { read_token_file(dir + "/cut.bin", 10); });
+  EXPECT_NE(cut.find("read as nanoGPT's raw uint16 ids"), std::string::npos) << cut;
+  EXPECT_NE(cut.find("scratchgpt token file, it is damaged"), std::string::npos) << cut;
+  EXPECT_NE(error_reading(dir + "/cut.bin").find("says it holds 5"), std::string::npos);
+}

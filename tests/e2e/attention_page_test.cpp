@@ -3,13 +3,15 @@
 // layer 0's equal the weights computed here in double from the checkpoint's tensors (x = wte + wpe,
 // LayerNorm, c_attn, q.k / sqrt(hs), masked softmax). A real browser (Debian's chromium, headless)
 // renders the page to one panel per layer and head; the test skips that part, saying so, where
-// chromium is missing (CI installs it). Character and BPE models; bad input is a one-line error.
+// chromium is missing (CI installs it). Character and BPE models; bad input is a one-line error; a
+// checkpoint path made to break the page's scripts is only data.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <cstdio>
 #include <set>
 
 #include "core/safetensors.h"
@@ -181,4 +183,44 @@ TEST(AttentionPage, BpeModelLongPromptsAndBadInput) {
                        "--out '" + dir + "/x.html'"),
                "bigram");
   EXPECT_FALSE(fs::exists(dir + "/x.html"));
+}
+
+// A checkpoint's path is data, never markup or script: one holding "</script>" and "<!--<script>"
+// (raw in the page's data island, the first would end it and the second swallow the page's own
+// script) reaches every <script> with each < escaped (core/html.h's script_json), reads back
+// intact from the page's data, and the page still renders its panels in a browser.
+TEST(AttentionPage, AHostilePathCannotBreakThePagesScripts) {
+  const std::string dir = scratch_dir("attention_hostile");
+  const std::string hostile = dir + "/a</script><!--<script>b";
+  fs::create_directories(hostile);
+  const std::string ck = hostile + "/gpt2.safetensors";
+  CliResult r = run_cli("import --format hf --input '" + fixture_path("gpt2/hub") + "' --out '" +
+                        ck + "' --tokenizer '" + fixture_path("gpt2/tok500") + "'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("attention --checkpoint '" + ck + "' --prompt 'First Citizen:' --out '" + dir +
+              "/page.html'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string page = slurp(dir + "/page.html");
+  std::string lower = page;  // the HTML parser matches tag names in any case
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Each script's data runs from its open tag to the first "</script", where a browser ends it.
+  int scripts = 0;
+  for (size_t at = lower.find("<script"); at != std::string::npos;
+       at = lower.find("<script", at + 1)) {
+    const size_t body = lower.find('>', at) + 1, end = lower.find("</script", body);
+    ASSERT_NE(end, std::string::npos);
+    const std::string data = lower.substr(body, end - body);
+    EXPECT_EQ(data.find("<!--"), std::string::npos) << data.substr(0, 200);
+    EXPECT_EQ(data.find("<script"), std::string::npos) << data.substr(0, 200);
+    ++scripts;
+    at = end;
+  }
+  // The data island and the page's own script; no "<!--" anywhere else either (the title is
+  // escaped).
+  EXPECT_EQ(scripts, 2);
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  const nlohmann::json d = page_data(dir + "/page.html");
+  EXPECT_EQ(d["checkpoint"], ck);
+  expect_causal_softmax_rows(d, static_cast<int>(d["ids"].size()));
+  expect_browser_panels(dir + "/page.html", d["n_layer"].get<int>(), d["n_head"].get<int>());
 }

@@ -3,20 +3,38 @@
 // no file lost or changed: out-of-range and non-integer numbers, flags that do not apply or
 // contradict each other, sizes that cannot fit in memory, damaged checkpoints (no checksum, NaN
 // weights, impossible shapes and counters, a damaged config inside), misleading paths, devices as
-// input, a full standard output. docs/bad_input.md lists every case and its test.
+// input, a full standard output, names in files that carry terminal escapes. docs/bad_input.md
+// lists every case and its test.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "core/cpu_features.h"
 #include "core/safetensors.h"
+#include "test_util.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt::test;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Sanitizers reserve terabytes of address space, so a process limit (ulimit -v) stops them first.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
 
 std::string data_dir() {
   static const std::string d = prepared(scratch_dir("bad_input_data"), shakespeare(20000));
@@ -69,6 +87,13 @@ TEST(BadInput, NumbersOutOfRangeOrNotWhole) {
   expect_error(run_cli(base + "--config '" + out + "/big.json'"), "out of range");
   spit(out + "/neg.json", "{\"seed\": -1}");
   expect_error(run_cli(base + "--config '" + out + "/neg.json'"), "out of range");
+  // A vocabulary size says what it must be, not the range of an int (-1 is an int).
+  for (const char* v : {"-1", "0"}) {
+    const CliResult r = run_cli(base + "--max-iters 1 --eval-iters 1 --vocab-size " + v);
+    expect_error(r, "--vocab-size");
+    EXPECT_NE(r.err.find("positive"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("2147483648"), std::string::npos) << r.err;
+  }
   EXPECT_FALSE(fs::exists(out + "/metrics.jsonl"));
   expect_error(run_cli(sample_of(good_checkpoint()) + " --block-size 0"), "--block-size");
   expect_error(run_cli(sample_of(good_checkpoint()) + " --seed -1"), "--seed");
@@ -94,6 +119,22 @@ TEST(BadInput, SizesThatCannotFitAreRefusedBeforeAllocating) {
   EXPECT_NE(r.err.find("of memory"), std::string::npos) << r.err;
   r = run_cli(base + "--batch-size 1000000 --block-size 64");
   expect_error(r, "--batch-size");
+  // A tiny model whose weights fit but whose activations at this batch do not (the check counts
+  // every activation the model plans: 4x what it once counted, which let this through to a bare
+  // "out of memory allocating ..."). The batch is sized to this machine's memory.
+  const std::string tiny = base + "--n-layer 1 --n-head 2 --n-embd 16 --block-size 8 --threads 1 ";
+  const auto batch = static_cast<long long>(
+      static_cast<double>(scratchgpt::physical_memory_bytes()) / (8 * 1500.0));
+  r = run_cli(tiny + "--batch-size " + std::to_string(batch));
+  expect_error(r, "--batch-size");
+  EXPECT_NE(r.err.find("of memory"), std::string::npos) << r.err;
+  // An allocation that fails after the check passed (here under a 4 GiB process limit, which the
+  // check does not see) gives the same advice.
+  if (!kSanitized) {
+    r = run_cli(tiny + "--batch-size 250000 --max-iters 1 --eval-iters 1", "ulimit -v 4194304; ");
+    expect_error(r, "--batch-size");
+    EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+  }
   // The same from a checkpoint whose config claims a huge model.
   const std::string big = damaged("big_config.safetensors", [](scratchgpt::SafeTensors& st) {
     nlohmann::json c = nlohmann::json::parse(st.metadata["config"]);
@@ -213,4 +254,37 @@ TEST(BadInput, RewritingKeepsAFilesPermissions) {
     ASSERT_EQ(::stat((out + f).c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0600u) << f;
   }
+}
+
+// A name read from a file reaches the terminal as text, never as commands to it: a tokenizer named
+// "\u001b[31m..." in meta.json (and so in the checkpoints trained on that data) is shown with its
+// control characters escaped (core/text.h's printable) in the one error line.
+TEST(BadInput, NamesFromFilesReachTheTerminalEscaped) {
+  const std::string dir = scratch_dir("bad_terminal");
+  spit(dir + "/input.txt", shakespeare(5000));
+  CliResult r = run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir +
+                        "/bpe' --tokenizer '" + fixture_path("gpt2/tok500") + "'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json meta = nlohmann::json::parse(slurp(dir + "/bpe/meta.json"));
+  // Escape sequences: ESC [ (red, then reset) and U+009B, the one-character CSI.
+  meta["tokenizer"] = std::string("\x1b[31mred\x1b[0m \xc2\x9b") + "2J";
+  spit(dir + "/bpe/meta.json", meta.dump());
+  auto obeys_nothing = [](const CliResult& c) {
+    const std::string all = c.out + c.err;
+    EXPECT_EQ(all.find('\x1b'), std::string::npos) << all;
+    EXPECT_EQ(all.find("\xc2\x9b"), std::string::npos) << all;
+  };
+  // The data's tokenizer, named in an error.
+  r = run_cli("train --preset bigram --vocab-size 7 --data-dir '" + dir + "/bpe' --out-dir '" +
+              dir + "/o'");
+  expect_error(r, "\\x1b[31mred\\x1b[0m \\u009b2J");
+  obeys_nothing(r);
+  // A checkpoint's, trained on that data, named by eval on other data.
+  r = run_cli("train --preset bigram --max-iters 1 --eval-iters 1 --data-dir '" + dir +
+              "/bpe' --out-dir '" + dir + "/o'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  obeys_nothing(r);
+  r = run_cli("eval --checkpoint '" + dir + "/o/last.safetensors' --data-dir '" + data_dir() + "'");
+  expect_error(r, "\\x1b[31mred");
+  obeys_nothing(r);
 }

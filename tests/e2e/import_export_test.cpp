@@ -8,6 +8,8 @@
 //   - export -> import round trips are bit-exact in every format;
 //   - missing, unknown and misshapen tensors, a truncated file, and an llm.c file of another
 //     magic or version are one-line errors naming the problem.
+//   - configs' numbers follow the training config's rules (no int wrap-around), and every
+//     config error is one line naming the file and the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -282,4 +284,85 @@ TEST(ImportExport, LlmcBfloat16) {
     std::memcpy(&want, &bits, 4);
     ASSERT_EQ(x[i], want) << i;
   }
+}
+
+// Whole numbers past int wrapped silently ("n_layer": 4294967298 imported as 2 layers,
+// "vocab_size": 4294967796 as 500 tokens); wrong types gave nlohmann's raw messages; an impossible
+// combination named neither file nor field. Each is now one line naming the file, the field and
+// what it must be, under the training config's rules for numbers (train_config.h:
+// json_whole_number).
+TEST(ImportExport, ConfigNumbersAreStrictAndErrorsNameTheFile) {
+  const std::string dir = scratch_dir("import_numbers");
+  const nlohmann::json hub = nlohmann::json::parse(slurp(fx("hub/config.json")));
+  int n = 0;
+  // A copy of the hub model whose config.json has key set to value.
+  auto hf_with = [&](const std::string& key, const nlohmann::json& value) {
+    const std::string d = dir + "/hf" + std::to_string(n++);
+    fs::create_directories(d);
+    fs::copy_file(fx("hub/model.safetensors"), d + "/model.safetensors");
+    nlohmann::json c = hub;
+    c[key] = value;
+    if (key == "n_positions") c.erase("n_ctx");
+    spit(d + "/config.json", c.dump());
+    return d;
+  };
+  const uint64_t k2_32 = 4294967296ull;
+  const struct {
+    const char* key;
+    nlohmann::json value;
+    const char* says;
+  } hf_cases[] = {
+      {"n_layer", k2_32 + 2, "'n_layer' is out of range: 4294967298"},
+      {"vocab_size", k2_32 + 500, "'vocab_size' is out of range"},
+      {"n_head", k2_32 + 2, "'n_head' is out of range"},
+      {"n_embd", k2_32 + 16, "'n_embd' is out of range"},
+      {"n_positions", k2_32 + 16, "'n_positions' is out of range"},
+      {"n_embd", "16", "'n_embd' has the wrong type: it must be a whole number, got \"16\""},
+      {"n_layer", 2.5, "'n_layer' has the wrong type: it must be a whole number, got 2.5"},
+      {"layer_norm_epsilon", "1e-5",
+       "'layer_norm_epsilon' has the wrong type: it must be a "
+       "finite number"},
+      {"tie_word_embeddings", 1,
+       "'tie_word_embeddings' has the wrong type: it must be true or "
+       "false"},
+      {"activation_function", 5, "'activation_function' has the wrong type: it must be a string"},
+      {"n_head", 3, "n_embd (16) must be divisible by n_head (3)"},
+  };
+  const std::string out = dir + "/o.safetensors";
+  for (const auto& c : hf_cases) {
+    SCOPED_TRACE(c.key);
+    const std::string d = hf_with(c.key, c.value);
+    const CliResult r = import_model("hf", d, out);
+    expect_error(r, d + "/config.json");
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  // nanoGPT's model_args, in the metadata of its safetensors.
+  const SafeTensors nano = load_safetensors(fx("nanogpt.safetensors"));
+  const nlohmann::json args = nlohmann::json::parse(nano.meta("model_args"));
+  const struct {
+    const char* key;
+    nlohmann::json value;
+    const char* says;
+  } nano_cases[] = {
+      {"n_layer", k2_32 + 2, "'n_layer' is out of range"},
+      {"vocab_size", k2_32 + 500, "'vocab_size' is out of range"},
+      {"block_size", k2_32 + 16, "'block_size' is out of range"},
+      {"n_embd", k2_32 + 16, "'n_embd' is out of range"},
+      {"n_head", -1, "n_head must be positive"},
+      {"bias", "yes", "'bias' has the wrong type: it must be true or false"},
+      {"n_head", 3, "must be divisible by n_head (3)"},
+  };
+  for (const auto& c : nano_cases) {
+    SCOPED_TRACE(c.key);
+    SafeTensors st = nano;
+    nlohmann::json a = args;
+    a[c.key] = c.value;
+    st.metadata["model_args"] = a.dump();
+    const std::string path = dir + "/nano" + std::to_string(n++) + ".safetensors";
+    save_safetensors(path, st, /*add_checksum=*/false);
+    const CliResult r = import_model("nanogpt", path, out);
+    expect_error(r, path + "'s model_args");
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
 }

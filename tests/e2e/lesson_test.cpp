@@ -468,7 +468,8 @@ TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
     SCOPED_TRACE(lesson + " " + flags);
     const std::vector<std::string>& names = *names_of;
     const std::string page_path = dir + "/trace.html";
-    CliRun r = run_cli("lesson " + lesson + " " + flags + " --html '" + page_path + "' 2>&1");
+    CliRun r =
+        run_cli("lesson " + lesson + " " + flags + " --html '" + page_path + "' --overwrite 2>&1");
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_NE(r.out.find("wrote " + page_path), std::string::npos) << r.out;
     const std::string page = read_all(page_path);

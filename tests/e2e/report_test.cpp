@@ -1,13 +1,16 @@
 // report_test.cpp: 'scratchgpt report' draws runs' metrics.jsonl: the loss chart's path of each run
 // has one point per logged training step (read in a real browser: Debian's chromium, headless;
 // skipped, saying so, where it is missing), two runs overlay, the CSV holds every line's numbers
-// as metrics.jsonl has them, and a directory without metrics is a one-line error.
+// as metrics.jsonl has them (RFC 4180: run names quoted, formula-like ones led by '), and a
+// directory without metrics is a one-line error.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "train_cli_util.h"
 
@@ -121,4 +124,94 @@ TEST(Report, ConfigLineResumedClockAndTrainReport) {
   for (size_t i = 1; i < steps.size(); ++i)
     EXPECT_GE(steps[i]["time_s"].get<double>(), steps[i - 1]["time_s"].get<double>()) << i;
   EXPECT_EQ(metrics(out + "/metrics.jsonl", "config").size(), 1u);
+}
+
+namespace {
+
+// An RFC 4180 reader, independent of the writer: records of fields split by commas, a field in
+// "..." may hold commas, newlines and "" (one quote); records end at LF or CRLF.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      EXPECT_TRUE(field.empty()) << "a quote inside an unquoted field at byte " << i;
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      continue;
+    } else if (c == '\n') {
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      any = false;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  EXPECT_FALSE(quoted) << "the CSV ends inside a quoted field";
+  if (any) {
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+// A run's name is the CSV's text column: quoted as RFC 4180 says, so a name holding a quote, a
+// comma or a newline stays one cell, and one that starts like a formula (= + - @) is led by a ' so
+// a spreadsheet shows it instead of running it; the numbers stay bare numbers, -0.5 too. Read
+// back with an independent RFC 4180 parser: 9 columns on every line, each name as it was.
+TEST(Report, CsvQuotesRunNamesAndDisarmsFormulas) {
+  const std::string dir = scratch_dir("report_csv");
+  const std::vector<std::string> names = {
+      "a\"b,=1+1", "=HYPERLINK(\"x\",\"y\")", "+1+2", "-3+4", "@SUM(A1)", "line\nbreak", "plain"};
+  const std::string lines =
+      "{\"type\":\"train\",\"iter\":0,\"loss\":-0.5,\"lr\":0.001,\"grad_norm\":1.5,"
+      "\"tokens_per_s\":100,\"time_s\":0.25}\n"
+      "{\"type\":\"eval\",\"iter\":0,\"train_loss\":2.5,\"val_loss\":2.75,\"time_s\":0.5}\n";
+  std::string runs;
+  for (const std::string& n : names) {
+    fs::create_directories(dir + "/" + n);
+    spit(dir + "/" + n + "/metrics.jsonl", lines);
+    runs += " '--run=" + n + "'";  // relative to dir; --run=-3+4 is not taken for a flag
+  }
+  const CliResult r = run_cli("report" + runs + " --csv out.csv", "cd '" + dir + "' && ");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = parse_csv(slurp(dir + "/out.csv"));
+  ASSERT_EQ(rows.size(), 1 + 2 * names.size());
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 9u) << row[0];
+  EXPECT_EQ(rows[0][0], "run");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    const std::string shown = std::string("=+-@").find(n[0]) != std::string::npos ? "'" + n : n;
+    for (size_t k = 1 + 2 * i; k < 3 + 2 * i; ++k) EXPECT_EQ(rows[k][0], shown) << k;
+    EXPECT_EQ(rows[1 + 2 * i][1], "train");
+    EXPECT_EQ(rows[1 + 2 * i][3], "-0.5");  // a number, not text: no quote, no '
+    EXPECT_EQ(rows[2 + 2 * i][1], "eval");
+    EXPECT_EQ(rows[2 + 2 * i][4], "2.75");
+  }
+  // In the file itself: the numbers are bare, every name is quoted.
+  const std::string text = slurp(dir + "/out.csv");
+  EXPECT_NE(text.find(",train,0,-0.5,,0.001,1.5,100,0.25\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\",train,"), std::string::npos);
 }
