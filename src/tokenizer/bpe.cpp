@@ -37,6 +37,11 @@ uint64_t mix(uint64_t k) {  // splitmix64's finaliser: spreads the keys over the
 }
 
 std::string read_whole(const std::string& path, const char* what) {
+  // The type first: opening a FIFO would block until something writes to it.
+  std::error_code ec;
+  SG_CHECK(!fs::exists(path, ec) || fs::is_regular_file(path, ec), path, " (", what,
+           ") is not a regular file (a device, pipe or socket): give --tokenizer a directory with "
+           "GPT-2's encoder.json and vocab.bpe files, or 'gpt2'");
   std::ifstream in(path, std::ios::binary);
   SG_CHECK(in.good(), "cannot read ", path, " (", what,
            "): give --tokenizer a directory with GPT-2's encoder.json and vocab.bpe, or 'gpt2'");

@@ -10,6 +10,8 @@
 #include "tokenizer/bpe.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -366,6 +368,15 @@ TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
   const BpeTokenizer tiny = BpeTokenizer::load(dir.string());
   EXPECT_EQ(tiny.encode("abab"), (std::vector<int32_t>{256, 256}));
   EXPECT_EQ(tiny.decode({256, 99}), "abc");
+  // A FIFO as either file is refused at once: opening it would wait for a writer forever (the
+  // alarm ends the test if it does).
+  fs::remove(dir / "vocab.bpe");
+  ASSERT_EQ(::mkfifo((dir / "vocab.bpe").c_str(), 0600), 0);
+  ::alarm(20);
+  const std::string fifo = error_of([&] { BpeTokenizer::load(dir.string()); });
+  ::alarm(0);
+  EXPECT_NE(fifo.find("vocab.bpe"), std::string::npos) << fifo;
+  EXPECT_NE(fifo.find("not a regular file"), std::string::npos) << fifo;
   fs::remove_all(dir);
 }
 
