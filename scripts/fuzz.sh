@@ -4,7 +4,7 @@
 # copy. Exits non-zero on the first crash, sanitizer report, leak or timeout; the input that
 # caused it is left in build/fuzz/crash-* (reproduce: build/fuzz/NAME_fuzz build/fuzz/crash-...).
 # Usage: scripts/fuzz.sh [SECONDS] [NAME ...]   (default: 30 seconds each, every harness)
-#   CI runs 15 seconds each; for a long hunt: scripts/fuzz.sh 3600 checkpoint
+#   CI runs 10 seconds each; for a long hunt: scripts/fuzz.sh 3600 checkpoint
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}

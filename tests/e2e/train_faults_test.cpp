@@ -5,7 +5,7 @@
 // restartable, and finishing the run gives exactly the losses of a run never stopped.
 // By default each kind (stop signals, kill -9) gets 4 trials, one for each backend and thread
 // count. With SCRATCHGPT_SOAK=1 (ctest's test 'train_faults_soak', label 'soak') it gets 100 of
-// each, or SCRATCHGPT_FAULT_TRIALS of each (CI runs 40); SCRATCHGPT_FAULT_SEED picks other moments. The same out dir is also checked against a
+// each, or SCRATCHGPT_FAULT_TRIALS of each (CI runs 30); SCRATCHGPT_FAULT_SEED picks other moments. The same out dir is also checked against a
 // second run (refused, naming the first one's pid) and a planted symlink (never followed).
 #include <gtest/gtest.h>
 #include <signal.h>
