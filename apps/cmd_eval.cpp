@@ -24,6 +24,10 @@ void register_eval(CLI::App& app) {
                   "instead of --data-dir: a UTF-8 text file, tokenized with the checkpoint's "
                   "tokenizer and evaluated as a split: windows x = ids[kT:(k+1)T], y = x shifted "
                   "by one, the remainder dropped (default: none)");
+  cmd->add_flag("--allow-special", r->allow_special,
+                "with --text and a BPE checkpoint: <|endoftext|> in the text becomes the special "
+                "token (GPT-2's 50256), as 'tokenize --allow-special' reads it (default: it is "
+                "text)");
   cmd->add_option("--split", r->split, "val or train")->capture_default_str();
   cmd->add_option("--batches", r->batches,
                   "0: the whole split once; N: the mean over N random batches, as train logs")

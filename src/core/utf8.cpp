@@ -46,6 +46,50 @@ size_t utf8_invalid_offset(const std::string& s) {
   return std::string::npos;
 }
 
+std::string utf8_replace_invalid(std::string_view s) {
+  static constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(s.size());
+  const size_t n = s.size();
+  size_t pos = 0;
+  while (pos < n) {
+    const auto b0 = static_cast<uint8_t>(s[pos]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++pos;
+      continue;
+    }
+    // How many continuation bytes the lead announces, and the range its first one must fall in
+    // (RFC 3629's table: E0 and F0 exclude overlong forms, ED surrogates, F4 what passes U+10FFFF).
+    int need = 0;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      need = 1;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      need = 2;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      need = 3;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    }
+    int have = 0;  // continuation bytes that may follow, up to the first that may not
+    while (have < need && pos + 1 + have < n) {
+      const auto b = static_cast<uint8_t>(s[pos + 1 + have]);
+      if (b < (have == 0 ? lo : 0x80) || b > (have == 0 ? hi : 0xBF)) break;
+      ++have;
+    }
+    if (need > 0 && have == need) {
+      out.append(s.substr(pos, 1 + need));  // a whole character
+    } else {
+      out += kReplacement;  // the lead and the continuation bytes it had: one U+FFFD
+    }
+    pos += 1 + have;
+  }
+  return out;
+}
+
 std::string utf8_encode(uint32_t cp) {
   std::string out;
   if (cp < 0x80) {

@@ -105,7 +105,7 @@ PrepareResult prepare_dataset(const std::string& input_path, const std::string& 
            ": convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8)");
   if (tokenizer != "char") return prepare_bpe(input_path, text, out_dir, tokenizer, format);
   const CharTokenizer tok = CharTokenizer::from_text(text);
-  check_format_holds(format, "the text's characters", tok.vocab_size());
+  check_format_holds(format, "the text's vocabulary of characters", tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
 
   const std::vector<int32_t> ids = tok.encode(text);  // one id per code point

@@ -37,13 +37,16 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   std::string what = req.split;  // what the summary line names
   if (!req.text.empty()) {
     // The text, tokenized as 'prepare' tokenizes a split: the checkpoint's characters, or its BPE
-    // with "<|endoftext|>" as plain text.
+    // with "<|endoftext|>" as plain text unless --allow-special.
+    SG_CHECK(!req.allow_special || ck.tokenizer.is_bpe(), "--allow-special reads <|endoftext|> as "
+             "a BPE's special token, and this checkpoint's tokenizer is ", ck.tokenizer.describe(),
+             ", which has none: leave the flag out");
     const std::string text = read_file(req.text);
     const size_t bad = utf8_invalid_offset(text);
     SG_CHECK(bad == std::string::npos, "--text ", req.text, " is not valid UTF-8 at byte offset ",
              bad, ": convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8)");
     const std::vector<int32_t> ids = ck.tokenizer.is_bpe()
-                                         ? ck.tokenizer.bpe().encode_parallel(text, false, 0)
+                                         ? ck.tokenizer.bpe().encode_parallel(text, req.allow_special, 0)
                                          : ck.tokenizer.encode(text);
     data.val.assign(ids.begin(), ids.end());
     what = "text";

@@ -17,6 +17,7 @@ struct EvalRequest {
   std::string data_dir;      // a prepared dataset with the checkpoint's vocabulary, or
   std::string text;          // a UTF-8 text file, tokenized with the checkpoint's tokenizer and
                              // evaluated as a split (one of the two)
+  bool allow_special = false;  // --text with a BPE: "<|endoftext|>" is the special token, not text
   std::string split = "val";  // "val" or "train"
   int batches = 0;            // 0: full_loss; > 0: estimate_loss over this many random batches
   int batch_size = 0;         // 0: the checkpoint's

@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "core/check.h"
+#include "core/utf8.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
 #include "train/checkpoint.h"
@@ -12,13 +13,15 @@
 namespace scratchgpt {
 
 void TextStream::put(int32_t id) {
+  // Each piece Utf8HoldBack lets out ends where no character is cut, so replacing piece by piece
+  // equals replacing the whole text (tested).
   const std::string s = hold_.push(tokenizer_.decode_one(id));
-  if (!s.empty()) write_(s);
+  if (!s.empty()) write_(utf8_replace_invalid(s));
 }
 
 void TextStream::finish() {
   const std::string s = hold_.flush();
-  if (!s.empty()) write_(s);
+  if (!s.empty()) write_(utf8_replace_invalid(s));
 }
 
 void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE* err) {

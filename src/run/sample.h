@@ -43,8 +43,10 @@ struct SampleRequest {
 void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE* err = stderr);
 
 // Token ids in, text out as the tokens arrive: each token's bytes go through a Utf8HoldBack, so
-// write() never sees part of a character unless the text itself is not UTF-8; finish() writes
-// what is still held. The written bytes are exactly tokenizer.decode(all ids).
+// write() never sees part of a character; finish() writes what is still held. Ill-formed bytes
+// (a model can emit tokens whose bytes never complete a character) are written as U+FFFD, as
+// nanoGPT's sample.py prints them: the written text is exactly
+// utf8_replace_invalid(tokenizer.decode(all ids)), and always valid UTF-8.
 class TextStream {
  public:
   TextStream(const Tokenizer& tokenizer, std::function<void(std::string_view)> write)

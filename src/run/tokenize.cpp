@@ -2,6 +2,7 @@
 #include "run/tokenize.h"
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <iostream>
 #include <iterator>
@@ -54,14 +55,16 @@ void run_tokenize(const TokenizeRequest& req, std::FILE* out) {
     return;
   }
   const std::vector<int32_t> ids = tok.encode_parallel(text, req.allow_special, req.threads);
-  std::string line;
-  line.reserve(ids.size() * 6);
+  // One line, ids separated by spaces, written with std::to_chars into one buffer (an id is at
+  // most 10 digits and a sign): printing millions of ids takes a fraction of encoding's time.
+  std::string line(ids.size() * 12 + 1, '\0');
+  char* p = line.data();
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) line += ' ';
-    line += std::to_string(ids[i]);
+    if (i) *p++ = ' ';
+    p = std::to_chars(p, line.data() + line.size(), ids[i]).ptr;
   }
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), out);
+  *p++ = '\n';
+  std::fwrite(line.data(), 1, static_cast<size_t>(p - line.data()), out);
 }
 
 void run_tokenizer_train(const TokenizerTrainRequest& req, std::FILE* out) {

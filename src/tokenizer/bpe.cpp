@@ -94,90 +94,196 @@ BpeTokenizer BpeTokenizer::load(const std::string& dir) {
   return parse(f.encoder_json, f.vocab_bpe, dir);
 }
 
+namespace {
+
+// encoder.json read as a stream of (spelling, id) pairs: nlohmann-json's SAX interface checks the
+// JSON and its escapes without building a document (GPT-2's 50257 entries load in a few ms).
+// Anything but one flat object of whole numbers is an error naming the file.
+class EncoderJsonReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit EncoderJsonReader(const std::string& path) : path_(path) {}
+  std::vector<std::pair<std::string, int64_t>> entries;
+
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool number_integer(number_integer_t v) override { return id(v); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return id(v > uint64_t{INT64_MAX} ? -1 : static_cast<int64_t>(v));
+  }
+  bool start_object(std::size_t) override {
+    SG_CHECK(depth_++ == 0, path_, ": token '", key_, "' has an object as its id: ", kUse);
+    return true;
+  }
+  bool end_object() override { return --depth_, true; }
+  bool null() override { return not_a_number("null"); }
+  bool boolean(bool) override { return not_a_number("a boolean"); }
+  bool number_float(number_float_t, const string_t& text) override { return not_a_number(text); }
+  bool string(string_t& v) override { return not_a_number("\"" + v + "\""); }
+  bool binary(binary_t&) override { return not_a_number("binary"); }
+  bool start_array(std::size_t) override { return not_a_number("an array"); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    fail(path_, " is not valid JSON (", e.what(), "): ", kUse);
+  }
+
+ private:
+  static constexpr const char* kUse = "use GPT-2's encoder.json";
+  bool id(int64_t v) {
+    SG_CHECK(depth_ == 1, path_, " must be a JSON object of token -> id: ", kUse);
+    entries.emplace_back(std::move(key_), v);
+    return true;
+  }
+  bool not_a_number(const std::string& what) {
+    SG_CHECK(depth_ == 1, path_, " must be a JSON object of token -> id: ", kUse);
+    fail(path_, ": token '", key_, "' has a non-integer id ", what);
+  }
+  const std::string& path_;
+  std::string key_;
+  int depth_ = 0;
+};
+
+// Spelling -> id over encoder.json's entries: a flat open-addressing table at most half full,
+// each slot the spelling's hash and its entry, so a probe seldom leaves one cache line (GPT-2's
+// 50257 spellings and 150000 lookups of vocab.bpe cost a few ms; std::unordered_map took 25).
+class SpellingIndex {
+ public:
+  explicit SpellingIndex(const std::vector<std::pair<std::string, int64_t>>& entries)
+      : entries_(entries) {
+    size_t cap = 16;
+    while (cap < 2 * entries.size()) cap <<= 1;
+    slots_.assign(cap, Slot{0, -1});
+  }
+  // Adds entries[e]; false when its spelling is there already.
+  bool insert(int32_t e) {
+    const std::string_view key = entries_[static_cast<size_t>(e)].first;
+    const uint64_t h = hash(key);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].entry < 0) {
+        slots_[i] = Slot{static_cast<uint32_t>(h), e};
+        return true;
+      }
+      if (matches(slots_[i], h, key)) return false;
+    }
+  }
+  // The id of a spelling, or -1.
+  int32_t find(std::string_view key) const {
+    const uint64_t h = hash(key);
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].entry < 0) return -1;
+      if (matches(slots_[i], h, key))
+        return static_cast<int32_t>(entries_[static_cast<size_t>(slots_[i].entry)].second);
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t hash;
+    int32_t entry;  // -1: empty
+  };
+  static uint64_t hash(std::string_view s) {  // FNV-1a, then splitmix64's finaliser
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+    return mix(h);
+  }
+  bool matches(const Slot& slot, uint64_t h, std::string_view key) const {
+    return slot.hash == static_cast<uint32_t>(h) &&
+           entries_[static_cast<size_t>(slot.entry)].first == key;
+  }
+  const std::vector<std::pair<std::string, int64_t>>& entries_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace
+
 BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::string& merges,
                                  const std::string& dir) {
   const std::string enc_path = (fs::path(dir) / "encoder.json").string();
   const std::string bpe_path = (fs::path(dir) / "vocab.bpe").string();
   BpeTokenizer t;
-  nlohmann::json enc;
-  try {
-    enc = nlohmann::json::parse(encoder_json);
-  } catch (const nlohmann::json::exception& e) {
-    fail(enc_path, " is not valid JSON (", e.what(), "): use GPT-2's encoder.json");
-  }
-  SG_CHECK(enc.is_object() && !enc.empty(), enc_path,
-           " must be a JSON object of token -> id: use GPT-2's encoder.json");
+  EncoderJsonReader reader(enc_path);
+  nlohmann::json::sax_parse(encoder_json, &reader);
+  std::vector<std::pair<std::string, int64_t>>& enc = reader.entries;
+  SG_CHECK(!enc.empty(), enc_path, " must be a JSON object of token -> id: use GPT-2's encoder.json");
   SG_CHECK(enc.size() < (1u << 24), enc_path, " has ", enc.size(), " tokens, too many");
   t.bytes_.assign(enc.size(), std::string());
   std::vector<bool> seen(enc.size(), false);
-  std::unordered_map<std::string, int32_t> id_of;  // encoder.json's spelling -> id
-  id_of.reserve(enc.size());
-  for (auto it = enc.begin(); it != enc.end(); ++it) {
-    SG_CHECK(it.value().is_number_integer(), enc_path, ": token '", it.key(),
-             "' has a non-integer id ", it.value().dump());
-    const int64_t id = it.value().get<int64_t>();
+  SpellingIndex id_of(enc);  // encoder.json's spelling -> id
+  for (size_t e = 0; e < enc.size(); ++e) {
+    const auto& [spelling, id] = enc[e];
     SG_CHECK(id >= 0 && id < static_cast<int64_t>(enc.size()) && !seen[static_cast<size_t>(id)],
-             enc_path, ": token '", it.key(), "' has id ", id, ", outside 0..", enc.size() - 1,
+             enc_path, ": token '", spelling, "' has id ", id, ", outside 0..", enc.size() - 1,
              " or used twice: the ids must number the tokens");
+    SG_CHECK(id_of.insert(static_cast<int32_t>(e)), enc_path, ": token '", spelling,
+             "' is listed twice: each token once");
     seen[static_cast<size_t>(id)] = true;
-    id_of[it.key()] = static_cast<int32_t>(id);
-    if (it.key() == kEndOfText) {
+    if (spelling == kEndOfText) {
       t.eot_ = static_cast<int32_t>(id);
       t.bytes_[static_cast<size_t>(id)] = std::string(kEndOfText);
       continue;
     }
     // Back through byte_decoder: each code point of the spelling is one byte.
-    std::string bytes;
+    std::string& bytes = t.bytes_[static_cast<size_t>(id)];
     size_t pos = 0;
     uint32_t cp = 0;
-    while (pos < it.key().size()) {
-      SG_CHECK(utf8_next(it.key(), pos, &cp), enc_path, ": token id ", id, " is not UTF-8");
+    while (pos < spelling.size()) {
+      SG_CHECK(utf8_next(spelling, pos, &cp), enc_path, ": token id ", id, " is not UTF-8");
       const int b = byte_of_code_point(cp);
       SG_CHECK(b >= 0, enc_path, ": token id ", id, " holds U+", std::hex, cp,
                ", which is not one of GPT-2's byte characters");
       bytes.push_back(static_cast<char>(b));
     }
-    t.bytes_[static_cast<size_t>(id)] = bytes;
   }
   for (int b = 0; b < 256; ++b) {
-    const auto it = id_of.find(byte_to_unicode(static_cast<uint8_t>(b)));
-    SG_CHECK(it != id_of.end(), enc_path, " has no token for the byte ", b,
+    const int32_t id = id_of.find(byte_to_unicode(static_cast<uint8_t>(b)));
+    SG_CHECK(id >= 0, enc_path, " has no token for the byte ", b,
              ": a byte-level BPE needs all 256 (use GPT-2's encoder.json)");
-    t.byte_token_[b] = it->second;
+    t.byte_token_[b] = id;
   }
 
-  std::istringstream in(merges);
-  std::string line;
+  // vocab.bpe: one merge "a b" a line, in rank order. Each merge's result is the token spelled
+  // a + b (the byte characters map one to one, so its bytes are the two tokens' bytes joined).
+  std::vector<int32_t> merged;  // rank -> the merged id
+  std::string joined;
+  const std::string_view all(merges);
   int line_no = 0;
-  while (std::getline(in, line)) {
+  for (size_t from = 0; from < all.size();) {
+    size_t to = all.find('\n', from);
+    if (to == std::string_view::npos) to = all.size();
+    std::string_view line = all.substr(from, to - from);
+    from = to + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || (line_no == 1 && line.substr(0, 8) == "#version")) continue;
     const size_t sp = line.find(' ');
     SG_CHECK(sp != std::string::npos && sp > 0 && sp + 1 < line.size() &&
                  line.find(' ', sp + 1) == std::string::npos,
              bpe_path, " line ", line_no, " is not two tokens separated by one space: '", line,
              "'");
-    const std::string a = line.substr(0, sp), b = line.substr(sp + 1);
-    const auto ia = id_of.find(a), ib = id_of.find(b), im = id_of.find(a + b);
-    SG_CHECK(ia != id_of.end() && ib != id_of.end(), bpe_path, " line ", line_no, " merges '",
-             ia == id_of.end() ? a : b, "', a token ", enc_path,
+    const std::string_view a = line.substr(0, sp), b = line.substr(sp + 1);
+    joined.assign(a).append(b);
+    const int32_t ia = id_of.find(a), ib = id_of.find(b), im = id_of.find(joined);
+    SG_CHECK(ia >= 0 && ib >= 0, bpe_path, " line ", line_no, " merges '", ia < 0 ? a : b,
+             "', a token ", enc_path,
              " does not have: the two files must come from the same tokenizer");
-    SG_CHECK(im != id_of.end(), bpe_path, " line ", line_no, " merges into '", a + b, "', which ",
+    SG_CHECK(im >= 0, bpe_path, " line ", line_no, " merges into '", joined, "', which ",
              enc_path, " does not have: the two files must come from the same tokenizer");
     // The special token is not made of bytes: no merge may build it (BPE would emit it for text).
-    SG_CHECK(a + b != kEndOfText, bpe_path, " line ", line_no, " merges '", a, "' and '", b,
+    SG_CHECK(joined != kEndOfText, bpe_path, " line ", line_no, " merges '", a, "' and '", b,
              "' into '", kEndOfText,
              "', the special token: delete that line (no merge may spell it)");
-    t.merge_list_.emplace_back(ia->second, ib->second);
+    t.merge_list_.emplace_back(ia, ib);
+    merged.push_back(im);
   }
   SG_CHECK(!t.merge_list_.empty(), bpe_path, " has no merges: use GPT-2's vocab.bpe");
-  // The pair table at most half full.
+  // The pair table at most half full: (left, right) -> rank << 32 | merged id.
   size_t cap = 1;
   while (cap < 2 * t.merge_list_.size()) cap <<= 1;
   t.keys_.assign(cap, kNone);
   t.values_.assign(cap, 0);
   t.mask_ = cap - 1;
+  t.merged_of_rank_.assign(t.merge_list_.size(), -1);
   for (size_t r = 0; r < t.merge_list_.size(); ++r) {
     const auto [a, b] = t.merge_list_[r];
     const uint64_t key = pair_key(a, b);
@@ -185,26 +291,9 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::str
     while (t.keys_[h] != kNone && t.keys_[h] != key) h = (h + 1) & t.mask_;
     if (t.keys_[h] == key) continue;  // a repeated merge: the first (best) rank stands
     t.keys_[h] = key;
-    t.values_[h] = static_cast<uint64_t>(r) << 32;
+    t.values_[h] = static_cast<uint64_t>(r) << 32 | static_cast<uint32_t>(merged[r]);
+    t.merged_of_rank_[r] = merged[r];
   }
-  // The merged token of each pair: the id whose bytes are the two tokens' bytes joined.
-  std::unordered_map<std::string, int32_t> id_of_bytes;
-  id_of_bytes.reserve(t.bytes_.size());
-  for (size_t id = 0; id < t.bytes_.size(); ++id)
-    if (static_cast<int32_t>(id) != t.eot_)
-      id_of_bytes.emplace(t.bytes_[id], static_cast<int32_t>(id));
-  for (size_t h = 0; h <= t.mask_; ++h) {
-    if (t.keys_[h] == kNone) continue;
-    const int32_t a = static_cast<int32_t>(t.keys_[h] >> 32);
-    const int32_t b = static_cast<int32_t>(t.keys_[h] & 0xFFFFFFFFu);
-    const int32_t m =
-        id_of_bytes.at(t.bytes_[static_cast<size_t>(a)] + t.bytes_[static_cast<size_t>(b)]);
-    t.values_[h] |= static_cast<uint32_t>(m);
-  }
-  t.merged_of_rank_.assign(t.merge_list_.size(), -1);
-  for (size_t h = 0; h <= t.mask_; ++h)
-    if (t.keys_[h] != kNone)
-      t.merged_of_rank_[t.values_[h] >> 32] = static_cast<int32_t>(t.values_[h] & 0xFFFFFFFFu);
   return t;
 }
 

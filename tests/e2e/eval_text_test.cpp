@@ -2,8 +2,9 @@
 // evaluates it as a split. Identity: 'prepare' puts the text's last 10% (from the code point that
 // starts it) into val.bin, tokenized on its own; so --text of a file holding exactly that part
 // prints the same line as --data-dir of the prepared directory, for the whole text and for
-// shorter windows (--block-size), for a character model and for a GPT-2 BPE model. Bad requests
-// are one error line.
+// shorter windows (--block-size), for a character model and for a GPT-2 BPE model. --allow-special
+// counts <|endoftext|> as one token, as 'tokenize --allow-special' does. Bad requests are one error
+// line.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -94,4 +95,49 @@ TEST(EvalText, BadRequestsAreOneErrorLine) {
   expect_error(run_cli(base + "--text '" + c.dir + "/short.txt'"), "short.txt");
   spit(c.dir + "/alien.txt", std::string(100, 'a') + "\xe2\x82\xac");  // a euro sign
   expect_error(run_cli(base + "--text '" + c.dir + "/alien.txt'"), "character");
+}
+
+// --allow-special: "<|endoftext|>" in the text is one token (GPT-2's 50256) instead of the seven of
+// its spelling. The oracle for the count is 'tokenize' (tested against tiktoken) with the same flag.
+TEST(EvalText, AllowSpecialReadsEndOfTextAsTheSpecialToken) {
+  const Case c = trained("eval_text_special", "gpt2", "shakespeare-bpe");
+  // Pieces of the text without white space at their ends, joined by "\n<|endoftext|>\n": as text,
+  // <|endoftext|> is 7 tokens ("<", "|", "end", "of", "text", "|", ">"), as the special token 1,
+  // and the newlines around it are cut alike either way, so the counts differ by 6 a separator.
+  std::string text;
+  long long eots = 0;
+  for (size_t i = 0; i < c.val_text.size(); i += 200) {
+    std::string piece = c.val_text.substr(i, 200);
+    piece.erase(0, piece.find_first_not_of(" \n"));
+    piece.erase(piece.find_last_not_of(" \n") + 1);
+    if (piece.empty()) continue;
+    if (!text.empty()) text += "\n<|endoftext|>\n", ++eots;
+    text += piece;
+  }
+  spit(c.dir + "/eot.txt", text);
+  const std::string base = "eval --checkpoint '" + c.checkpoint + "' --threads 1 --block-size 4 ";
+  long long counts[2] = {0, 0};
+  for (int allow = 0; allow < 2; ++allow) {
+    const std::string flag = allow ? "--allow-special " : "";
+    const CliResult ids = run_cli("tokenize " + flag + "--input '" + c.dir + "/eot.txt'");
+    ASSERT_EQ(ids.rc, 0) << ids.err;
+    long long m = 0;
+    for (size_t pos = 0; (pos = ids.out.find_first_of("0123456789", pos)) != std::string::npos;
+         pos = ids.out.find_first_not_of("0123456789", pos))
+      ++m;
+    counts[allow] = m;
+    const CliResult r = run_cli(base + flag + "--text '" + c.dir + "/eot.txt'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("over " + std::to_string((m - 1) / 4 * 4) + " tokens: " +
+                         std::to_string((m - 1) / 4) + " windows of 4"),
+              std::string::npos)
+        << flag << r.out;
+  }
+  EXPECT_GT(eots, 5);
+  EXPECT_EQ(counts[0] - counts[1], 6 * eots) << "each <|endoftext|> is 7 tokens as text, 1 as special";
+  // A character model has no special token: the flag is refused, with the fix.
+  const Case ch = trained("eval_text_special_char", "char", "shakespeare-char-small");
+  expect_error(run_cli("eval --checkpoint '" + ch.checkpoint + "' --allow-special --text '" +
+                       ch.dir + "/val.txt'"),
+               "--allow-special");
 }

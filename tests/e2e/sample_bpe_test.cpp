@@ -1,5 +1,6 @@
 // sample_bpe_test.cpp: 'scratchgpt sample' on a GPT-2-tokenizer model: the streamed text is
-// exactly decode() of the tokens generate() draws in process with the same seed; a sample ends at
+// exactly decode() of the tokens generate() draws in process with the same seed, ill-formed
+// UTF-8 replaced by U+FFFD as Python's decoder does; a sample ends at
 // <|endoftext|> (unless --no-stop-at-eot); an empty prompt starts from <|endoftext|>; a prompt
 // longer than the context is cropped with a note on stderr; a checkpoint whose config and
 // tokenizer disagree on the vocabulary is an error.
@@ -7,6 +8,7 @@
 
 #include <cmath>
 
+#include "core/utf8.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
 #include "sample/generate.h"
@@ -76,7 +78,11 @@ TEST(SampleBpe, StreamedTextIsTheDecodedTokens) {
   const std::vector<int32_t> ids =
       generate(m, 8, gpt2().bpe().encode(prompt, true), 60, SamplingOptions(), rng, nullptr);
   ASSERT_EQ(ids.size(), 60u);
-  EXPECT_EQ(r.out, prompt + gpt2().decode(ids) + "\n");
+  // Bytes that never complete a character (this draw ends with two: 0x82 0xAC) are printed as
+  // U+FFFD each, as Python's decode(errors="replace") in nanoGPT's sample.py prints them.
+  const std::string raw = prompt + gpt2().decode(ids);
+  EXPECT_NE(utf8_invalid_offset(raw), std::string::npos) << "the draw should hold broken UTF-8";
+  EXPECT_EQ(r.out, utf8_replace_invalid(raw) + "\n");
   // --num-tokens is --max-new-tokens's alias.
   const CliResult a = run_cli("sample --checkpoint '" + ck + "' --prompt '" + prompt +
                               "' --num-tokens 60 --seed 5 --threads 1 --no-stop-at-eot");

@@ -1,7 +1,8 @@
 // utf8_stream_test.cpp: Utf8HoldBack against its readable twin (what it writes after every push
 // is the prefix the twin finds over all the bytes so far, on random chunkings of valid UTF-8 mixed
 // with invalid bytes), and TextStream over GPT-2's tokens of text whose characters GPT-2 splits
-// across tokens: every write is whole characters and the whole is decode(ids).
+// across tokens: every write is whole characters and the whole is decode(ids); over random ids,
+// the written text is the U+FFFD replacement of the whole (as nanoGPT's sample.py prints it).
 #include "sample/utf8_stream.h"
 
 #include <gtest/gtest.h>
@@ -69,4 +70,29 @@ TEST(TextStream, WritesWholeCharactersOfTokensThatSplitThem) {
   EXPECT_EQ(written, tok.decode(ids));
   EXPECT_EQ(written, text);
   EXPECT_GT(writes, 10);
+}
+
+TEST(TextStream, WritesIllFormedBytesAsPythonsReplacementOfTheWholeText) {
+  // Token ids chosen at random from GPT-2's byte tokens and pieces of characters: what the stream
+  // writes, piece by piece, equals U+FFFD replacement of the whole decoded text (the property
+  // TextStream::put relies on), and is valid UTF-8 even where the tokens are not.
+  const Tokenizer tok = Tokenizer::bpe("gpt2");
+  const std::vector<int32_t> some =
+      tok.bpe().encode("日本語 🎉🙂 façade Ελληνικά ok\n");  // ids that cut characters
+  std::mt19937 gen(5);
+  int ill_formed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<int32_t> ids;
+    for (int i = 0; i < 12; ++i)
+      ids.push_back(gen() % 3 ? some[gen() % some.size()] : static_cast<int32_t>(gen() % 256));
+    std::string written;
+    TextStream stream(tok, [&](std::string_view b) { written += b; });
+    for (int32_t id : ids) stream.put(id);
+    stream.finish();
+    const std::string raw = tok.decode(ids);
+    ill_formed += utf8_invalid_offset(raw) != std::string::npos;
+    ASSERT_EQ(written, utf8_replace_invalid(raw)) << "trial " << trial;
+    ASSERT_EQ(utf8_invalid_offset(written), std::string::npos);
+  }
+  EXPECT_GT(ill_formed, 100);
 }

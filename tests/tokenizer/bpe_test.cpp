@@ -355,6 +355,19 @@ TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
   std::ofstream(dir / "vocab.bpe") << "#version: 0.2\n";
   EXPECT_NE(error_of([&] { BpeTokenizer::load(dir.string()); }).find("not valid JSON"),
             std::string::npos);
+  // encoder.json is read as a stream: each shape that is not one flat object of whole numbers
+  // is named.
+  const std::pair<const char*, const char*> shapes[] = {
+      {"[1, 2]", "must be a JSON object"},       {"{}", "must be a JSON object"},
+      {"{\"a\": [1]}", "non-integer id"},        {"{\"a\": 1.5}", "non-integer id 1.5"},
+      {"{\"a\": {\"b\": 1}}", "has an object"}, {"{\"a\": 0, \"a\": 1}", "listed twice"},
+      {"{\"a\": 0} x", "not valid JSON"},       {"{\"a\": -1}", "has id -1"}};
+  for (const auto& [json, want] : shapes) {
+    std::ofstream(dir / "encoder.json") << json;
+    const std::string e = error_of([&] { BpeTokenizer::load(dir.string()); });
+    EXPECT_NE(e.find(want), std::string::npos) << json << " -> " << e;
+    EXPECT_NE(e.find("encoder.json"), std::string::npos) << e;
+  }
   // A tiny byte-level vocabulary: the 256 byte tokens, and one merge that names a token it lacks.
   nlohmann::json enc = nlohmann::json::object();
   for (int b = 0; b < 256; ++b) enc[byte_to_unicode(static_cast<uint8_t>(b))] = b;
