@@ -44,14 +44,8 @@ Dataset Dataset::load(const std::string& dir, int raw_vocab_size) {
   for (const auto& [path, name] : {std::pair{train_path, "train.bin"}, {val_path, "val.bin"}})
     SG_CHECK(!path.empty(), "data directory '", dir, "' has no ", name,
              ": run 'scratchgpt prepare --out-dir ", dir, "' first");
-  TokenFile tr = read_token_file(train_path, raw_vocab_size);
-  TokenFile va = read_token_file(val_path, raw_vocab_size);
-  SG_CHECK(tr.format == va.format, "data directory '", dir, "': ", train_path, " is ",
-           token_format_name(tr.format), "'s format but ", val_path, " is ",
-           token_format_name(va.format), "'s: prepare both splits with one tool");
 
   Dataset d;
-  d.format = tr.format;
   const bool has_bpe = fs::exists(fs::path(dir) / "encoder.json", ec);
   const bool has_chars = fs::exists(fs::path(dir) / "vocab.json", ec);
   const std::string vocab_path = (fs::path(dir) / (has_bpe ? "encoder.json" : "vocab.json")).string();
@@ -75,7 +69,17 @@ Dataset Dataset::load(const std::string& dir, int raw_vocab_size) {
     } catch (const Error& e) {
       fail(vocab_path, ": ", e.what(), ": run 'scratchgpt prepare --out-dir ", dir, "' again");
     }
-  } else {
+  }
+  // nanoGPT's raw ids do not say their vocabulary: the caller's (--vocab-size, or the model's),
+  // else the tokenizer's beside them.
+  const int beside = has_bpe || has_chars ? d.tokenizer.vocab_size() : 0;
+  TokenFile tr = read_token_file(train_path, raw_vocab_size, beside);
+  TokenFile va = read_token_file(val_path, raw_vocab_size, beside);
+  SG_CHECK(tr.format == va.format, "data directory '", dir, "': ", train_path, " is ",
+           token_format_name(tr.format), "'s format but ", val_path, " is ",
+           token_format_name(va.format), "'s: prepare both splits with one tool");
+  d.format = tr.format;
+  if (!has_bpe && !has_chars) {
     // llm.c's shards are GPT-2's tokens; so are nanoGPT's shakespeare and openwebtext.
     SG_CHECK(tr.format != TokenFormat::kScratchgpt, "data directory '", dir,
              "' has no vocab.json (or encoder.json and vocab.bpe): run 'scratchgpt prepare "

@@ -192,16 +192,18 @@ void write_token_file(const std::string& path, const std::vector<uint32_t>& toke
   write_file_atomic(path, bytes);
 }
 
-TokenFile read_token_file(const std::string& path, int raw_vocab_size) {
-  return parse_token_file(read_file(path), path, raw_vocab_size);
+TokenFile read_token_file(const std::string& path, int raw_vocab_size, int vocab_beside) {
+  return parse_token_file(read_file(path), path, raw_vocab_size, vocab_beside);
 }
 
-TokenFile parse_token_file(const std::string& bytes, const std::string& path, int raw_vocab_size) {
+TokenFile parse_token_file(const std::string& bytes, const std::string& path, int raw_vocab_size,
+                           int vocab_beside) {
   const std::string file = "token file " + path;
   const bool ours = bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0;
   const bool llmc =
       bytes.size() >= 4 && get<uint32_t>(bytes, 0) == static_cast<uint32_t>(kLlmcMagic);
   if (!ours && !llmc) {
+    if (raw_vocab_size == 0) raw_vocab_size = vocab_beside;
     SG_CHECK(raw_vocab_size > 0, file,
              " is neither a scratchgpt token file (bad magic number) nor an llm.c shard: if it is "
              "nanoGPT's raw uint16 ids, pass --vocab-size N (50257 for GPT-2's tokens); else run "

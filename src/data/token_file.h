@@ -52,11 +52,14 @@ struct TokenFile {
   int vocab_size = 0;
   TokenFormat format = TokenFormat::kScratchgpt;
 };
-// raw_vocab_size: the vocabulary of a nanoGPT raw file (which does not say); 0 when not known, and
-// then a file that is neither ours nor llm.c's is an Error that says to pass --vocab-size.
-TokenFile read_token_file(const std::string& path, int raw_vocab_size = 0);
+// raw_vocab_size: the vocabulary of a nanoGPT raw file (which does not say), as the user gave it
+// (--vocab-size); 0 when not known, and then a file that is neither ours nor llm.c's is an Error
+// that says to pass --vocab-size. vocab_beside: the vocabulary of the tokenizer found beside the
+// file, which reads a file without either magic as raw ids but, unlike the user's word, never a
+// file that starts with a magic (a damaged file of ours stays an error).
+TokenFile read_token_file(const std::string& path, int raw_vocab_size = 0, int vocab_beside = 0);
 // The same over bytes in memory; path only names them in errors. The fuzzers' entry point.
 TokenFile parse_token_file(const std::string& bytes, const std::string& path,
-                           int raw_vocab_size = 0);
+                           int raw_vocab_size = 0, int vocab_beside = 0);
 
 }  // namespace scratchgpt

@@ -84,7 +84,8 @@ TEST(Prepare, VocabulariesBeyondUint16UseUint32Ids) {
 }
 
 // The same text prepared in nanoGPT's and llm.c's formats loads to the same ids as ours; nanoGPT's
-// raw files need the vocabulary size, and a directory without a tokenizer gets GPT-2's.
+// raw files need the vocabulary size unless a tokenizer lies beside them, and a directory without
+// a tokenizer gets GPT-2's.
 TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
   const std::string dir = tmp_dir("formats");
   write_file_atomic(dir + "/in.txt", "Hello, world! It's a test of the formats.\nSecond line.\n");
@@ -100,8 +101,10 @@ TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
   EXPECT_EQ(llmc.val, ours.val);
   EXPECT_EQ(nano.format, TokenFormat::kNanoGpt);
   EXPECT_EQ(llmc.format, TokenFormat::kLlmc);
-  EXPECT_NE(error_of([&] { Dataset::load(dir + "/nano"); }).find("--vocab-size"),
-            std::string::npos);
+  // Beside a tokenizer, raw ids need no --vocab-size: the tokenizer's is theirs.
+  const Dataset nano_beside = Dataset::load(dir + "/nano");
+  EXPECT_EQ(nano_beside.train, ours.train);
+  EXPECT_EQ(nano_beside.val, ours.val);
   // As nanoGPT's own data/shakespeare dir: the two raw files and nothing else; and llm.c's
   // tiny_shakespeare_{train,val}.bin names.
   fs::create_directories(dir + "/bare");
@@ -111,6 +114,8 @@ TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
   EXPECT_EQ(bare.train, ours.train);
   EXPECT_TRUE(bare.tokenizer.same_as(ours.tokenizer));
   EXPECT_NE(error_of([&] { Dataset::load(dir + "/bare", 65); }).find("vocab"), std::string::npos);
+  EXPECT_NE(error_of([&] { Dataset::load(dir + "/bare"); }).find("--vocab-size"),
+            std::string::npos);  // alone, raw ids need it
   fs::create_directories(dir + "/shards");
   fs::copy_file(dir + "/llmc/train.bin", dir + "/shards/tiny_shakespeare_train.bin");
   fs::copy_file(dir + "/llmc/val.bin", dir + "/shards/tiny_shakespeare_val.bin");
