@@ -25,14 +25,16 @@ void register_prepare(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--format", r->format,
                   "token files: scratchgpt (ours: checked, uint16 or uint32 ids), nanogpt (raw "
-                  "uint16, what nanoGPT's train.py reads) or llmc (llm.c's shards, GPT-2 tokens); "
+                  "uint16, what nanoGPT's train.py reads) or llmc (llm.c's data step: its "
+                  "tinyshakespeare.py's split and shards, and gpt2_tokenizer.bin; GPT-2 tokens); "
                   "train reads all three")
       ->capture_default_str();
   cmd->footer(
       "Examples:\n"
       "  scratchgpt prepare   # the bundled Tiny Shakespeare by characters, into "
       "out/data/tinyshakespeare\n"
-      "  scratchgpt prepare --tokenizer gpt2 --out-dir out/data/shakespeare   # GPT-2's tokens");
+      "  scratchgpt prepare --tokenizer gpt2 --out-dir out/data/shakespeare   # GPT-2's tokens\n"
+      "  scratchgpt prepare --tokenizer gpt2 --format llmc --out-dir llm.c/dev/data/tinyshakespeare");
   cmd->callback([r] { run_prepare(*r, stdout); });
 }
 

@@ -1,6 +1,7 @@
 // prepare.cpp: see prepare.h.
 #include "data/prepare.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -23,21 +24,34 @@ std::string default_dataset_path() {
 
 namespace {
 
-// Writes train.bin, val.bin and meta.json (the tokenizer's own files are the caller's).
+// The two splits and their files' names: train.bin and val.bin, or llm.c's.
+struct Splits {
+  std::vector<uint32_t> train, val;
+  const char* train_name = "train.bin";
+  const char* val_name = "val.bin";
+};
+
+// The first n_train ids are train, the rest val (nanoGPT's prepare.py).
+Splits split_at(const std::vector<int32_t>& ids, size_t n_train) {
+  Splits s;
+  s.train.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n_train));
+  s.val.assign(ids.begin() + static_cast<std::ptrdiff_t>(n_train), ids.end());
+  return s;
+}
+
+// Writes the two token files and meta.json (the tokenizer's own files are the caller's).
 PrepareResult write_splits(const std::string& input_path, const fs::path& out,
                            const std::string& tokenizer, TokenFormat format, int64_t chars,
-                           int vocab_size, const std::vector<int32_t>& ids, size_t n_train) {
-  const std::vector<uint32_t> train(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n_train));
-  const std::vector<uint32_t> val(ids.begin() + static_cast<std::ptrdiff_t>(n_train), ids.end());
-  write_token_file((out / "train.bin").string(), train, vocab_size, format);
-  write_token_file((out / "val.bin").string(), val, vocab_size, format);
+                           int vocab_size, const Splits& s) {
+  write_token_file((out / s.train_name).string(), s.train, vocab_size, format);
+  write_token_file((out / s.val_name).string(), s.val, vocab_size, format);
   nlohmann::json meta;
   meta["source"] = fs::absolute(input_path).string();
   meta["tokenizer"] = tokenizer;
   meta["num_chars"] = chars;
   meta["vocab_size"] = vocab_size;
-  meta["train_tokens"] = train.size();
-  meta["val_tokens"] = val.size();
+  meta["train_tokens"] = s.train.size();
+  meta["val_tokens"] = s.val.size();
   meta["token_format"] = std::string(token_format_name(format)) +
                          " (see src/data/token_file.h): " +
                          (format == TokenFormat::kScratchgpt
@@ -49,8 +63,8 @@ PrepareResult write_splits(const std::string& input_path, const fs::path& out,
   PrepareResult r;
   r.num_chars = chars;
   r.vocab_size = vocab_size;
-  r.train_tokens = static_cast<int64_t>(train.size());
-  r.val_tokens = static_cast<int64_t>(val.size());
+  r.train_tokens = static_cast<int64_t>(s.train.size());
+  r.val_tokens = static_cast<int64_t>(s.val.size());
   return r;
 }
 
@@ -65,32 +79,80 @@ void check_format_holds(TokenFormat format, const std::string& tokenizer, int vo
            "--format scratchgpt or nanogpt");
 }
 
+// llm.c's dev/data/tinyshakespeare.py: the text cut at every blank line (Python's
+// text.split("\n\n")) into sections, each opened by <|endoftext|> and encoded on its own with the
+// "\n\n" put back after all but the last (llm.c keeps that for backwards compatibility).
+std::vector<int32_t> llmc_document_ids(const BpeTokenizer& bpe, std::string_view text) {
+  SG_CHECK(bpe.eot_id() >= 0, "--format llmc opens each section with <|endoftext|>, and the "
+           "tokenizer has none: use --tokenizer gpt2");
+  std::vector<int32_t> ids;
+  std::string section;
+  for (size_t from = 0;;) {
+    const size_t cut = text.find("\n\n", from);
+    const bool last = cut == std::string_view::npos;
+    section.assign(text.substr(from, last ? std::string_view::npos : cut - from));
+    if (!last) section += "\n\n";
+    ids.push_back(bpe.eot_id());
+    const std::vector<int32_t> piece = bpe.encode(section);
+    ids.insert(ids.end(), piece.begin(), piece.end());
+    if (last) break;
+    from = cut + 2;
+  }
+  return ids;
+}
+
+// llm.c's split: the first 32,768 tokens are val (a tenth of a text too short for that), the
+// rest train, named as llm.c's train_gpt2.c reads them.
+Splits llmc_splits(const std::vector<int32_t>& ids) {
+  constexpr size_t kLlmcValTokens = 32768;
+  const size_t n_val = std::min(kLlmcValTokens, ids.size() / 10);
+  Splits s;
+  s.val.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n_val));
+  s.train.assign(ids.begin() + static_cast<std::ptrdiff_t>(n_val), ids.end());
+  s.train_name = "tiny_shakespeare_train.bin";
+  s.val_name = "tiny_shakespeare_val.bin";
+  return s;
+}
+
 // nanoGPT's data/shakespeare/prepare.py: the first 90% of the characters are the training split,
-// the rest validation, each encoded with GPT-2's BPE (or another byte-level BPE).
+// the rest validation, each encoded with GPT-2's BPE (or another byte-level BPE). --format llmc:
+// llm.c's data step instead (llmc_document_ids, llmc_splits) and its gpt2_tokenizer.bin.
 PrepareResult prepare_bpe(const std::string& input_path, const std::string& text,
                           const std::string& out_dir, const std::string& tokenizer,
                           TokenFormat format) {
   const Tokenizer tok = Tokenizer::bpe(tokenizer);
   check_format_holds(format, tokenizer, tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
-  // Cut at the code point that starts the last 10% of the characters.
   int64_t chars = 0;
   for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  const auto n_train_chars = static_cast<int64_t>(static_cast<double>(chars) * 0.9);
-  size_t cut = 0;
-  for (int64_t seen = 0; cut < text.size(); ++cut) {
-    if ((static_cast<unsigned char>(text[cut]) & 0xC0) != 0x80 && seen++ == n_train_chars) break;
+  Splits splits;
+  if (format == TokenFormat::kLlmc) {
+    splits = llmc_splits(llmc_document_ids(tok.bpe(), text));
+  } else {
+    // Cut at the code point that starts the last 10% of the characters.
+    const auto n_train_chars = static_cast<int64_t>(static_cast<double>(chars) * 0.9);
+    size_t cut = 0;
+    for (int64_t seen = 0; cut < text.size(); ++cut) {
+      if ((static_cast<unsigned char>(text[cut]) & 0xC0) != 0x80 && seen++ == n_train_chars) break;
+    }
+    std::vector<int32_t> ids =
+        tok.bpe().encode_parallel(std::string_view(text).substr(0, cut), false, 0);
+    const size_t n_train = ids.size();
+    const std::vector<int32_t> va =
+        tok.bpe().encode_parallel(std::string_view(text).substr(cut), false, 0);
+    ids.insert(ids.end(), va.begin(), va.end());
+    splits = split_at(ids, n_train);
   }
-  std::vector<int32_t> ids = tok.bpe().encode_parallel(std::string_view(text).substr(0, cut), false, 0);
-  const size_t n_train = ids.size();
-  const std::vector<int32_t> va = tok.bpe().encode_parallel(std::string_view(text).substr(cut), false, 0);
-  ids.insert(ids.end(), va.begin(), va.end());
   const fs::path out(out_dir);
   write_file_atomic((out / "encoder.json").string(), tok.encoder_json());
   write_file_atomic((out / "vocab.bpe").string(), tok.vocab_bpe());
   std::error_code ec;
   fs::remove(out / "vocab.json", ec);  // a character vocabulary of an earlier prepare
-  return write_splits(input_path, out, tokenizer, format, chars, tok.vocab_size(), ids, n_train);
+  if (format == TokenFormat::kLlmc) {
+    write_file_atomic((out / "gpt2_tokenizer.bin").string(), tok.bpe().llmc_tokenizer_file());
+    for (const char* f : {"train.bin", "val.bin"}) fs::remove(out / f, ec);  // an earlier prepare's
+  }
+  return write_splits(input_path, out, tokenizer, format, chars, tok.vocab_size(), splits);
 }
 
 }  // namespace
@@ -116,7 +178,7 @@ PrepareResult prepare_dataset(const std::string& input_path, const std::string& 
   std::error_code ec;
   for (const char* f : {"encoder.json", "vocab.bpe"}) fs::remove(out / f, ec);  // an earlier BPE
   return write_splits(input_path, out, "char", format, static_cast<int64_t>(ids.size()),
-                      tok.vocab_size(), ids, n_train);
+                      tok.vocab_size(), split_at(ids, n_train));
 }
 
 }  // namespace scratchgpt

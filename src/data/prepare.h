@@ -26,8 +26,10 @@ struct PrepareResult {
 // tokenizer: "char" (the vocabulary of the text's characters, written as vocab.json), "gpt2" or
 // a directory with encoder.json and vocab.bpe (copied beside the token files, so train, eval and
 // sample find the tokenizer there).
-// format: the token files' format (token_file.h): ours, nanoGPT's raw uint16 ids or llm.c's
-// shards (GPT-2's tokens only), each named train.bin and val.bin.
+// format: the token files' format (token_file.h): ours or nanoGPT's raw uint16 ids, named
+// train.bin and val.bin; or llm.c's data step (GPT-2's tokens only), exactly as llm.c's
+// dev/data/tinyshakespeare.py: <|endoftext|> before each blank-line section, the first 32,768
+// tokens val, tiny_shakespeare_{val,train}.bin and gpt2_tokenizer.bin.
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
                               const std::string& tokenizer = "char",
                               TokenFormat format = TokenFormat::kScratchgpt);

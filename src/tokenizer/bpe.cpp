@@ -297,6 +297,22 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_json, const std::str
   return t;
 }
 
+std::string BpeTokenizer::llmc_tokenizer_file() const {
+  SG_CHECK(eot_ >= 0, "llm.c's tokenizer file names <|endoftext|>, and this tokenizer has none");
+  std::string out(256 * 4, '\0');
+  const int32_t header[4] = {20240328, 2, vocab_size(), eot_};
+  for (int i = 0; i < 4; ++i)
+    for (int b = 0; b < 4; ++b)
+      out[static_cast<size_t>(4 * i + b)] = static_cast<char>((header[i] >> (8 * b)) & 0xFF);
+  for (size_t id = 0; id < bytes_.size(); ++id) {
+    SG_CHECK(!bytes_[id].empty() && bytes_[id].size() < 256, "token ", id, " has ",
+             bytes_[id].size(), " bytes; llm.c's tokenizer file holds 1 to 255");
+    out += static_cast<char>(bytes_[id].size());
+    out += bytes_[id];
+  }
+  return out;
+}
+
 uint64_t BpeTokenizer::find_pair(int32_t a, int32_t b) const {
   const uint64_t key = pair_key(a, b);
   for (uint64_t h = mix(key) & mask_;; h = (h + 1) & mask_) {

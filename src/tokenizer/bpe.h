@@ -52,6 +52,11 @@ class BpeTokenizer {
 
   int vocab_size() const { return static_cast<int>(bytes_.size()); }
   int32_t eot_id() const { return eot_; }  // <|endoftext|>, or -1
+  // llm.c's tokenizer file (gpt2_tokenizer.bin, train_gpt2.py's write_tokenizer, version 2): a
+  // header of 256 int32 (20240328, 2, V, the <|endoftext|> id), then each token's bytes after
+  // their length in one byte. train_gpt2.c decodes its samples with it. An Error when a token is
+  // longer than 255 bytes or there is no <|endoftext|>.
+  std::string llmc_tokenizer_file() const;
   int num_merges() const { return static_cast<int>(merge_list_.size()); }
   // Merge r (rank r, best first): the two tokens it joins.
   std::pair<int32_t, int32_t> merge(int r) const { return merge_list_[static_cast<size_t>(r)]; }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/check.h"
@@ -83,7 +84,7 @@ TEST(Prepare, VocabulariesBeyondUint16UseUint32Ids) {
   EXPECT_EQ(d.tokenizer.decode(all), text);
 }
 
-// The same text prepared in nanoGPT's and llm.c's formats loads to the same ids as ours; nanoGPT's
+// The same text prepared in nanoGPT's format, and its ids in llm.c's, load to the same ids as ours; nanoGPT's
 // raw files need the vocabulary size unless a tokenizer lies beside them, and a directory without
 // a tokenizer gets GPT-2's.
 TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
@@ -91,8 +92,11 @@ TEST(Prepare, NanoGptAndLlmcDirectoriesLoadTheSameIds) {
   write_file_atomic(dir + "/in.txt", "Hello, world! It's a test of the formats.\nSecond line.\n");
   prepare_dataset(dir + "/in.txt", dir + "/ours", "gpt2");
   prepare_dataset(dir + "/in.txt", dir + "/nano", "gpt2", TokenFormat::kNanoGpt);
-  prepare_dataset(dir + "/in.txt", dir + "/llmc", "gpt2", TokenFormat::kLlmc);
   const Dataset ours = Dataset::load(dir + "/ours");
+  // llm.c's shards of the same ids (prepare --format llmc makes llm.c's own split instead: below).
+  fs::create_directories(dir + "/llmc");
+  write_token_file(dir + "/llmc/train.bin", ours.train, 50257, TokenFormat::kLlmc);
+  write_token_file(dir + "/llmc/val.bin", ours.val, 50257, TokenFormat::kLlmc);
   const Dataset nano = Dataset::load(dir + "/nano", 50257);
   const Dataset llmc = Dataset::load(dir + "/llmc");
   EXPECT_EQ(nano.train, ours.train);
@@ -164,4 +168,68 @@ TEST(GetBatch, ShortDataIsAnError) {
   data.push_back(2);
   get_batch(data.data(), 9, 1, 8, rng, x.data(), y.data());
   EXPECT_EQ(y[7], 2);
+}
+
+namespace {
+
+uint32_t u32_at(const std::string& b, size_t off) {
+  return static_cast<uint32_t>(static_cast<uint8_t>(b[off])) |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[off + 1])) << 8 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[off + 2])) << 16 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[off + 3])) << 24;
+}
+
+}  // namespace
+
+// prepare --format llmc is llm.c's dev/data/tinyshakespeare.py. On Tiny Shakespeare its files
+// hold what that script says it writes (its docstring: "writing 32,768 tokens to
+// tiny_shakespeare_val.bin (66,560 bytes)", "305,260 tokens to tiny_shakespeare_train.bin
+// (611,544 bytes)"); each blank-line section follows one <|endoftext|>; and gpt2_tokenizer.bin,
+// read as llm.c's tokenizer_init reads it, decodes the ids back to the text.
+TEST(Prepare, LlmcFormatIsLlmcsTinyShakespeareDataStep) {
+  const std::string dir = tmp_dir("llmc_step");
+  const std::string input = default_dataset_path();
+  const PrepareResult r = prepare_dataset(input, dir, "gpt2", TokenFormat::kLlmc);
+  EXPECT_EQ(r.val_tokens, 32768);
+  EXPECT_EQ(r.train_tokens, 305260);
+  EXPECT_EQ(fs::file_size(dir + "/tiny_shakespeare_val.bin"), 66560u);
+  EXPECT_EQ(fs::file_size(dir + "/tiny_shakespeare_train.bin"), 611544u);
+  EXPECT_FALSE(fs::exists(dir + "/train.bin"));
+  const Dataset d = Dataset::load(dir);  // the names are found, the format told by its magic
+  EXPECT_EQ(d.format, TokenFormat::kLlmc);
+  std::vector<uint32_t> ids(d.val.begin(), d.val.end());  // llm.c's order: val first
+  ids.insert(ids.end(), d.train.begin(), d.train.end());
+  const std::string text = read_file(input);
+  size_t sections = 1;
+  for (size_t p = text.find("\n\n"); p != std::string::npos; p = text.find("\n\n", p + 2)) ++sections;
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 50256u), static_cast<std::ptrdiff_t>(sections));
+  EXPECT_EQ(ids[0], 50256u);
+
+  // gpt2_tokenizer.bin as llm.c's tokenizer_init reads it: 256 uint32 of header, then
+  // (length byte, bytes) per token.
+  const std::string tb = read_file(dir + "/gpt2_tokenizer.bin");
+  ASSERT_GE(tb.size(), 1024u);
+  EXPECT_EQ(u32_at(tb, 0), 20240328u);
+  EXPECT_EQ(u32_at(tb, 4), 2u);
+  ASSERT_EQ(u32_at(tb, 8), 50257u);
+  EXPECT_EQ(u32_at(tb, 12), 50256u);
+  std::vector<std::string> table;
+  for (size_t off = 1024; off < tb.size();) {
+    const size_t len = static_cast<uint8_t>(tb[off]);
+    ASSERT_GT(len, 0u);
+    table.push_back(tb.substr(off + 1, len));
+    off += 1 + len;
+  }
+  ASSERT_EQ(table.size(), 50257u);
+  EXPECT_EQ(table[50256], "<|endoftext|>");
+  std::string decoded;
+  for (uint32_t id : ids)
+    if (id != 50256u) decoded += table[id];
+  EXPECT_EQ(decoded, text);  // the "\n\n" put back after every section but the last
+
+  // A text too short for 32,768 val tokens keeps a tenth.
+  const std::string small = tmp_dir("llmc_small");
+  write_file_atomic(small + "/in.txt", text.substr(0, 20000));
+  const PrepareResult s = prepare_dataset(small + "/in.txt", small + "/out", "gpt2", TokenFormat::kLlmc);
+  EXPECT_EQ(s.val_tokens, (s.val_tokens + s.train_tokens) / 10);
 }

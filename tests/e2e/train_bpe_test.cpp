@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "data/dataset.h"
+#include "data/token_file.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt::test;
@@ -74,11 +76,17 @@ TEST(TrainBpe, ATokenizerOfYourOwn) {
 TEST(TrainBpe, NanoGptAndLlmcDataTrainLikeOurs) {
   const std::string dir = scratch_dir("bpe_formats");
   spit(dir + "/input.txt", shakespeare(30000));
-  for (const char* f : {"scratchgpt", "nanogpt", "llmc"}) {
+  for (const char* f : {"scratchgpt", "nanogpt"}) {
     const CliResult r = run_cli("prepare --tokenizer gpt2 --input '" + dir + "/input.txt' --format " +
                                 f + " --out-dir '" + dir + "/" + f + "'");
     ASSERT_EQ(r.rc, 0) << r.err;
   }
+  // The same ids as llm.c's shards (prepare --format llmc makes llm.c's own split instead, with
+  // <|endoftext|> between sections: tests/data/dataset_test.cpp).
+  const scratchgpt::Dataset ours = scratchgpt::Dataset::load(dir + "/scratchgpt");
+  fs::create_directories(dir + "/llmc");
+  scratchgpt::write_token_file(dir + "/llmc/train.bin", ours.train, 50257, scratchgpt::TokenFormat::kLlmc);
+  scratchgpt::write_token_file(dir + "/llmc/val.bin", ours.val, 50257, scratchgpt::TokenFormat::kLlmc);
   for (const char* f : {"encoder.json", "vocab.bpe", "meta.json"}) fs::remove(dir + "/nanogpt/" + f);
   std::vector<std::vector<nlohmann::json>> losses;
   for (const std::string f : {"scratchgpt", "nanogpt", "llmc"}) {
