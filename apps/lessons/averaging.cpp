@@ -1,6 +1,6 @@
 // averaging.cpp: `scratchgpt lesson averaging`, the lecture's "mathematical trick in
 // self-attention": xbow[b, t] = mean of x[b, 0..t], by loops, by a tril matrix, by softmax.
-// PyTorch twin: lesson_averaging in tools/make_lesson_fixtures.py. Module:
+// PyTorch twin: lesson_averaging in tools/lesson_fixtures/lecture.py. Module:
 // src/stones/bow_average.h.
 
 #include <cmath>

@@ -2,8 +2,8 @@
 // characters as the vocabulary, encode/decode, the train split, get_batch with
 // torch.manual_seed(1337), the untrained BigramLanguageModel's loss (the lecture's 4.8786) and a
 // 100-character sample drawn with torch.multinomial.
-// PyTorch twin: lesson_bigram in tools/make_lesson_fixtures.py. Modules: src/tokenizer/char_tokenizer.h,
-// src/nn/bigram.h.
+// PyTorch twin: lesson_bigram in tools/lesson_fixtures/lecture.py.
+// Modules: src/tokenizer/char_tokenizer.h, src/nn/bigram.h.
 
 #include "nn/bigram.h"
 

@@ -2,7 +2,7 @@
 // residual connections): x = x + sa(ln1(x)); x = x + ffwd(ln2(x)), shown step by step.
 // Built from the lecture's modules (stones::LectureMultiHeadAttention, stones::FeedForward) so
 // the seeded weights are drawn in the lecture's order. PyTorch twin: lesson_block in
-// tools/make_lesson_fixtures.py. Engine twin: src/nn/block.h.
+// tools/lesson_fixtures/lecture.py. Engine twin: src/nn/block.h.
 
 #include "nn/block.h"
 

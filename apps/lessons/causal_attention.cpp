@@ -1,7 +1,7 @@
 // causal_attention.cpp: `scratchgpt lesson causal-attention`, Raschka ch. 3.5: hiding future
 // tokens (zero-and-renormalise, then the -inf mask), dropout on attention weights, and the
 // CausalAttention class on a batch. PyTorch twin: lesson_causal_attention in
-// tools/make_lesson_fixtures.py. Module: stones::CausalAttention (src/stones/causal_attention.h).
+// tools/lesson_fixtures/book.py. Module: stones::CausalAttention (src/stones/causal_attention.h).
 
 #include "stones/causal_attention.h"
 
@@ -109,11 +109,11 @@ void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
       "torch.manual_seed(123); nn.Dropout(0.5) zeroes about half of the entries in training "
       "and scales the rest by 1 / (1 - 0.5) = 2.");
   rng.manual_seed(123);
-  std::vector<float> mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);  // (T, T)
+  std::vector<float> mask = stones::draw_dropout_mask<float>(&rng, T * T, 0.5f);  // (T, T)
   show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(T, T) * mask
   say(os, "Reseeding with 123 drops the same positions of the attention weights.");
   rng.manual_seed(123);
-  mask = stones::draw_dropout_mask<float>(rng, T * T, 0.5f);
+  mask = stones::draw_dropout_mask<float>(&rng, T * T, 0.5f);
   std::vector<float> dropped(T * T);
   for (int i = 0; i < T * T; ++i) dropped[i] = weights[i] * mask[i];
   show(os, "dropout(attn_weights):", dropped.data(), {T, T});

@@ -1,6 +1,6 @@
 // head.cpp: `scratchgpt lesson head`, the lecture's "version 4: self-attention": one Head with
 // key, query and value Linear layers, the tril mask, softmax, and why scores are scaled by
-// head_size**-0.5. PyTorch twin: lesson_head in tools/make_lesson_fixtures.py.
+// head_size**-0.5. PyTorch twin: lesson_head in tools/lesson_fixtures/lecture.py.
 // Module: stones::Head (src/stones/head.h).
 
 #include "stones/head.h"

@@ -1,6 +1,6 @@
 // multi_head.cpp: `scratchgpt lesson multi-head`, Raschka ch. 3.6: several causal heads stacked
 // (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention that splits one projection.
-// PyTorch twin: lesson_multi_head in tools/make_lesson_fixtures.py.
+// PyTorch twin: lesson_multi_head in tools/lesson_fixtures/book.py.
 // Modules: src/stones/multi_head_attention.h.
 
 #include <iostream>

@@ -1,6 +1,7 @@
 // positional.cpp: `scratchgpt lesson positional`, the lecture's v2 model input: token embeddings
 // plus position embeddings, x = token_embedding_table(idx) + position_embedding_table(arange(T)).
-// PyTorch twin: lesson_positional in tools/make_lesson_fixtures.py. Kernel: ref::encoder_forward.
+// PyTorch twin: lesson_positional in tools/lesson_fixtures/lecture.py.
+// Kernel: ref::encoder_forward.
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // simplified_attention.cpp: `scratchgpt lesson simplified-attention`, Raschka ch. 3.3: attention
 // with no trainable weights over "Your journey starts with one step".
-// PyTorch twin: lesson_simplified_attention in tools/make_lesson_fixtures.py.
+// PyTorch twin: lesson_simplified_attention in tools/lesson_fixtures/book.py.
 // Module: stones::SimplifiedAttention (src/stones/self_attention.h).
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // trainable_weights.cpp: `scratchgpt lesson trainable-weights`, Raschka ch. 3.4: query, key and
 // value projections with trainable weights, scaled dot-product attention, SelfAttention_v1/_v2.
-// PyTorch twin: lesson_trainable_weights in tools/make_lesson_fixtures.py.
+// PyTorch twin: lesson_trainable_weights in tools/lesson_fixtures/book.py.
 // Modules: stones::SelfAttentionV1 / SelfAttentionV2 (src/stones/self_attention.h).
 
 #include <cmath>

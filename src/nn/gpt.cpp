@@ -33,67 +33,17 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     lm_head.dweight = dwte;
   }
 
-  // backward(ready)'s cuts. Each group of Params (the embeddings, block l, the tail) must fill one
-  // stretch of the grad slab, the stretches in walk order, so that a range holds exactly the
-  // gradients backward has finished when it reports it.
-  struct Extent : ParamVisitor {  // [lo, hi) of the visited gradients, in floats from base
-    const float* base;
-    size_t lo = SIZE_MAX, hi = 0;
-    explicit Extent(const float* b) : base(b) {}
-    void visit(const std::string&, Tensor&, Tensor& grad, const std::vector<int64_t>&,
-               bool) override {
-      const size_t at = static_cast<size_t>(grad.data - base);
-      lo = std::min(lo, at);
-      hi = std::max(hi, at + static_cast<size_t>(grad.numel()));
-    }
-  };
-  const float* base = store_.grad_slab().data();
-  Extent embeddings(base);
-  embeddings.visit("wte", wte, dwte, {}, true);
-  embeddings.visit("wpe", wpe, dwpe, {}, true);
-  size_t end_before = embeddings.hi;
-  for (int l = 0; l <= L; ++l) {  // block l, then (l == L) the tail
-    Extent group(base);
-    if (l < L) {
-      blocks[static_cast<size_t>(l)].visit_params("", group);
-    } else {
-      ln_f.visit_params("", group);
-      if (!config_.tied) lm_head.visit_params("", group);
-    }
-    SG_CHECK(group.lo >= end_before, "GPT: the gradients of ",
-             l < L ? "block " + std::to_string(l) : std::string("ln_f"),
-             " do not follow the earlier ones in the slab");
-    grad_cuts_.push_back(group.lo);
-    end_before = group.hi;
-  }
-
-  // zero_grad()'s spans: runs of gradients no Linear writes (with the padding between them),
-  // in slab order. A tied wte is lm_head's dweight: written by lm_head's backward before the
-  // embeddings' backward adds to it.
-  std::vector<const float*> written;
-  for_each_linear([&](Linear& l) {
-    written.push_back(l.dweight.data);
-    if (l.has_bias) written.push_back(l.dbias.data);
+  grad_cuts_ = store_.grad_cuts(backward_groups());  // backward(ready)'s ranges
+  std::vector<const float*> written;  // zero_grad() leaves each Linear's gradients to its backward
+  for_each_linear([&](Linear& lin) {
+    written.push_back(lin.dweight.data);  // tied: wte's, which encoder_backward then adds to
+    if (lin.has_bias) written.push_back(lin.dbias.data);
   });
-  bool open = false;
-  for (const Param& p : store_.params()) {
-    const size_t lo = static_cast<size_t>(p.grad.data - base);
-    const size_t hi = lo + static_cast<size_t>(p.grad.numel());
-    if (std::find(written.begin(), written.end(), p.grad.data) != written.end()) {
-      open = false;
-    } else if (open) {
-      cleared_.back().second = hi;
-    } else {
-      cleared_.emplace_back(lo, hi);
-      open = true;
-    }
-  }
+  store_.leave_to_backward(written);
 }
 
 void GPT::zero_grad() {
-  float* base = store_.grad_slab().data();
-  for (const auto& [lo, hi] : cleared_)
-    kernels::zero(ctx_, base + lo, static_cast<int64_t>(hi - lo));
+  store_.zero_grads(ctx_);
   for_each_linear([](Linear& l) { l.dparams_unset = true; });
 }
 
@@ -113,6 +63,21 @@ void walk_params(ParamVisitor& v, const GPTConfig& config, Tensor& wte, Tensor& 
 
 void GPT::visit_params(ParamVisitor& v) {
   walk_params(v, config_, wte, dwte, wpe, dwpe, blocks, ln_f, lm_head);
+}
+
+std::vector<ParamStore::Group> GPT::backward_groups() {
+  std::vector<ParamStore::Group> groups{{"the embeddings", [this](ParamVisitor& v) {
+                                           v.visit("wte", wte, dwte, {}, true);
+                                           v.visit("wpe", wpe, dwpe, {}, true);
+                                         }}};
+  for (Block& b : blocks)
+    groups.push_back({"block " + std::to_string(groups.size() - 1),
+                      [&b](ParamVisitor& v) { b.visit_params("", v); }});
+  groups.push_back({"ln_f", [this](ParamVisitor& v) {
+                      ln_f.visit_params("", v);
+                      if (!config_.tied) lm_head.visit_params("", v);
+                    }});
+  return groups;
 }
 
 std::vector<std::pair<std::string, std::vector<int64_t>>> gpt_param_shapes(

@@ -59,7 +59,7 @@ class GPT : public LanguageModel {
   // Where backward(ready)'s ranges cut grad_slab(), in floats: (L + 1) offsets, entry l where
   // block l's gradients begin and entry L where the tail's (ln_f, lm_head) begin; the embeddings
   // are [0, entry 0) and the tail [entry L, slab end). Each block's Params are contiguous in the
-  // slab (the store lays them out in walk order), which the constructor checks.
+  // slab (the store lays them out in walk order), which the store checks when the model is built.
   const std::vector<size_t>& grad_ranges() const { return grad_cuts_; }
   // The Param with this checkpoint name ("blocks.0.attn.c_attn.weight"); Error if there is none.
   Param& param(const std::string& name);
@@ -92,8 +92,6 @@ class GPT : public LanguageModel {
 
   ParamStore store_;  // the Params: values, grads and both AdamW moments, one slab each
   std::vector<size_t> grad_cuts_;  // (L + 1) grad_ranges()
-  // What zero_grad() clears: [offset, end) of grad_slab(), every gradient that is not a Linear's.
-  std::vector<std::pair<size_t, size_t>> cleared_;
   template <class Fn>
   void for_each_linear(Fn fn) {  // every Linear: 4 per block, then lm_head
     for (Block& b : blocks)
@@ -126,6 +124,8 @@ class GPT : public LanguageModel {
   int cache_len_ = 0;
 
   void visit_params(ParamVisitor& v);
+  // What backward(ready) finishes together, in slab order: wte and wpe, each block, the tail.
+  std::vector<ParamStore::Group> backward_groups();
   void plan_activations(int B, int T);
   // Lays out the activation slab for (B, T) from base (counting when null); block scratch starts
   // at scratch_offset. Returns {end of per-layer activations, end of the shared scratch}.

@@ -1,7 +1,10 @@
 // param.cpp: see param.h.
 #include "nn/param.h"
 
+#include <algorithm>
+
 #include "core/check.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -41,6 +44,19 @@ struct BindParams : ParamVisitor {
   }
 };
 
+// [lo, hi) of the visited gradients, in floats from base.
+struct GradExtent : ParamVisitor {
+  const float* base;
+  size_t lo = SIZE_MAX, hi = 0;
+  explicit GradExtent(const float* b) : base(b) {}
+  void visit(const std::string&, Tensor&, Tensor& grad, const std::vector<int64_t>&,
+             bool) override {
+    const size_t at = static_cast<size_t>(grad.data - base);
+    lo = std::min(lo, at);
+    hi = std::max(hi, at + static_cast<size_t>(grad.numel()));
+  }
+};
+
 }  // namespace
 
 Tensor tensor_view(float* data, const std::vector<int64_t>& shape) {
@@ -73,6 +89,45 @@ void ParamStore::build(const Walk& walk) {
   }
   BindParams bind(&params_);
   walk(bind);
+  leave_to_backward({});
+}
+
+std::vector<size_t> ParamStore::grad_cuts(const std::vector<Group>& groups) const {
+  std::vector<size_t> cuts;
+  size_t end_before = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    GradExtent group(grads_.base());
+    groups[i].walk(group);
+    SG_CHECK(group.lo >= end_before, "the gradients of ", groups[i].name,
+             " do not follow the earlier ones in the slab");
+    if (i > 0) cuts.push_back(group.lo);
+    end_before = group.hi;
+  }
+  return cuts;
+}
+
+void ParamStore::leave_to_backward(const std::vector<const float*>& written) {
+  const float* base = grads_.base();
+  cleared_.clear();
+  bool open = false;  // the last Param's gradient is cleared: a run is open
+  for (const Param& p : params_) {
+    const size_t lo = static_cast<size_t>(p.grad.data - base);
+    const size_t hi = lo + static_cast<size_t>(p.grad.numel());
+    if (std::find(written.begin(), written.end(), p.grad.data) != written.end()) {
+      open = false;
+    } else if (open) {
+      cleared_.back().second = hi;
+    } else {
+      cleared_.emplace_back(lo, hi);
+      open = true;
+    }
+  }
+}
+
+void ParamStore::zero_grads(const ExecContext& ctx) {
+  float* base = grads_.base();
+  for (const auto& [lo, hi] : cleared_)
+    kernels::zero(ctx, base + lo, static_cast<int64_t>(hi - lo));
 }
 
 Param* ParamStore::find(const std::string& name) {

@@ -1,8 +1,10 @@
 // param.h: the parameter concept in one place. A Param is a named weight with its gradient and
 // AdamW moments side by side; modules describe theirs by walking a ParamVisitor
 // (visit_params(prefix, v)); a ParamStore walks a module, owns one slab each for values,
-// gradients and both moments, and points the module's views into them. A GPT keeps its
-// parameters in one ParamStore; a lesson or a test can give a lone Block its own the same way.
+// gradients and both moments, and points the module's views into them. It also keeps the books
+// of the gradient slab: where backward's groups of Params begin (grad_cuts) and which stretches
+// zero_grads clears. A GPT keeps its parameters in one ParamStore; a lesson or a test can give a
+// lone Block its own the same way.
 // Leaves out: dtypes other than float32, parameters that change shape after construction.
 #pragma once
 
@@ -10,9 +12,11 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/arena.h"
+#include "core/exec_context.h"
 #include "core/tensor.h"
 
 namespace scratchgpt {
@@ -54,9 +58,30 @@ class ParamStore {
   Param* find(const std::string& name);
   Param& get(const std::string& name);
 
+  // Params that backward finishes together (a model's embeddings, one block, its tail), named
+  // for errors. Each group must fill one stretch of the grad slab, the stretches in the groups'
+  // order (the store lays Params out in walk order), so that a range of the slab holds exactly
+  // the gradients backward has finished; an Error names the group that breaks this.
+  struct Group {
+    std::string name;
+    Walk walk;
+  };
+  // Where the groups cut the grad slab, in floats: groups.size() - 1 offsets, entry i where
+  // group i + 1 begins (group 0 begins at 0, the last ends at the slab's end).
+  std::vector<size_t> grad_cuts(const std::vector<Group>& groups) const;
+
+  // The gradients (by their data pointer) that their module's backward writes instead of adding
+  // to (a Linear's: Linear::dparams_unset): zero_grads() leaves them alone from now on.
+  void leave_to_backward(const std::vector<const float*>& written);
+  // Clears every gradient not left to backward, runs of neighbours (with the padding between
+  // them) at once, in slab order. Until leave_to_backward, that is every gradient.
+  void zero_grads(const ExecContext& ctx);
+
  private:
   std::vector<Param> params_;
   Arena values_, grads_, moments_m_, moments_v_;
+  // What zero_grads() clears: [offset, end) of grad_slab().
+  std::vector<std::pair<size_t, size_t>> cleared_;
 };
 
 }  // namespace scratchgpt

@@ -1,8 +1,9 @@
 // attend.h: the small pieces every attention stepping stone shares, templated on the float type F
 // so that every backward is gradient-checked in double: plain matrix products, Linear<F> (an
-// owning nn.Linear; init in attend.cpp), the two causal masks and the three ways of scaling, and
-// attend_forward/attend_backward (one head's scaled-dot-product attention with an optional causal
-// mask and dropout). Leaves out: batching and speed. The engine's twin: kernels/cpu/attention.h.
+// owning nn.Linear; init in attend.cpp), nn.Dropout's mask, the two causal masks and the three
+// ways of scaling, attend_forward/attend_backward (one head's scaled-dot-product attention with an
+// optional causal mask and dropout) and their loop over a batch of heads.
+// Leaves out: speed. The engine's twin: kernels/cpu/attention.h.
 #pragma once
 
 #include <algorithm>
@@ -85,6 +86,20 @@ struct Linear {
     std::fill(bias_grad.begin(), bias_grad.end(), F(0));
   }
 };
+
+// nn.Dropout(p) on n values in training: the scaled keep mask (0 or 1/(1-p)) drawn exactly as
+// torch draws it. Eval (rng null) and p == 0 draw nothing and give an empty mask (torch skips the
+// draw too).
+template <typename F>
+std::vector<F> draw_dropout_mask(Rng* rng, int64_t n, float p) {
+  std::vector<F> m;
+  if (rng == nullptr || p <= 0.0f) return m;
+  std::vector<float> noise(static_cast<size_t>(n));
+  // nn.Dropout: noise = empty_like(x).bernoulli_(1 - p).div_(1 - p); out = x * noise
+  rng->dropout_noise(noise.data(), n, static_cast<double>(p));
+  m.assign(noise.begin(), noise.end());
+  return m;
+}
 
 // How attention keeps a token from looking ahead.
 enum class CausalMask {
@@ -178,6 +193,48 @@ void attend_backward(F* dq, F* dk, F* dv, const F* dout, int ldo, const F* weigh
         dk[static_cast<int64_t>(s) * ld + i] += g * q[static_cast<int64_t>(t) * ld + i];
       }
     }
+}
+
+// A batch of heads: B sequences of T rows, each row NH heads of HS values side by side, i.e.
+// (B, T, NH*HS) read as .view(B, T, NH, HS).transpose(1, 2): head h of sequence b is the column
+// slice [h*HS, (h+1)*HS) of that sequence's rows (no copy), and its (T, T) scores, weights and
+// dropout mask are block (b, h) of (B, NH, T, T). One head (NH = 1) is the plain (B, T, HS).
+struct Heads {
+  int B = 0, NH = 0, T = 0, HS = 0;
+
+  // fn(io, tt) for every head in order (b, then h): io where its rows begin in (B, T, NH*HS),
+  // tt where its (T, T) block begins in (B, NH, T, T).
+  template <typename Fn>
+  void for_each(Fn fn) const {
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < NH; ++h)
+        fn((static_cast<int64_t>(b) * T * NH + h) * HS, (static_cast<int64_t>(b) * NH + h) * T * T);
+  }
+};
+
+// attend_forward for every head of the batch: out, q, k, v (B, T, NH*HS); scores, weights
+// (B, NH, T, T); drop the same, or empty (no dropout).
+template <typename F>
+void attend_heads_forward(F* out, F* scores, F* weights, const F* q, const F* k, const F* v,
+                          const Heads& hs, CausalMask mask, Scale scale,
+                          const std::vector<F>& drop) {
+  const int ld = hs.NH * hs.HS;
+  hs.for_each([&](int64_t io, int64_t tt) {
+    attend_forward(out + io, ld, scores + tt, weights + tt, q + io, k + io, v + io, ld, hs.T, hs.HS,
+                   mask, scale, drop.empty() ? nullptr : drop.data() + tt);
+  });
+}
+
+// attend_backward for every head of the batch: accumulates dq, dk, dv (B, T, NH*HS) from dout.
+template <typename F>
+void attend_heads_backward(F* dq, F* dk, F* dv, const F* dout, const F* weights, const F* q,
+                           const F* k, const F* v, const Heads& hs, Scale scale,
+                           const std::vector<F>& drop) {
+  const int ld = hs.NH * hs.HS;
+  hs.for_each([&](int64_t io, int64_t tt) {
+    attend_backward(dq + io, dk + io, dv + io, dout + io, ld, weights + tt, q + io, k + io, v + io,
+                    ld, hs.T, hs.HS, scale, drop.empty() ? nullptr : drop.data() + tt);
+  });
 }
 
 // Casts a float buffer drawn by Rng into F.

@@ -1,19 +1,8 @@
-// causal_attention.cpp: CausalAttention<F> and draw_dropout_mask<F>, for float and double.
+// causal_attention.cpp: CausalAttention<F>, for float and double.
 
 #include "stones/causal_attention.h"
 
 namespace scratchgpt::stones {
-
-template <typename F>
-std::vector<F> draw_dropout_mask(Rng& rng, int64_t n, float p) {
-  std::vector<F> m;
-  if (p <= 0.0f) return m;
-  std::vector<float> noise(static_cast<size_t>(n));
-  // nn.Dropout: noise = empty_like(x).bernoulli_(1 - p).div_(1 - p); out = x * noise
-  rng.dropout_noise(noise.data(), n, static_cast<double>(p));
-  m.assign(noise.begin(), noise.end());
-  return m;
-}
 
 template <typename F>
 CausalAttention<F>::CausalAttention(int d_in, int d_out, int ctx, float p, bool qkv_bias)
@@ -52,32 +41,20 @@ void CausalAttention<F>::forward(F* out, const F* x, int b, int t, Rng* rng) {
   scores.resize(static_cast<size_t>(B) * T * T);
   weights.resize(scores.size());
   // attn_weights = self.dropout(attn_weights): one draw over the whole (B, T, T) tensor.
-  drop = rng ? draw_dropout_mask<F>(*rng, static_cast<int64_t>(weights.size()), dropout)
-             : std::vector<F>();
+  drop = draw_dropout_mask<F>(rng, static_cast<int64_t>(weights.size()), dropout);
   // The mask is drawn before the weights exist; torch draws it after, but nothing else draws
   // in between, so the numbers are the same.
-  for (int bb = 0; bb < B; ++bb) {
-    const int64_t io = static_cast<int64_t>(bb) * T * OC;  // this sequence's rows
-    const int64_t tt = static_cast<int64_t>(bb) * T * T;
-    // attn_scores = queries @ keys.transpose(1, 2), masked_fill_(mask, -inf),
-    // softmax(attn_scores / keys.shape[-1]**0.5), dropout, context_vec = attn_weights @ values
-    attend_forward(out + io, OC, scores.data() + tt, weights.data() + tt, q.data() + io,
-                   k.data() + io, v.data() + io, OC, T, OC, mask, Scale::kDivideSqrt,
-                   drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-  }
+  // attn_scores = queries @ keys.transpose(1, 2), masked_fill_(mask, -inf),
+  // softmax(attn_scores / keys.shape[-1]**0.5), dropout, context_vec = attn_weights @ values
+  attend_heads_forward(out, scores.data(), weights.data(), q.data(), k.data(), v.data(),
+                       Heads{B, 1, T, OC}, mask, Scale::kDivideSqrt, drop);
 }
 
 template <typename F>
 void CausalAttention<F>::backward(F* dx, const F* dout) {
   std::vector<F> dq(q.size(), F(0)), dk(q.size(), F(0)), dv(q.size(), F(0));  // (B, T, OC)
-  for (int bb = 0; bb < B; ++bb) {
-    const int64_t io = static_cast<int64_t>(bb) * T * OC;
-    const int64_t tt = static_cast<int64_t>(bb) * T * T;
-    attend_backward(dq.data() + io, dk.data() + io, dv.data() + io, dout + io, OC,
-                    weights.data() + tt, q.data() + io, k.data() + io, v.data() + io, OC, T, OC,
-                    Scale::kDivideSqrt,
-                    drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-  }
+  attend_heads_backward(dq.data(), dk.data(), dv.data(), dout, weights.data(), q.data(), k.data(),
+                        v.data(), Heads{B, 1, T, OC}, Scale::kDivideSqrt, drop);
   W_query.backward(dx, dq.data());  // queries = self.W_query(x)
   W_key.backward(dx, dk.data());    // keys = self.W_key(x)
   W_value.backward(dx, dv.data());  // values = self.W_value(x)
@@ -90,8 +67,6 @@ void CausalAttention<F>::zero_grad() {
   W_value.zero_grad();
 }
 
-template std::vector<float> draw_dropout_mask<float>(Rng&, int64_t, float);
-template std::vector<double> draw_dropout_mask<double>(Rng&, int64_t, float);
 template struct CausalAttention<float>;
 template struct CausalAttention<double>;
 

@@ -12,11 +12,6 @@
 
 namespace scratchgpt::stones {
 
-// nn.Dropout(p) on n values in training: the scaled keep mask (0 or 1/(1-p)) drawn exactly as
-// torch draws it; p == 0 draws nothing (torch skips the draw too).
-template <typename F>
-std::vector<F> draw_dropout_mask(Rng& rng, int64_t n, float p);
-
 template <typename F>
 struct CausalAttention {
   int C = 0, OC = 0;       // d_in, d_out

@@ -3,7 +3,6 @@
 #include "stones/feed_forward.h"
 
 #include "kernels/ref/relu.h"
-#include "stones/causal_attention.h"
 
 namespace scratchgpt::stones {
 
@@ -28,7 +27,7 @@ void FeedForward<F>::forward(F* out, const F* x, int n, Rng* rng) {
   fc1.forward(pre.data(), x, n);                                                // nn.Linear(C, 4C)
   ref::relu_forward(act.data(), pre.data(), static_cast<int64_t>(pre.size()));  // nn.ReLU()
   fc2.forward(out, act.data(), n);                                              // nn.Linear(4C, C)
-  drop = rng ? draw_dropout_mask<F>(*rng, static_cast<int64_t>(n) * C, dropout) : std::vector<F>();
+  drop = draw_dropout_mask<F>(rng, static_cast<int64_t>(n) * C, dropout);
   for (size_t i = 0; i < drop.size(); ++i) out[i] *= drop[i];  // nn.Dropout(dropout)
 }
 

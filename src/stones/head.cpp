@@ -2,8 +2,6 @@
 
 #include "stones/head.h"
 
-#include "stones/causal_attention.h"
-
 namespace scratchgpt::stones {
 
 template <typename F>
@@ -43,32 +41,19 @@ void Head<F>::forward(F* out, const F* x, int b, int t, Rng* rng) {
   wei.resize(scores.size());
   // wei = self.dropout(wei): drawn over the whole (B, T, T) tensor, before v = self.value(x)
   // (value draws nothing, so the order does not change the numbers).
-  drop = rng ? draw_dropout_mask<F>(*rng, static_cast<int64_t>(wei.size()), dropout)
-             : std::vector<F>();
+  drop = draw_dropout_mask<F>(rng, static_cast<int64_t>(wei.size()), dropout);
   value.forward(v.data(), x, n);  // v = self.value(x)  (B, T, HS)
-  for (int bb = 0; bb < B; ++bb) {
-    const int64_t io = static_cast<int64_t>(bb) * T * HS;
-    const int64_t tt = static_cast<int64_t>(bb) * T * T;
-    // wei = q @ k.transpose(-2, -1) * HS**-0.5; masked_fill(tril == 0, -inf); softmax; dropout;
-    // out = wei @ v
-    attend_forward(out + io, HS, scores.data() + tt, wei.data() + tt, q.data() + io, k.data() + io,
-                   v.data() + io, HS, T, HS, CausalMask::kNegInf,
-                   scaled ? Scale::kMultiplyInvSqrt : Scale::kNone,
-                   drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-  }
+  // wei = q @ k.transpose(-2, -1) * HS**-0.5; masked_fill(tril == 0, -inf); softmax; dropout;
+  // out = wei @ v
+  attend_heads_forward(out, scores.data(), wei.data(), q.data(), k.data(), v.data(),
+                       Heads{B, 1, T, HS}, CausalMask::kNegInf, scale(), drop);
 }
 
 template <typename F>
 void Head<F>::backward(F* dx, const F* dout) {
   std::vector<F> dq(q.size(), F(0)), dk(q.size(), F(0)), dv(q.size(), F(0));  // (B, T, HS)
-  for (int bb = 0; bb < B; ++bb) {
-    const int64_t io = static_cast<int64_t>(bb) * T * HS;
-    const int64_t tt = static_cast<int64_t>(bb) * T * T;
-    attend_backward(dq.data() + io, dk.data() + io, dv.data() + io, dout + io, HS, wei.data() + tt,
-                    q.data() + io, k.data() + io, v.data() + io, HS, T, HS,
-                    scaled ? Scale::kMultiplyInvSqrt : Scale::kNone,
-                    drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-  }
+  attend_heads_backward(dq.data(), dk.data(), dv.data(), dout, wei.data(), q.data(), k.data(),
+                        v.data(), Heads{B, 1, T, HS}, scale(), drop);
   key.backward(dx, dk.data());    // k = self.key(x)
   query.backward(dx, dq.data());  // q = self.query(x)
   value.backward(dx, dv.data());  // v = self.value(x)

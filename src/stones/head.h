@@ -30,6 +30,7 @@ struct Head {
   void forward(F* out, const F* x, int b, int t, Rng* rng = nullptr);
   void backward(F* dx /* (B, T, C), accumulated */, const F* dout /* (B, T, HS) */);
   void zero_grad();
+  Scale scale() const { return scaled ? Scale::kMultiplyInvSqrt : Scale::kNone; }
 };
 
 }  // namespace scratchgpt::stones

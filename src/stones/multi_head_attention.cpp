@@ -91,7 +91,7 @@ void LectureMultiHeadAttention<F>::forward(F* out, const F* x, int b, int t, Rng
     copy_cols(cat.data() + h * HS, NH * HS, part.data(), HS, HS, n, false);
   }
   proj.forward(out, cat.data(), static_cast<int>(n));  // out = self.proj(out)  (B, T, C)
-  drop = rng ? draw_dropout_mask<F>(*rng, n * C, dropout) : std::vector<F>();
+  drop = draw_dropout_mask<F>(rng, n * C, dropout);
   for (size_t i = 0; i < drop.size(); ++i) out[i] *= drop[i];  // out = self.dropout(out)
 }
 
@@ -158,22 +158,14 @@ void MultiHeadAttention<F>::forward(F* out, const F* x, int b, int t, Rng* rng) 
   W_value.forward(v.data(), x, n);  // values = self.W_value(x)     (B, T, d_out)
   scores.resize(static_cast<size_t>(B) * NH * T * T);
   weights.resize(scores.size());
-  drop = rng ? draw_dropout_mask<F>(*rng, static_cast<int64_t>(weights.size()), dropout)
-             : std::vector<F>();
+  drop = draw_dropout_mask<F>(rng, static_cast<int64_t>(weights.size()), dropout);
   context.resize(q.size());
   // .view(b, T, NH, HS).transpose(1, 2): head h of sequence bb is the column slice
-  // [h*HS, (h+1)*HS) of that sequence's (T, d_out) rows - no copy needed.
-  for (int bb = 0; bb < B; ++bb)
-    for (int h = 0; h < NH; ++h) {
-      const int64_t io = static_cast<int64_t>(bb) * T * OC + h * HS;
-      const int64_t tt = (static_cast<int64_t>(bb) * NH + h) * T * T;
-      // attn_scores = queries @ keys.transpose(2, 3); masked_fill_; softmax(/ HS**0.5); dropout;
-      // context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
-      attend_forward(context.data() + io, OC, scores.data() + tt, weights.data() + tt,
-                     q.data() + io, k.data() + io, v.data() + io, OC, T, HS, CausalMask::kNegInf,
-                     Scale::kDivideSqrt,
-                     drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-    }
+  // [h*HS, (h+1)*HS) of that sequence's (T, d_out) rows - no copy needed (Heads).
+  // attn_scores = queries @ keys.transpose(2, 3); masked_fill_; softmax(/ HS**0.5); dropout;
+  // context_vec = (attn_weights @ values).transpose(1, 2).contiguous().view(b, T, d_out)
+  attend_heads_forward(context.data(), scores.data(), weights.data(), q.data(), k.data(), v.data(),
+                       Heads{B, NH, T, HS}, CausalMask::kNegInf, Scale::kDivideSqrt, drop);
   out_proj.forward(out, context.data(), n);  // context_vec = self.out_proj(context_vec)
 }
 
@@ -182,15 +174,8 @@ void MultiHeadAttention<F>::backward(F* dx, const F* dout) {
   std::vector<F> dcontext(context.size(), F(0));  // (B, T, d_out)
   out_proj.backward(dcontext.data(), dout);       // out = self.out_proj(context_vec)
   std::vector<F> dq(q.size(), F(0)), dk(q.size(), F(0)), dv(q.size(), F(0));  // (B, T, d_out)
-  for (int bb = 0; bb < B; ++bb)
-    for (int h = 0; h < NH; ++h) {
-      const int64_t io = static_cast<int64_t>(bb) * T * OC + h * HS;
-      const int64_t tt = (static_cast<int64_t>(bb) * NH + h) * T * T;
-      attend_backward(dq.data() + io, dk.data() + io, dv.data() + io, dcontext.data() + io, OC,
-                      weights.data() + tt, q.data() + io, k.data() + io, v.data() + io, OC, T, HS,
-                      Scale::kDivideSqrt,
-                      drop.empty() ? static_cast<const F*>(nullptr) : drop.data() + tt);
-    }
+  attend_heads_backward(dq.data(), dk.data(), dv.data(), dcontext.data(), weights.data(), q.data(),
+                        k.data(), v.data(), Heads{B, NH, T, HS}, Scale::kDivideSqrt, drop);
   W_query.backward(dx, dq.data());  // queries = self.W_query(x)
   W_key.backward(dx, dk.data());    // keys = self.W_key(x)
   W_value.backward(dx, dv.data());  // values = self.W_value(x)

@@ -192,7 +192,7 @@ nlohmann::json shape_fixtures() {
   return nlohmann::json::parse(in);
 }
 
-// Every run of tools/make_lesson_fixtures.py's SHAPES (other B, T, C, head_size, n_head,
+// Every run of SHAPES in tools/lesson_fixtures/cases.py (other B, T, C, head_size, n_head,
 // block_size, seed; head --trace) prints PyTorch's tensors string for string.
 TEST(LessonShapes, EveryShapeAndSeedPrintsWhatPyTorchPrints) {
   const nlohmann::json all = shape_fixtures();

@@ -254,7 +254,7 @@ TEST(StonesEquivalence, RenormaliseMaskIsCausalUpToRounding) {
 TEST(StonesEquivalence, DropoutMaskMatchesNnDropoutDraws) {
   // torch.manual_seed(123); nn.Dropout(0.5)(torch.ones(6, 6)) (see the causal-attention lesson).
   Rng rng(123);
-  std::vector<float> m = draw_dropout_mask<float>(rng, 36, 0.5f);
+  std::vector<float> m = draw_dropout_mask<float>(&rng, 36, 0.5f);
   const float want[36] = {2, 2, 0, 2, 2, 0, 0, 0, 0, 2, 0, 2, 2, 2, 2, 2, 0, 2,
                           0, 2, 2, 0, 0, 2, 0, 2, 0, 2, 0, 2, 0, 2, 2, 2, 2, 0};
   expect_close(m.data(), want, 36, 0, 0, "dropout mask");
