@@ -10,14 +10,14 @@
 
 #include "core/atomic_file.h"
 #include "core/check.h"
+#include "core/html.h"
+#include "core/page.h"
 #include "stones/attend.h"
 #include "stones/print.h"
-#include "core/html.h"
 
 namespace scratchgpt::lessons {
 
 namespace {
-
 
 int64_t numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -35,21 +35,48 @@ std::string cell_colour(float v, float vmax) {
   return os.str();
 }
 
-const char* kStyle = R"(
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
-h1 { font-size: 1.4em; margin-bottom: 0.2em; }
-pre.code { background: #f4f4f4; padding: 0.8em; border-radius: 4px; white-space: pre-wrap; }
-section.step { margin: 0.4em 0 0.4em 0; }
-div.arrow { display: flex; align-items: center; gap: 0.5em; color: #555; }
-div.arrow code { background: #f4f4f4; padding: 0.1em 0.4em; border-radius: 3px; }
-h2 { font-size: 1.05em; margin: 0.2em 0; font-family: ui-monospace, monospace; }
-span.shape { color: #777; font-weight: normal; margin-left: 0.6em; }
-table.grid { border-collapse: collapse; font-family: ui-monospace, monospace; font-size: 0.9em; }
-table.grid td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; min-width: 4em; }
-table.grid td.masked { color: #888;
-  background: repeating-linear-gradient(45deg, #eee, #eee 4px, #d4d4d4 4px, #d4d4d4 8px); }
-p.legend span { display: inline-block; width: 1.2em; height: 0.9em; vertical-align: middle; }
-)";
+// One matrix of the trace: the arrow naming the operation that made it, its name and shape, and
+// a grid of its numbers as PyTorch prints them, each cell coloured by its value.
+std::string step_markup(const TraceMatrix& m) {
+  const int64_t rows = m.shape.size() == 2 ? m.shape[0] : 1;
+  const int64_t cols = m.shape.empty() ? 1 : m.shape.back();
+  const std::vector<std::string> texts = element_texts(m.data.data(), m.shape);
+  float vmax = 0;
+  for (size_t i = 0; i < m.data.size(); ++i)
+    if (std::isfinite(m.data[i]) && (m.masked.empty() || !m.masked[i]))
+      vmax = std::max(vmax, std::fabs(m.data[i]));
+  std::string name = m.name;
+  if (!name.empty() && name.back() == ':') name.pop_back();
+  std::ostringstream h;
+  h << "<section class=\"step\">\n";
+  if (!m.op.empty())
+    h << "<div class=\"arrow\">" << page_asset("trace_arrow.html") << "<code>" << html_escape(m.op)
+      << "</code></div>\n";
+  h << "<h2>" << html_escape(name) << "<span class=\"shape\">";
+  if (m.shape.empty()) {
+    h << "scalar";
+  } else {
+    h << "(";
+    for (size_t d = 0; d < m.shape.size(); ++d) h << (d ? ", " : "") << m.shape[d];
+    h << ")";
+  }
+  h << "</span></h2>\n<table class=\"grid\" data-name=\"" << html_escape(m.name)
+    << "\" data-rows=\"" << rows << "\" data-cols=\"" << cols << "\">\n";
+  for (int64_t r = 0; r < rows; ++r) {
+    h << "<tr>";
+    for (int64_t c = 0; c < cols; ++c) {
+      const size_t i = static_cast<size_t>(r * cols + c);
+      if (!m.masked.empty() && m.masked[i])
+        h << "<td class=\"masked\">";
+      else
+        h << "<td style=\"background:" << cell_colour(m.data[i], vmax) << "\">";
+      h << html_escape(texts[i]) << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n</section>\n";
+  return h.str();
+}
 
 }  // namespace
 
@@ -276,58 +303,11 @@ void write_trace_page(const std::string& path, bool overwrite, const std::string
                       const std::vector<TraceMatrix>& trace) {
   const UserOutput rule{"--html", overwrite};
   check_output(path, rule);  // before the page is drawn
-  std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-    << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  h << "<h1>" << html_escape(title) << "</h1>\n<p>" << html_escape(sentence) << "</p>\n";
-  h << "<pre class=\"code\">" << html_escape(code) << "</pre>\n";
-  h << "<p class=\"legend\"><span style=\"background:rgba(214,69,50,0.85)\"></span> positive "
-       "<span style=\"background:rgba(45,100,214,0.85)\"></span> negative (stronger colour: larger "
-       "|value| within the matrix) <span style=\"background:repeating-linear-gradient(45deg,#eee,"
-       "#eee 4px,#d4d4d4 4px,#d4d4d4 8px)\"></span> masked</p>\n";
-  for (const auto& m : trace) {
-    const int64_t rows = m.shape.size() == 2 ? m.shape[0] : 1;
-    const int64_t cols = m.shape.empty() ? 1 : m.shape.back();
-    const std::vector<std::string> texts = element_texts(m.data.data(), m.shape);
-    float vmax = 0;
-    for (size_t i = 0; i < m.data.size(); ++i)
-      if (std::isfinite(m.data[i]) && (m.masked.empty() || !m.masked[i]))
-        vmax = std::max(vmax, std::fabs(m.data[i]));
-    std::string name = m.name;
-    if (!name.empty() && name.back() == ':') name.pop_back();
-    h << "<section class=\"step\">\n";
-    if (!m.op.empty())
-      h << "<div class=\"arrow\"><svg width=\"24\" height=\"34\" viewBox=\"0 0 24 34\" "
-           "aria-hidden=\"true\"><line x1=\"12\" y1=\"2\" x2=\"12\" y2=\"24\" stroke=\"#888\" "
-           "stroke-width=\"2\"/><polygon points=\"5,22 19,22 12,32\" fill=\"#888\"/></svg><code>"
-        << html_escape(m.op) << "</code></div>\n";
-    h << "<h2>" << html_escape(name) << "<span class=\"shape\">";
-    if (m.shape.empty()) {
-      h << "scalar";
-    } else {
-      h << "(";
-      for (size_t d = 0; d < m.shape.size(); ++d) h << (d ? ", " : "") << m.shape[d];
-      h << ")";
-    }
-    h << "</span></h2>\n<table class=\"grid\" data-name=\"" << html_escape(m.name) << "\" data-rows=\""
-      << rows << "\" data-cols=\"" << cols << "\">\n";
-    for (int64_t r = 0; r < rows; ++r) {
-      h << "<tr>";
-      for (int64_t c = 0; c < cols; ++c) {
-        const size_t i = static_cast<size_t>(r * cols + c);
-        const bool masked = !m.masked.empty() && m.masked[i];
-        if (masked)
-          h << "<td class=\"masked\">";
-        else
-          h << "<td style=\"background:" << cell_colour(m.data[i], vmax) << "\">";
-        h << html_escape(texts[i]) << "</td>";
-      }
-      h << "</tr>\n";
-    }
-    h << "</table>\n</section>\n";
-  }
-  h << "</body>\n</html>\n";
-  write_file_atomic(path, h.str(), &rule);
+  std::string body = "<h1>" + html_escape(title) + "</h1>\n<p>" + html_escape(sentence) +
+                     "</p>\n<pre class=\"code\">" + html_escape(code) + "</pre>\n" +
+                     std::string(page_asset("trace_legend.html"));
+  for (const auto& m : trace) body += step_markup(m);
+  write_page(path, rule, Page{.title = title, .style = "trace.css", .body = body});
 }
 
 }  // namespace scratchgpt::lessons

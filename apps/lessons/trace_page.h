@@ -1,8 +1,9 @@
 // trace_page.h: the intermediates of a lesson's --trace, and `--html FILE`: the same trace as one
-// self-contained page (inline CSS and SVG, no script, nothing fetched). Each matrix is a grid of
-// its numbers as PyTorch prints them, each cell coloured by its magnitude (red positive, blue
-// negative), masked cells hatched grey; an arrow before each matrix names the operation that made
-// it. Leaves out: interaction, several heads, large matrices beyond a readable size.
+// self-contained page (core/page.h; its CSS and static markup in assets/trace*; no script,
+// nothing fetched). Each matrix is a grid of its numbers as PyTorch prints them, each cell
+// coloured by its magnitude (red positive, blue negative), masked cells hatched grey; an arrow
+// before each matrix names the operation that made it. Leaves out: interaction, several heads,
+// large matrices beyond a readable size.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // report, the lessons' traces), the one place where data is escaped for them: in markup, & < > " '
 // as entities, so a token or a path is shown, never parsed; in a <script>, JSON with every < > &
 // as \u003c \u003e \u0026, so neither "</script" nor "<!--" can end or derail the script.
-// Leaves out: templating; each page builds its markup itself.
+// Leaves out: templating; core/page.h puts a page together (its data island through script_json).
 #pragma once
 
 #include <string>

@@ -1,12 +1,12 @@
 // report.h: what 'scratchgpt report' does: one or several training runs' metrics.jsonl drawn as
-// one self-contained page (inline SVG, CSS and a few lines of JavaScript; nothing fetched): train
-// and val loss against the step (a log-scale switch), the learning rate, the gradient norm and
-// tokens/s, the runs overlaid in colours (to compare seeds or settings), and each run's config
-// (from its last.safetensors or best.safetensors) and best val loss. Each chart is an <svg
-// data-chart="NAME"> holding one <path data-run="R" data-series="NAME"> per run and series, a
-// point per logged line. With --csv, the same series as CSV (run,type,iter,loss,...) for
-// spreadsheets and pandas. 'train --report FILE' redraws the page at every evaluation, reloading
-// itself every 30 s while the run goes on. Leaves out: a server pushing updates.
+// one self-contained page (core/page.h: nothing fetched; assets/report.js draws its SVG from the
+// page's JSON data): train and val loss against the step (a log-scale switch), the learning rate,
+// the gradient norm and tokens/s, the runs overlaid in colours (to compare seeds or settings),
+// and each run's config (from its last.safetensors or best.safetensors) and best val loss. Each
+// chart is an <svg data-chart="NAME"> holding one <path data-run="R" data-series="NAME"> per run
+// and series, a point per logged line. With --csv, the same series as CSV (run,type,iter,loss,...)
+// for spreadsheets and pandas. 'train --report FILE' redraws the page at every evaluation,
+// reloading itself every 30 s while the run goes on. Leaves out: a server pushing updates.
 #pragma once
 
 #include <cstdio>

@@ -1,8 +1,9 @@
 // report_test.cpp: 'scratchgpt report' draws runs' metrics.jsonl: the loss chart's path of each run
 // has one point per logged training step (read in a real browser: Debian's chromium, headless;
-// skipped, saying so, where it is missing), two runs overlay, the CSV holds every line's numbers
-// as metrics.jsonl has them (RFC 4180: run names quoted, formula-like ones led by '), and a
-// directory without metrics is a one-line error.
+// where it is missing, saying so, the points the page's script would draw are read from its data
+// island), two runs overlay, the CSV holds every line's numbers as metrics.jsonl has them (RFC
+// 4180: run names quoted, formula-like ones led by '), and a directory without metrics is a
+// one-line error.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,9 +20,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A page as the test reads it: headless chromium's DOM, drawn by the page's script, where chromium
+// is installed; otherwise the page's source, whose data island holds what the script draws.
+struct Drawn {
+  std::string text;
+  bool by_browser = false;
+};
+
+Drawn drawn(const std::string& html) {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    std::printf("chromium is not installed (apt-get install chromium): checking the page's data "
+                "instead of the browser's DOM\n");
+    return {slurp(html), false};
+  }
+  const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "
+                          "'file://" + html + "' >'" + html + ".dom' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return {slurp(html + ".dom"), true};
+}
+
 // The number of points of <path data-run="run" data-series="series"> in the first chart that has
-// it (each point is one "M" or "L").
-int points(const std::string& dom, int run, const std::string& series) {
+// it (each point is one "M" or "L"); in a page's source, of runs[run].series[series] in its data.
+int points(const Drawn& page, int run, const std::string& series) {
+  const std::string& dom = page.text;
+  if (!page.by_browser) {
+    const std::string open = "<script id=\"report-data\" type=\"application/json\">";
+    const size_t a = dom.find(open), b = dom.find("</script>", a);
+    if (a == std::string::npos) return -1;
+    const nlohmann::json d = nlohmann::json::parse(dom.substr(a + open.size(), b - a - open.size()));
+    const nlohmann::json& s = d["runs"][run]["series"];
+    return s.contains(series) ? static_cast<int>(s[series].size()) : -1;
+  }
   const std::string tag = "<path data-run=\"" + std::to_string(run) + "\" data-series=\"" + series + "\"";
   const size_t at = dom.find(tag);
   if (at == std::string::npos) return -1;
@@ -69,22 +98,13 @@ TEST(Report, ChartsHoldEveryLoggedStep) {
     }
   EXPECT_EQ(train_lines, 19);
 
-  std::string page = slurp(dir + "/report.html");
-  if (std::system("command -v chromium >/dev/null 2>&1") == 0) {
-    const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "
-                            "'file://" + dir + "/report.html' >'" + dir + "/dom.html' 2>/dev/null";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    page = slurp(dir + "/dom.html");
-  } else {
-    std::printf("chromium is not installed (apt-get install chromium): checking the page's source "
-                "instead of the browser's DOM\n");
-  }
+  const Drawn page = drawn(dir + "/report.html");
   EXPECT_EQ(points(page, 0, "train_loss"), 12);
   EXPECT_EQ(points(page, 1, "train_loss"), 7);
   EXPECT_EQ(points(page, 0, "val_loss"), static_cast<int>(metrics(dir + "/a/metrics.jsonl", "eval").size()));
   EXPECT_EQ(points(page, 1, "lr"), 7);
-  EXPECT_NE(page.find("data-chart=\"grad_norm\""), std::string::npos);
-  EXPECT_NE(page.find("data-chart=\"tokens_per_s\""), std::string::npos);
+  EXPECT_NE(page.text.find("data-chart=\"grad_norm\""), std::string::npos);
+  EXPECT_NE(page.text.find("data-chart=\"tokens_per_s\""), std::string::npos);
 
   fs::create_directories(dir + "/empty");
   expect_error(run_cli("report --run '" + dir + "/empty' --out '" + dir + "/x.html'"),
@@ -113,9 +133,9 @@ TEST(Report, ConfigLineResumedClockAndTrainReport) {
   EXPECT_EQ(cfg["type"], "config");
   EXPECT_EQ(cfg["config"]["n_layer"], 1);
   EXPECT_EQ(cfg["config"]["max_iters"], 6);
-  std::string page = slurp(dir + "/live.html");
+  const Drawn page = drawn(dir + "/live.html");
   EXPECT_EQ(points(page, 0, "train_loss"), 6);
-  EXPECT_EQ(page.find("http-equiv=\"refresh\""), std::string::npos);  // the run has ended
+  EXPECT_EQ(page.text.find("http-equiv=\"refresh\""), std::string::npos);  // the run has ended
 
   r = run_cli("train --resume --max-iters 9 --data-dir '" + data + "' --out-dir '" + out + "'");
   ASSERT_EQ(r.rc, 0) << r.err;
