@@ -5,9 +5,9 @@
 #include <climits>
 
 #include "core/check.h"
+#include "io/checkpoint.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
-#include "train/checkpoint.h"
 
 namespace scratchgpt {
 
