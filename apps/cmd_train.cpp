@@ -38,7 +38,7 @@ std::string presets_footer() {
 void register_train(CLI::App& app) {
   struct Flags {
     std::string preset, data_dir, out_dir, config, init_from, report, simd;
-    std::string overlap_allreduce = "auto";
+    OverlapAllreduce overlap_allreduce = OverlapAllreduce::kAuto;
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
     std::vector<std::string> text;                                   // their values as typed
@@ -66,12 +66,16 @@ void register_train(CLI::App& app) {
   cmd->add_option("--simd", f->simd,
                   "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
                   "CPU has, or SCRATCHGPT_SIMD); the numbers differ in rounding only");
-  cmd->add_option("--overlap-allreduce", f->overlap_allreduce,
-                  "under mpirun: sum the gradients across processes during the last backward, "
-                  "each block's as soon as it is done, on a communication thread (on), after "
-                  "backward (off), or auto (the default): on where MPI allows the thread. The "
-                  "same bits either way")
-      ->check(CLI::IsMember({"on", "off", "auto"}))
+  cmd->add_option_function<std::string>(
+         "--overlap-allreduce",
+         [f](const std::string& name) {
+           f->overlap_allreduce = enum_from_name<OverlapAllreduce>(kOverlapAllreduceNames, name,
+                                                                   "--overlap-allreduce");
+         },
+         "under mpirun: sum the gradients across processes during the last backward, each "
+         "block's as soon as it is done, on a communication thread (on), after backward (off), "
+         "or auto (the default): on where MPI allows the thread. The same bits either way")
+      ->type_name("on|off|auto")
       ->default_str("auto");
   cmd->add_option("--report", f->report,
                   "an HTML page of the run's curves (as 'scratchgpt report'), redrawn at every "

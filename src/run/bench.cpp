@@ -276,7 +276,7 @@ void run_bench(const BenchRequest& f) {
     model.zero_grad();
     model.backward();
     const double t2 = now_s();
-    optimizer_step(ctx, model.params(), static_cast<float>(cfg.lr), cfg, step + 1);
+    optimizer_step(ctx, model.params(), static_cast<float>(cfg.lr), adamw_config(cfg), step + 1);
     const double t3 = now_s();
     const int64_t faults = minor_page_faults() - faults0;
     if (step == 0) first_step_faults = faults;

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "core/check.h"
@@ -20,12 +19,12 @@
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "dist/comm.h"
+#include "io/checkpoint.h"
 #include "kernels/kernels.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
 #include "run/report.h"
 #include "train/batch_stream.h"
-#include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
@@ -61,29 +60,20 @@ std::string dashed(std::string key) {
 double drop_metrics_after(const std::string& path, const TrainState& state) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return 0;
-  std::istringstream in(read_file(path));
-  std::string line, kept;
+  std::string kept;
   double time_s = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      const nlohmann::json j = nlohmann::json::parse(line);
-      if (j.at("type") == "config") {  // the run's first line
-        kept += line + "\n";
-        continue;
-      }
-      if (!j.at("iter").is_number_integer()) continue;  // not a line this program wrote
-      const int64_t iter = j.at("iter").get<int64_t>();
-      const bool eval = j.at("type") == "eval";
-      if (eval ? iter > state.last_eval_iter : iter >= state.iter) continue;
-    } catch (const std::exception&) {
-      continue;  // a line cut short by a crash
+  for (const MetricsLine& line : read_metrics(path)) {
+    const nlohmann::json& j = line.json;
+    if (j["type"] != "config") {  // the config is the run's first line, always kept
+      const auto iter = j.find("iter");
+      if (iter == j.end() || !iter->is_number_integer()) continue;  // not a line we wrote
+      const bool eval = j["type"] == "eval";
+      const int64_t i = iter->get<int64_t>();
+      if (eval ? i > state.last_eval_iter : i >= state.iter) continue;
+      const auto t = j.find("time_s");
+      if (t != j.end() && t->is_number()) time_s = std::max(time_s, t->get<double>());
     }
-    kept += line + "\n";
-    try {
-      time_s = std::max(time_s, nlohmann::json::parse(line).value("time_s", 0.0));
-    } catch (const std::exception&) {
-    }
+    kept += line.text + "\n";
   }
   write_file_atomic(path, kept);
   return time_s;
@@ -108,7 +98,6 @@ struct Run {
   std::unique_ptr<MetricsLog> metrics;
   double time_offset_s = 0;  // metrics' time_s of the run this one resumes (its clock goes on)
   std::vector<int32_t> eval_x, eval_y;  // (B, T) evaluation scratch
-  int64_t step_start = 0;               // the iter this process started from
 
   void save(const std::string& path) {
     if (!rank0) return;  // every rank holds the same weights and streams
@@ -247,9 +236,8 @@ TrainConfig configure(const TrainOptions& opt, const nlohmann::json& given, Run&
   return cfg;
 }
 
-// Every check that can fail runs here, before any work: config, data, out dir, memory, checkpoint.
-// Run holds references into itself (the step to its config and model), so it is built in place.
-void setup(const TrainOptions& opt, Comm& comm, Run& run) {
+// Flags that contradict each other, or are missing, before anything is read.
+void check_options(const TrainOptions& opt) {
   SG_CHECK(!opt.out_dir.empty(), "--out-dir is required");
   SG_CHECK(!(opt.resume && opt.overwrite),
            "--resume and --overwrite contradict each other: --resume continues the run in "
@@ -259,25 +247,12 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
            "--resume and --init-from contradict each other: --resume continues the run in "
            "--out-dir (weights, optimizer and all), --init-from starts a new run from a "
            "checkpoint's weights; pass one");
-  run.comm = &comm;
-  run.rank0 = comm.rank() == 0;
-  run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
-  run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
-  Checkpoint ck;
-  std::vector<std::string> ignored;
-  const nlohmann::json given = given_keys(opt, ignored);
-  if (!ignored.empty() && run.rank0) {
-    std::string names;
-    for (const std::string& k : ignored) names += (names.empty() ? "" : ", ") + k;
-    std::fprintf(opt.log,
-                 "ignored config keys (nanoGPT's, no meaning here: --data-dir, --out-dir and "
-                 "--init-from say where; float32 on the CPU): %s\n",
-                 names.c_str());
-  }
-  TrainConfig cfg = configure(opt, given, run, ck);
+}
 
-  // 2. The data: its vocabulary fixes V.
-  // nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
+// 2. The data: its vocabulary fixes V (cfg.gpt.vocab_size); every split holds a context.
+// nanoGPT's raw files do not say their vocabulary: --vocab-size (or the checkpoint's) does.
+void load_data(const TrainOptions& opt, const nlohmann::json& given, const Checkpoint& ck,
+               TrainConfig& cfg, Run& run) {
   const int given_vocab = given.contains("vocab_size") ? cfg.gpt.vocab_size : 0;
   SG_CHECK(!given.contains("vocab_size") || given_vocab > 0, "--vocab-size ", given_vocab,
            " is not a vocabulary size: give a positive count of token ids, larger than every id "
@@ -298,49 +273,73 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
              "): prepare the data with the checkpoint's tokenizer");
   cfg.gpt.vocab_size = run.data.tokenizer.vocab_size();
   cfg.validate();
-  const int B = cfg.batch_size, T = cfg.gpt.block_size;
+  const int T = cfg.gpt.block_size;
   for (const auto& [name, split] : {std::pair<const char*, const std::vector<uint32_t>*>{
                                         "training", &run.data.train},
                                     {"validation", &run.data.val}})
     SG_CHECK(static_cast<int64_t>(split->size()) >= T + 1, "the ", name, " split has ",
              split->size(), " tokens, shorter than the context block_size + 1 = ", T + 1,
              ": use a smaller --block-size or a longer text");
+}
 
-  SG_CHECK(comm.size() == 1 || cfg.rng_stream == RngStream::kSplit, "--rng-stream nanogpt draws "
-           "every random number of a step from one generator in order, which one process alone "
-           "can follow: pass --rng-stream split to train on ", comm.size(), " processes");
-
-  // 3. The output directory (rank 0 writes it), before any work; then the execution settings.
-  std::error_code ec;
-  if (run.rank0) {
-    ensure_writable_dir(opt.out_dir, "--out-dir");
-    if (!run.lock) run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+// 1 and 2: the config resolved (the checkpoint read into ck on resume and init-from) and checked
+// against the data and the number of processes.
+TrainConfig resolve_config(const TrainOptions& opt, Run& run, Checkpoint& ck) {
+  std::vector<std::string> ignored;
+  const nlohmann::json given = given_keys(opt, ignored);
+  if (!ignored.empty() && run.rank0) {
+    std::string names;
+    for (const std::string& k : ignored) names += (names.empty() ? "" : ", ") + k;
+    std::fprintf(opt.log,
+                 "ignored config keys (nanoGPT's, no meaning here: --data-dir, --out-dir and "
+                 "--init-from say where; float32 on the CPU): %s\n",
+                 names.c_str());
   }
-  if (run.rank0 && !opt.resume && !opt.overwrite)
+  TrainConfig cfg = configure(opt, given, run, ck);
+  load_data(opt, given, ck, cfg, run);
+  const int processes = run.comm->size();
+  SG_CHECK(processes == 1 || cfg.rng_stream == RngStream::kSplit, "--rng-stream nanogpt draws "
+           "every random number of a step from one generator in order, which one process alone "
+           "can follow: pass --rng-stream split to train on ", processes, " processes");
+  return cfg;
+}
+
+// 3. The output directory (rank 0 writes it), before any work: locked, and never another run's
+// checkpoints unless --resume or --overwrite says so.
+void open_out_dir(const TrainOptions& opt, Run& run) {
+  if (!run.rank0) return;
+  ensure_writable_dir(opt.out_dir, "--out-dir");
+  if (!run.lock) run.lock = std::make_unique<DirLock>(opt.out_dir, "--out-dir");
+  std::error_code ec;
+  if (!opt.resume && !opt.overwrite)
     SG_CHECK(!fs::exists(run.last_path, ec) && !fs::exists(run.best_path, ec), "--out-dir ",
              opt.out_dir,
              " already holds checkpoints of another run: pass --resume to continue it, "
              "--overwrite to replace them, or choose another --out-dir");
-  // How to compute: the execution context, handed to the model, which passes it to its kernels.
+}
+
+// How this rank computes: the execution context, handed to the model, which passes it to its
+// kernels. Without --threads, a machine's cores are shared among its processes.
+void make_rank_exec(const TrainOptions& opt, TrainConfig& cfg, Run& run) {
   int threads = cfg.threads;
-  if (threads == 0 && comm.local_size() > 1) {  // this machine's cores among its processes
+  if (threads == 0 && run.comm->local_size() > 1) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    threads = std::max(1, cores / comm.local_size());
+    threads = std::max(1, cores / run.comm->local_size());
   }
   run.exec = make_exec(threads, cfg.matmul, opt.simd);
-  const ExecContext& ctx = run.exec.ctx;
-  cfg.matmul = ctx.matmul;  // auto resolved, for resume
-  // The all-reduce during the last backward (--overlap-allreduce; the same bits either way).
-  // auto is on: across machines a NIC moves the data while the cores compute, and on one shared
-  // 2-core machine it measured no slower than off (faster: a waiting rank sleeps instead of
-  // spinning; docs/bench-log.md). auto says nothing when MPI cannot run a communication thread.
-  const std::string& overlap_flag = opt.overlap_allreduce;
-  SG_CHECK(overlap_flag == "on" || overlap_flag == "off" || overlap_flag == "auto",
-           "--overlap-allreduce ", overlap_flag, ": expected on, off or auto");
-  bool overlap = overlap_flag != "off";
+  cfg.matmul = run.exec.ctx.matmul;  // auto resolved, for resume
+}
+
+// The all-reduce during the last backward (--overlap-allreduce; the same bits either way).
+// auto is on: across machines a NIC moves the data while the cores compute, and on one shared
+// 2-core machine it measured no slower than off (faster: a waiting rank sleeps instead of
+// spinning; docs/bench-log.md). auto says nothing when MPI cannot run a communication thread.
+bool decide_overlap(const TrainOptions& opt, const Run& run) {
+  Comm& comm = *run.comm;
+  bool overlap = opt.overlap_allreduce != OverlapAllreduce::kOff;
   if (overlap && comm.size() > 1 && !comm.allows_comm_thread()) {
     overlap = false;
-    if (run.rank0 && overlap_flag == "on")
+    if (run.rank0 && opt.overlap_allreduce == OverlapAllreduce::kOn)
       std::fprintf(opt.log,
                    "note: this MPI library does not give MPI_THREAD_SERIALIZED, which "
                    "--overlap-allreduce needs: the gradients are summed after backward\n");
@@ -348,73 +347,128 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   // Every rank must sum the same way (overlapped, the slab goes in per-block pieces, whose
   // messages differ from the whole slab's): on only where it is on for all of them.
   if (comm.size() > 1) overlap = !comm.any(!overlap);
+  return overlap;
+}
 
-  // 4. The model and its random streams, fresh or as the checkpoint left them; first whether
-  // they can fit at all.
-  check_fits_in_memory(training_bytes_lower_bound(cfg), kTrainingNeeds, kTrainingFix);
-  run.model = build_model(cfg, ctx);
-  if (run.model->block_size() < T)
-    fail("block_size ", T, " exceeds the model's context ", run.model->block_size());
-  run.model->plan(B, T);  // the activations too, before anything is printed or written
-  run.batches = std::make_unique<BatchStream>(
-      run.data.train.data(), static_cast<int64_t>(run.data.train.size()), B, T, cfg.seed,
-                                              cfg.rng_stream == RngStream::kNanoGpt);
+// The weights and random streams as the run starts: a resumed run's as its checkpoint left them;
+// a new run's drawn, then (--init-from) overwritten by the checkpoint's, as nanoGPT's
+// from_pretrained builds GPT(config) before copying the weights in: the random streams
+// (rng_stream nanogpt) are the same as a fresh run's.
+void start_weights(const TrainOptions& opt, const TrainConfig& cfg, Checkpoint& ck, Run& run) {
   if (opt.resume) {
     restore_params(ck, *run.model, /*with_optimizer=*/true);
     run.state = ck.state;
     run.batches->restore(run.state, ck.path);
     ck.st = SafeTensors();  // free the copy
-  } else {
-    // With --init-from the initialisation is drawn and then overwritten, as nanoGPT's
-    // from_pretrained builds GPT(config) before copying the weights in: the random streams
-    // (rng_stream nanogpt) are the same as a fresh run's.
-    run.batches->init_model(*run.model);
-    if (!opt.init_from.empty()) {
-      // Fresh AdamW moments (the model's are zero) and counters; the checkpoint's weights, the
-      // position table cropped to rows [0, T) when the new context is shorter.
-      if (cfg.model == ModelKind::kGpt && T < ck.cfg.gpt.block_size) {
-        const std::vector<float> wpe = ck.st.f32("wpe");  // (block_size, C), row-major
-        ck.st.add_f32("wpe", {T, cfg.gpt.n_embd}, wpe.data());
-      }
-      restore_params(ck, *run.model, /*with_optimizer=*/false);
-      ck.st = SafeTensors();  // free the copy
-    }
+    return;
   }
+  run.batches->init_model(*run.model);
+  if (opt.init_from.empty()) return;
+  // Fresh AdamW moments (the model's are zero) and counters; the checkpoint's weights, the
+  // position table cropped to rows [0, T) when the new context is shorter.
+  const int T = cfg.gpt.block_size;
+  if (cfg.model == ModelKind::kGpt && T < ck.cfg.gpt.block_size) {
+    const std::vector<float> wpe = ck.st.f32("wpe");  // (block_size, C), row-major
+    ck.st.add_f32("wpe", {T, cfg.gpt.n_embd}, wpe.data());
+  }
+  restore_params(ck, *run.model, /*with_optimizer=*/false);
+  ck.st = SafeTensors();  // free the copy
+}
+
+// 4. The model, its random streams and its step, fresh or from the checkpoint; first whether
+// they can fit at all.
+void build_run_model(const TrainOptions& opt, const TrainConfig& cfg, Checkpoint& ck,
+                     bool overlap, Run& run) {
+  const int B = cfg.batch_size, T = cfg.gpt.block_size;
+  check_fits_in_memory(training_bytes_lower_bound(cfg), kTrainingNeeds, kTrainingFix);
+  run.model = build_model(cfg, run.exec.ctx);
+  if (run.model->block_size() < T)
+    fail("block_size ", T, " exceeds the model's context ", run.model->block_size());
+  run.model->plan(B, T);  // the activations too, before anything is printed or written
+  run.batches = std::make_unique<BatchStream>(
+      run.data.train.data(), static_cast<int64_t>(run.data.train.size()), B, T, cfg.seed,
+      cfg.rng_stream == RngStream::kNanoGpt);
+  start_weights(opt, cfg, ck, run);
   run.cfg = cfg;
-  run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, comm, overlap);
+  run.step = std::make_unique<TrainStep>(*run.model, *run.batches, run.cfg, *run.comm, overlap);
   run.eval_x.resize(static_cast<size_t>(B) * T);
   run.eval_y.resize(run.eval_x.size());
+}
 
-  // 5. The metrics log, continued on resume; --overwrite removes the earlier run as a whole, its
-  // checkpoints with its metrics, so the out dir never pairs new metrics with old checkpoints.
-  if (run.rank0) {
-    const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
-    if (opt.resume) run.time_offset_s = drop_metrics_after(metrics_path, run.state);
-    if (opt.overwrite) {
-      fs::remove(run.last_path, ec);
-      fs::remove(run.best_path, ec);
-    }
-    run.metrics = std::make_unique<MetricsLog>(metrics_path, opt.resume);
-    if (!opt.resume) run.metrics->log_config(run.cfg.to_json().dump());
+// 5. The metrics log, continued on resume; --overwrite removes the earlier run as a whole, its
+// checkpoints with its metrics, so the out dir never pairs new metrics with old checkpoints.
+void open_metrics(const TrainOptions& opt, Run& run) {
+  if (!run.rank0) return;
+  const std::string metrics_path = (fs::path(opt.out_dir) / "metrics.jsonl").string();
+  if (opt.resume) run.time_offset_s = drop_metrics_after(metrics_path, run.state);
+  if (opt.overwrite) {
+    std::error_code ec;
+    fs::remove(run.last_path, ec);
+    fs::remove(run.best_path, ec);
   }
+  run.metrics = std::make_unique<MetricsLog>(metrics_path, opt.resume);
+  if (!opt.resume) run.metrics->log_config(run.cfg.to_json().dump());
+}
+
+// Every check that can fail runs here, before any work: config, data, out dir, memory, checkpoint.
+// Run holds references into itself (the step to its config and model), so it is built in place.
+void setup(const TrainOptions& opt, Comm& comm, Run& run) {
+  check_options(opt);
+  run.comm = &comm;
+  run.rank0 = comm.rank() == 0;
+  run.last_path = (fs::path(opt.out_dir) / "last.safetensors").string();
+  run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
+  Checkpoint ck;
+  TrainConfig cfg = resolve_config(opt, run, ck);
+  open_out_dir(opt, run);
+  make_rank_exec(opt, cfg, run);
+  const bool overlap = decide_overlap(opt, run);
+  build_run_model(opt, cfg, ck, overlap, run);
+  open_metrics(opt, run);
 }
 
 // The progress line: redrawn in place (at most 10 times a second) on a terminal, one line every
-// log_interval steps otherwise; whole lines (evaluations, the stop) are printed over it.
+// log_interval steps otherwise; whole lines (evaluations, the stop) are printed over it. It opens
+// with the banner and closes with the summary (and, under mpirun, the all-reduce's share).
 class Progress {
  public:
   Progress(std::FILE* log, const TrainConfig& cfg, int64_t start_iter)
       : log_(log), cfg_(cfg), start_iter_(start_iter), tty_(::isatty(::fileno(log)) != 0) {}
 
-  void step(int64_t it, float loss, double lr, double seconds, int64_t step_tokens) {
+  // What trains on what, and how.
+  void banner(const Run& run, const TrainOptions& opt) {
+    const Comm& comm = *run.comm;
+    const std::string procs =
+        comm.size() > 1
+            ? ", " + std::to_string(comm.size()) + " processes" +
+                  (run.step->overlapped() ? " (all-reduce overlapped with backward)" : "")
+            : std::string();
+    std::fprintf(
+        log_,
+        "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul "
+        "%s\n",
+        cfg_.preset.empty() ? "custom" : printable(cfg_.preset).c_str(),
+        enum_name<ModelKind>(kModelKindNames, cfg_.model),
+        static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
+        static_cast<long long>(cfg_.max_iters), static_cast<long long>(start_iter_),
+        cfg_.batch_size, cfg_.gpt.block_size,
+        cfg_.grad_accum > 1 ? (" x" + std::to_string(cfg_.grad_accum) + " accum").c_str() : "",
+        procs.c_str(), kernels::matmul_backend_name(cfg_.matmul));
+    if (!opt.init_from.empty())
+      std::fprintf(log_, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
+    std::fflush(log_);
+  }
+
+  void step(int64_t it, const StepResult& r, double lr, double seconds, int64_t step_tokens) {
     train_s_ += seconds;
     tokens_ += step_tokens;
+    comm_s_ += r.comm_s, wait_s_ += r.wait_s, overlap_s_ += r.overlap_s;
     // ETA from the wall time per step so far, evaluations included.
     const double eta = seconds_since(t_loop_) / static_cast<double>(it - start_iter_) *
                        static_cast<double>(cfg_.max_iters - it);
     char line[256];
     std::snprintf(line, sizeof(line), "iter %lld/%lld loss %.4f lr %.2e %s tok/s ETA %s",
-                  static_cast<long long>(it), static_cast<long long>(cfg_.max_iters), loss, lr,
+                  static_cast<long long>(it), static_cast<long long>(cfg_.max_iters), r.loss, lr,
                   format_rate(tokens_per_s()).c_str(), format_duration(eta).c_str());
     if (tty_) {
       if (seconds_since(last_draw_) > 0.1 || it == cfg_.max_iters) {
@@ -440,16 +494,44 @@ class Progress {
   }
   double tokens_per_s() const { return train_s_ > 0 ? static_cast<double>(tokens_) / train_s_ : 0; }
 
+  // The last lines: the run's outcome, and under mpirun what the all-reduce cost per step.
+  void summary(const TrainSummary& sum, const TrainOptions& opt, const Run& run) {
+    std::fprintf(log_,
+                 "%s: %lld iters, best val loss %.4f, wall time %s (%.1f s), %s tok/s; "
+                 "checkpoints in %s\n",
+                 sum.interrupted ? "stopped" : "done", static_cast<long long>(sum.iters),
+                 sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
+                 format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
+    const int processes = run.comm->size();
+    const double steps = static_cast<double>(sum.iters - start_iter_);
+    if (processes > 1 && steps > 0 && run.step->overlapped())
+      std::fprintf(log_,
+                   "all-reduce: %.2f ms per step after backward (waiting for the slowest process "
+                   "included), %.1f%% of the step time (%d processes); %.2f ms per step summing "
+                   "during backward\n",
+                   comm_s_ / steps * 1e3, 100.0 * comm_s_ / train_s_, processes,
+                   overlap_s_ / steps * 1e3);
+    else if (processes > 1 && steps > 0)
+      std::fprintf(log_,
+                   "all-reduce: %.2f ms per step, %.1f%% of the step time (%d processes); waiting "
+                   "for the slowest process: %.2f ms per step\n",
+                   comm_s_ / steps * 1e3, 100.0 * comm_s_ / train_s_, processes,
+                   wait_s_ / steps * 1e3);
+    std::fflush(log_);
+  }
+
  private:
   std::FILE* log_;
   const TrainConfig& cfg_;
-  int64_t start_iter_;
+  int64_t start_iter_;  // the iter this process started from
   bool tty_;
   bool open_ = false;  // a \r progress line is on the terminal without its newline
   Clock::time_point t_loop_ = Clock::now();
   Clock::time_point last_draw_ = Clock::now() - std::chrono::seconds(1);
   double train_s_ = 0;  // time in steps only
   int64_t tokens_ = 0;
+  double comm_s_ = 0, wait_s_ = 0;  // all-reduce, waiting for the slowest process
+  double overlap_s_ = 0;            // summing on the communication thread
 };
 
 std::string format(const char* fmt, auto... args) {
@@ -486,99 +568,59 @@ void evaluate_and_save(Run& run, Progress& progress, double elapsed_s, TrainSumm
   }
 }
 
-}  // namespace
+// Ctrl-C or SIGTERM on any process: last.safetensors saved (unless this iter's evaluation just
+// did) and how to resume printed.
+void stop_and_save(Run& run, Progress& progress, const TrainOptions& opt) {
+  const int64_t it = run.state.iter;
+  if (run.state.last_eval_iter != it) run.save(run.last_path);
+  const int processes = run.comm->size();
+  const std::string launcher =
+      processes > 1 ? "mpirun -np " + std::to_string(processes) + " " : std::string();
+  progress.print(format("interrupted: saved %s at iter %lld. Resume with:\n"
+                        "  %sscratchgpt train --data-dir %s --out-dir %s --resume",
+                        run.last_path.c_str(), static_cast<long long>(it), launcher.c_str(),
+                        opt.data_dir.c_str(), opt.out_dir.c_str()));
+}
 
-namespace {
-
+// nanoGPT's train.py: evaluate and save every eval_interval steps, then one optimizer step at a
+// time, until max_iters or a stop request.
 TrainSummary train(const TrainOptions& opt, Comm& comm, std::FILE* log) {
   const auto t_start = Clock::now();
   Run run;
   setup(opt, comm, run);
   const TrainConfig& cfg = run.cfg;
   TrainState& state = run.state;
-  const int B = cfg.batch_size, T = cfg.gpt.block_size;
-  run.step_start = state.iter;
-  const std::string procs =
-      comm.size() > 1 ? ", " + std::to_string(comm.size()) + " processes" +
-                            (run.step->overlapped() ? " (all-reduce overlapped with backward)" : "")
-                      : std::string();
-  std::fprintf(
-      log,
-      "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul %s\n",
-      cfg.preset.empty() ? "custom" : printable(cfg.preset).c_str(),
-      enum_name<ModelKind>(kModelKindNames, cfg.model),
-      static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
-      static_cast<long long>(cfg.max_iters), static_cast<long long>(state.iter), B, T,
-      cfg.grad_accum > 1 ? (" x" + std::to_string(cfg.grad_accum) + " accum").c_str() : "",
-      procs.c_str(), kernels::matmul_backend_name(cfg.matmul));
-  if (!opt.init_from.empty())
-    std::fprintf(log, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
-  std::fflush(log);
-
-  TrainSummary sum;
+  const int64_t step_tokens = int64_t{cfg.batch_size} * cfg.gpt.block_size * cfg.grad_accum;
   Progress progress(log, cfg, state.iter);
-  double comm_s = 0, wait_s = 0, step_s = 0;  // all-reduce, waiting for the slowest, step
-  double overlap_s = 0;                       // summing on the communication thread
+  progress.banner(run, opt);
+  TrainSummary sum;
   while (true) {
     const int64_t it = state.iter;
     if ((it % cfg.eval_interval == 0 || it == cfg.max_iters) && state.last_eval_iter != it)
       evaluate_and_save(run, progress, run.time_offset_s + seconds_since(t_start), sum, opt);
     if (it >= cfg.max_iters) break;
     if (comm.any(stop_requested())) {  // every process stops at the same step
-      if (state.last_eval_iter != it) run.save(run.last_path);  // else saved just above
+      stop_and_save(run, progress, opt);
       sum.interrupted = true;
-      const std::string launcher =
-          comm.size() > 1 ? "mpirun -np " + std::to_string(comm.size()) + " " : std::string();
-      progress.print(format("interrupted: saved %s at iter %lld. Resume with:\n"
-                            "  %sscratchgpt train --data-dir %s --out-dir %s --resume",
-                            run.last_path.c_str(), static_cast<long long>(it), launcher.c_str(),
-                            opt.data_dir.c_str(), opt.out_dir.c_str()));
       break;
     }
-
     const auto t0 = Clock::now();
     const double lr = get_lr(static_cast<int>(it), cfg);
     const StepResult step = run.step->run(lr, it);
     state.iter = it + 1;
     const double dt = seconds_since(t0);
-    comm_s += step.comm_s;
-    wait_s += step.wait_s;
-    overlap_s += step.overlap_s;
-    step_s += dt;
-    const int64_t step_tokens = int64_t{B} * T * cfg.grad_accum;
     if (run.metrics)
       run.metrics->log_step(it, step.loss, lr, step.grad_norm,
                             static_cast<double>(step_tokens) / dt,
                             run.time_offset_s + seconds_since(t_start));
-    progress.step(state.iter, step.loss, lr, dt, step_tokens);
+    progress.step(state.iter, step, lr, dt, step_tokens);
   }
   progress.end();
-
   sum.iters = state.iter;
   sum.best_val_loss = state.best_val_loss;
   sum.wall_s = seconds_since(t_start);
   sum.tokens_per_s = progress.tokens_per_s();
-  std::fprintf(log,
-               "%s: %lld iters, best val loss %.4f, wall time %s (%.1f s), %s tok/s; "
-               "checkpoints in %s\n",
-               sum.interrupted ? "stopped" : "done", static_cast<long long>(sum.iters),
-               sum.best_val_loss, format_duration(sum.wall_s).c_str(), sum.wall_s,
-               format_rate(sum.tokens_per_s).c_str(), opt.out_dir.c_str());
-  const int64_t steps = sum.iters - run.step_start;
-  if (comm.size() > 1 && steps > 0 && run.step->overlapped())
-    std::fprintf(log,
-                 "all-reduce: %.2f ms per step after backward (waiting for the slowest process "
-                 "included), %.1f%% of the step time (%d processes); %.2f ms per step summing "
-                 "during backward\n",
-                 comm_s / static_cast<double>(steps) * 1e3, 100.0 * comm_s / step_s, comm.size(),
-                 overlap_s / static_cast<double>(steps) * 1e3);
-  else if (comm.size() > 1 && steps > 0)
-    std::fprintf(log,
-                 "all-reduce: %.2f ms per step, %.1f%% of the step time (%d processes); waiting "
-                 "for the slowest process: %.2f ms per step\n",
-                 comm_s / static_cast<double>(steps) * 1e3, 100.0 * comm_s / step_s, comm.size(),
-                 wait_s / static_cast<double>(steps) * 1e3);
-  std::fflush(log);
+  progress.summary(sum, opt, run);
   return sum;
 }
 

@@ -13,7 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
+
 namespace scratchgpt {
+
+// Under mpirun, when the gradients are summed across processes: during the last backward, each
+// block's as soon as it is done, on a communication thread (on); after backward (off); or auto:
+// on where MPI allows the thread. The same bits either way.
+enum class OverlapAllreduce { kAuto, kOn, kOff };
+inline constexpr std::pair<OverlapAllreduce, const char*> kOverlapAllreduceNames[] = {
+    {OverlapAllreduce::kAuto, "auto"},
+    {OverlapAllreduce::kOn, "on"},
+    {OverlapAllreduce::kOff, "off"}};
 
 struct TrainOptions {
   std::string preset;  // ignored on resume (the checkpoint's config is the base)
@@ -33,9 +44,7 @@ struct TrainOptions {
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::string report;       // "": none; else the report page (run/report.h), redrawn each eval
   std::string simd;         // "": the default SIMD level; avx512, avx2 or scalar (capped)
-  // Several processes: sum the gradients during the last backward, on a communication thread
-  // ("on"), after it ("off"), or "auto": on where MPI allows a communication thread.
-  std::string overlap_allreduce = "auto";
+  OverlapAllreduce overlap_allreduce = OverlapAllreduce::kAuto;  // several processes only
   std::FILE* log = stderr;  // progress and summary
 };
 

@@ -39,7 +39,11 @@ void scale_grads(std::vector<Param>& params, float s) {
     for (float& g : p.grad) g *= s;
 }
 
-void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const TrainConfig& cfg,
+AdamWConfig adamw_config(const TrainConfig& cfg) {
+  return {cfg.beta1, cfg.beta2, cfg.eps, cfg.weight_decay, cfg.grad_clip};
+}
+
+void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const AdamWConfig& cfg,
                 int t) {
   for (Param& p : params) {
     kernels::adamw_update(ex, p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(), lr,
@@ -48,7 +52,7 @@ void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, con
 }
 
 double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
-                      const TrainConfig& cfg, int t) {
+                      const AdamWConfig& cfg, int t) {
   const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, cfg.grad_clip);
   thread_local std::vector<kernels::AdamWArray> arrays;  // grows once; no allocation later

@@ -27,14 +27,25 @@ double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double 
 // Multiplies every gradient by s (1/grad_accum: the mean over micro-steps).
 void scale_grads(std::vector<Param>& params, float s);
 
+// What an optimizer step needs besides the learning rate (which the schedule changes every step,
+// so it is passed beside it), as llm.c's gpt2_update(model, lr, beta1, beta2, eps, weight_decay,
+// t) takes it. Defaults: torch.optim.AdamW's, and no clipping.
+struct AdamWConfig {
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float weight_decay = 0.01f;  // on Params with decay == true
+  float grad_clip = 0.0f;      // the global norm's limit; 0 disables
+};
+// A run's AdamW hyperparameters.
+AdamWConfig adamw_config(const TrainConfig& cfg);
+
 // One AdamW step t (counting from 1) at learning rate lr with cfg's betas, eps, weight decay.
-void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const TrainConfig& cfg,
+void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, const AdamWConfig& cfg,
                 int t);
 
 // clip_grad_norm(params, cfg.grad_clip) then adamw_step(params, lr, cfg, t), fused: the clip
 // coefficient scales each gradient inside the AdamW kernel, so the gradients are read twice and
 // never written (they keep their unclipped values). Returns the norm before clipping.
 double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
-                      const TrainConfig& cfg, int t);
+                      const AdamWConfig& cfg, int t);
 
 }  // namespace scratchgpt

@@ -12,7 +12,7 @@ namespace scratchgpt {
 
 TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConfig& cfg, Comm& comm,
                      bool overlap)
-    : model_(model), batches_(batches), cfg_(cfg), comm_(comm) {
+    : model_(model), batches_(batches), cfg_(cfg), adamw_(adamw_config(cfg)), comm_(comm) {
   const int N = comm.size(), G = cfg.grad_accum;
   SG_CHECK(G % N == 0, "--grad-accum ", G, " is not a multiple of the ", N,
            " processes: it counts the micro-steps of a step over all of them (nanoGPT divides "
@@ -79,7 +79,7 @@ StepResult TrainStep::run(double lr, int64_t iter) {
   std::vector<Param>& params = model_.params();
   if (cfg_.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg_.grad_accum));
   StepResult r;
-  r.grad_norm = optimizer_step(model_.exec(), params, static_cast<float>(lr), cfg_,
+  r.grad_norm = optimizer_step(model_.exec(), params, static_cast<float>(lr), adamw_,
                                static_cast<int>(iter + 1));
   r.loss = static_cast<float>(loss_sum / cfg_.grad_accum);
   r.comm_s = comm_s;

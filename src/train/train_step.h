@@ -19,6 +19,7 @@
 #include "dist/comm.h"
 #include "nn/language_model.h"
 #include "train/batch_stream.h"
+#include "train/optimizer.h"
 #include "train/train_config.h"
 
 namespace scratchgpt {
@@ -50,6 +51,7 @@ class TrainStep {
   LanguageModel& model_;
   BatchStream& batches_;
   const TrainConfig& cfg_;
+  const AdamWConfig adamw_;  // cfg_'s
   Comm& comm_;
   int first_ = 0, count_ = 1;        // this process's micro-steps: [first_, first_ + count_)
   Arena accum_;                      // the sum of this process's micro-step gradients (count_ > 1)

@@ -64,7 +64,7 @@ TEST(ClipGradNorm, LeavesSmallGradientsAlone) {
 
 TEST(AdamWStep, DecaysOnlyDecayParams) {
   TwoParams t;
-  TrainConfig cfg;
+  AdamWConfig cfg;
   cfg.weight_decay = 0.1f, cfg.beta1 = 0.9f, cfg.beta2 = 0.99f, cfg.eps = 1e-8f;
   const float lr = 1e-2f;
   std::vector<float> w0(t.params[0].value.begin(), t.params[0].value.end());
@@ -130,7 +130,7 @@ struct ManyParams {
 // parameters and moments, bit for bit, as clip_grad_norm followed by adamw_step; with clipping
 // active (large gradients) and inactive (small ones).
 TEST(OptimizerStep, EqualsClipThenAdamWBitForBit) {
-  TrainConfig cfg;
+  AdamWConfig cfg;
   cfg.grad_clip = 1.0f, cfg.weight_decay = 0.1f, cfg.beta2 = 0.99f;
   for (float grad_size : {1.0f, 1e-4f}) {
     ManyParams fused(grad_size), plain(grad_size);
