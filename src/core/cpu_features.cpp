@@ -34,10 +34,7 @@ std::string format_bytes(double bytes) {
 }
 
 SimdLevel simd_level_from_name(const std::string& name) {
-  if (name == "scalar") return SimdLevel::kScalar;
-  if (name == "avx2") return SimdLevel::kAvx2;
-  if (name == "avx512") return SimdLevel::kAvx512;
-  fail("unknown SIMD level '", name, "': choose avx512, avx2 or scalar");
+  return enum_from_name<SimdLevel>(kSimdLevelNames, name, "SIMD level");
 }
 
 SimdLevel default_simd_level() {

@@ -8,22 +8,23 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "core/enum_names.h"
 
 namespace scratchgpt {
 
 // The instruction sets the cpu:: kernels have code paths for, slowest first.
 enum class SimdLevel { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+// As --simd and SCRATCHGPT_SIMD spell them (simd_level_from_name).
+inline constexpr std::pair<SimdLevel, const char*> kSimdLevelNames[] = {
+    {SimdLevel::kAvx512, "avx512"}, {SimdLevel::kAvx2, "avx2"}, {SimdLevel::kScalar, "scalar"}};
+// As reports, benchmarks and test traces print them: the instruction sets each level needs.
+inline constexpr std::pair<SimdLevel, const char*> kSimdLevelLabels[] = {
+    {SimdLevel::kScalar, "scalar"}, {SimdLevel::kAvx2, "avx2+fma"}, {SimdLevel::kAvx512, "avx512f"}};
 
 inline const char* simd_level_name(SimdLevel s) {
-  switch (s) {
-    case SimdLevel::kScalar:
-      return "scalar";
-    case SimdLevel::kAvx2:
-      return "avx2+fma";
-    case SimdLevel::kAvx512:
-      return "avx512f";
-  }
-  return "?";
+  return enum_name<SimdLevel>(kSimdLevelLabels, s);
 }
 
 // The best level this CPU supports (AVX2 needs FMA as well; AVX-512 needs F and VL).

@@ -3,6 +3,7 @@
 // value from a name (an Error listing the choices otherwise). Leaves out: flags (bit sets).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,11 +31,18 @@ const char* enum_name(EnumNames<E> names, E value) {
   return "?";
 }
 
+// The value named `name`, or nothing (for a caller that words its own error).
+template <typename E>
+std::optional<E> enum_lookup(EnumNames<E> names, const std::string& name) {
+  for (const auto& [v, n] : names)
+    if (name == n) return v;
+  return std::nullopt;
+}
+
 // what names the setting in the error: "unknown activation 'swish': choose relu, gelu or ...".
 template <typename E>
 E enum_from_name(EnumNames<E> names, const std::string& name, const std::string& what) {
-  for (const auto& [v, n] : names)
-    if (name == n) return v;
+  if (const std::optional<E> v = enum_lookup(names, name)) return *v;
   fail("unknown ", what, " '", name, "': choose ", enum_choices(names));
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 #include "data/file_io.h"
 
 namespace scratchgpt {
@@ -137,18 +138,11 @@ TokenFile parse_nanogpt(const std::string& bytes, const std::string& what, int v
 }  // namespace
 
 const char* token_format_name(TokenFormat f) {
-  switch (f) {
-    case TokenFormat::kNanoGpt: return "nanogpt";
-    case TokenFormat::kLlmc: return "llmc";
-    case TokenFormat::kScratchgpt: break;
-  }
-  return "scratchgpt";
+  return enum_name<TokenFormat>(kTokenFormatNames, f);
 }
 
 TokenFormat token_format_from_name(const std::string& name) {
-  for (TokenFormat f : {TokenFormat::kScratchgpt, TokenFormat::kNanoGpt, TokenFormat::kLlmc})
-    if (name == token_format_name(f)) return f;
-  fail("unknown token file format '", name, "': choose scratchgpt, nanogpt or llmc");
+  return enum_from_name<TokenFormat>(kTokenFormatNames, name, "token file format");
 }
 
 void write_token_file(const std::string& path, const std::vector<uint32_t>& tokens, int vocab_size,

@@ -27,11 +27,16 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scratchgpt {
 
 enum class TokenFormat { kScratchgpt, kNanoGpt, kLlmc };
+inline constexpr std::pair<TokenFormat, const char*> kTokenFormatNames[] = {
+    {TokenFormat::kScratchgpt, "scratchgpt"},
+    {TokenFormat::kNanoGpt, "nanogpt"},
+    {TokenFormat::kLlmc, "llmc"}};
 // "scratchgpt", "nanogpt", "llmc" and back; an unknown name is an Error listing the three.
 const char* token_format_name(TokenFormat f);
 TokenFormat token_format_from_name(const std::string& name);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 
 namespace scratchgpt {
 
@@ -19,10 +20,7 @@ std::string gpt2_key(const std::string& ours) {
 }  // namespace
 
 WeightFormat weight_format_from_name(const std::string& name) {
-  if (name == "scratchgpt") return WeightFormat::kScratchgpt;
-  if (name == "hf") return WeightFormat::kHf;
-  if (name == "nanogpt") return WeightFormat::kNanoGpt;
-  if (name == "llmc") return WeightFormat::kLlmc;
+  if (const auto f = enum_lookup<WeightFormat>(kWeightFormatNames, name)) return *f;
   fail("unknown --format '", name, "': choose hf (Hugging Face), nanogpt, llmc or scratchgpt");
 }
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/safetensors.h"
@@ -26,6 +27,11 @@
 namespace scratchgpt {
 
 enum class WeightFormat { kScratchgpt, kHf, kNanoGpt, kLlmc };
+inline constexpr std::pair<WeightFormat, const char*> kWeightFormatNames[] = {
+    {WeightFormat::kScratchgpt, "scratchgpt"},
+    {WeightFormat::kHf, "hf"},
+    {WeightFormat::kNanoGpt, "nanogpt"},
+    {WeightFormat::kLlmc, "llmc"}};
 // "scratchgpt", "hf", "nanogpt", "llmc"; an unknown name is an Error listing them.
 WeightFormat weight_format_from_name(const std::string& name);
 

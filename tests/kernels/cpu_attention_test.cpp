@@ -18,10 +18,7 @@
 namespace scratchgpt {
 namespace {
 
-using test::all_close;
-using test::bitwise_equal;
-using test::random_floats;
-using test::to_double;
+using namespace test;  // cpu_test_util.h
 
 struct Shape {
   int B, T, C, NH;

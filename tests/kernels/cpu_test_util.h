@@ -1,6 +1,7 @@
 // cpu_test_util.h: shared helpers for the cpu:: kernel tests: deterministic random data, the
 // reference run in double, tolerance checks that print the first mismatches, and the execution
-// context the kernels are called with (thread count, SIMD level, our own GEMM).
+// context the kernels are called with (thread count, SIMD level, our own GEMM), and the shapes and
+// level-and-thread loop the row and elementwise kernel tests share.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -105,5 +108,41 @@ struct KernelEnv {
     test_context().ctx.matmul = MatmulBackend::kOwn;
   }
 };
+
+// The row kernels' shapes, N rows of C: C = 1, 7, 15 (all tail at 8 / 16 lanes), 16, 17, 65, 100,
+// 333, 50257; the ones of more than 2 * kChunk elements (parallel.h) are split over the threads.
+struct Rows {
+  int N, C;
+};
+inline constexpr Rows kRows[] = {{1, 1},  {3, 7},     {4, 15},    {3, 16},    {6, 17},
+                                 {5, 65}, {400, 100}, {300, 333}, {2, 50257}, {3, 50257}};
+inline constexpr int kThreads[] = {1, 2, 3};
+
+// The elementwise kernels' sizes: tails below, at and past 8 and 16 lanes, and several chunks.
+inline constexpr int64_t kSizes[] = {1, 7, 23, 40, 100003};
+
+// Runs `body` at every SIMD level and with 1, 2 and 3 threads; body(n) returns the cpu outputs
+// (concatenated) and checks them against the reference itself.
+inline void for_levels_and_threads(const std::function<std::vector<float>(int64_t)>& body) {
+  KernelEnv env;
+  for (SimdLevel level : simd_levels()) {
+    set_level(level);
+    for (int64_t n : kSizes) {
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " n=" + std::to_string(n));
+      set_threads(1);
+      const auto one = body(n);
+      for (int threads : {2, 3}) {
+        set_threads(threads);
+        EXPECT_TRUE(bitwise_equal(one, body(n))) << "1 vs " << threads << " threads";
+      }
+    }
+  }
+}
+
+inline std::vector<float> concat(std::initializer_list<const std::vector<float>*> parts) {
+  std::vector<float> out;
+  for (auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
 
 }  // namespace scratchgpt::test

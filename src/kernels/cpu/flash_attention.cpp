@@ -3,6 +3,7 @@
 #include "kernels/cpu/flash_attention.h"
 
 #include "core/check.h"
+#include "kernels/cpu/simd/flash_attention_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {

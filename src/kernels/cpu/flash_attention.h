@@ -40,22 +40,6 @@ void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const fl
                                     const float* out, const float* lse, const float* qkv, int B,
                                     int T, int C, int NH, int tile);
 
-// The per-ISA bodies (flash_attention_{scalar,avx2,avx512}.cpp).
-void flash_forward_scalar(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile, ThreadPool& pool);
-void flash_forward_avx2(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                        int tile, ThreadPool& pool);
-void flash_forward_avx512(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile, ThreadPool& pool);
-void flash_backward_scalar(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile,
-                           ThreadPool& pool);
-void flash_backward_avx2(float* dqkv, const float* dout, const float* out, const float* lse,
-                         const float* qkv, int B, int T, int C, int NH, int tile, ThreadPool& pool);
-void flash_backward_avx512(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile,
-                           ThreadPool& pool);
-
 }  // namespace detail
 
 }  // namespace scratchgpt::cpu

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd/gelu_simd.h"
 #include "kernels/cpu/simd/simd.h"
 #include "kernels/ref/gelu.h"
 

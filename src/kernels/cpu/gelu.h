@@ -23,16 +23,4 @@ void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int
 void gelu_exact_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
                          int64_t n);
 
-namespace detail {
-// The per-ISA kernels (gelu_avx2.cpp, gelu_avx512.cpp) over one range, on the calling thread.
-void gelu_forward_avx2(float* out, const float* inp, int64_t n);
-void gelu_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n);
-void gelu_forward_avx512(float* out, const float* inp, int64_t n);
-void gelu_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n);
-void gelu_exact_forward_avx2(float* out, const float* inp, int64_t n);
-void gelu_exact_backward_avx2(float* dinp, const float* inp, const float* dout, int64_t n);
-void gelu_exact_forward_avx512(float* out, const float* inp, int64_t n);
-void gelu_exact_backward_avx512(float* dinp, const float* inp, const float* dout, int64_t n);
-}  // namespace detail
-
 }  // namespace scratchgpt::cpu

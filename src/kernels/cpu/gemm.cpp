@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "kernels/cpu/simd/gemm_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu::detail {

@@ -39,11 +39,6 @@ void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.
 ThreadPool& serial_pool();
 
-// The per-ISA entry points (gemm_scalar.cpp, gemm_avx2.cpp, gemm_avx512.cpp).
-void gemm_scalar(const GemmArgs& g, ThreadPool& pool);
-void gemm_avx2(const GemmArgs& g, ThreadPool& pool);
-void gemm_avx512(const GemmArgs& g, ThreadPool& pool);
-
 // A 64-byte aligned buffer of at least n floats owned by the calling thread, one per slot; grows
 // and never shrinks, and is touched whole when it grows, so steady-state calls allocate nothing
 // and fault in no page. Slots: 0 packed B, 1 packed A, 2 attention's scratch, 3 layernorm's and

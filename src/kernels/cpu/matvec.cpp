@@ -6,6 +6,7 @@
 
 #include "core/check.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/simd/matvec_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {

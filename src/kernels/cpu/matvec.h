@@ -27,15 +27,4 @@ void matvec_forward(const ExecContext& ex, float* out, const float* inp, const f
 void matvec_forward_serial(SimdLevel level, float* out, const float* inp, const float* weight,
                            int64_t ldw, const float* bias, int N, int C, int OC);
 
-namespace detail {
-// Output rows [o_begin, o_end) on the calling thread (matvec_{scalar,avx2,avx512}.cpp); weight
-// row o at weight + o * ldw.
-void matvec_rows_scalar(float* out, const float* inp, const float* weight, int64_t ldw,
-                        const float* bias, int N, int C, int OC, int o_begin, int o_end);
-void matvec_rows_avx2(float* out, const float* inp, const float* weight, int64_t ldw,
-                      const float* bias, int N, int C, int OC, int o_begin, int o_end);
-void matvec_rows_avx512(float* out, const float* inp, const float* weight, int64_t ldw,
-                        const float* bias, int N, int C, int OC, int o_begin, int o_end);
-}  // namespace detail
-
 }  // namespace scratchgpt::cpu

@@ -5,9 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/thread_pool.h"
-#include "kernels/cpu/flash_attention.h"
-#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/simd/flash_attention_simd.h"
 
 namespace scratchgpt::cpu::detail {
 namespace {

@@ -3,7 +3,7 @@
 // (no fused multiply-add), like the scalar reference.
 #include <cstdint>
 
-#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/simd/gemm_simd.h"
 
 // No auto-vectorisation here: this is the scalar path, and GCC 12's vectoriser (with -march=native)
 // turned the in-place column-major A reads (AMode::kCols) into loads of rows past the strip's last

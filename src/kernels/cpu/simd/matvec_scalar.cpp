@@ -3,7 +3,7 @@
 // except that the bias comes last.
 #include <cstdint>
 
-#include "kernels/cpu/matvec.h"
+#include "kernels/cpu/simd/matvec_simd.h"
 
 namespace scratchgpt::cpu::detail {
 

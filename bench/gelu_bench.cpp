@@ -1,9 +1,9 @@
-// elementwise_bench.cpp: cpu::gelu_forward/backward (tanh approximation) and
+// gelu_bench.cpp: cpu::gelu_forward/backward (tanh approximation) and
 // cpu::gelu_exact_forward/backward (erf) at each SIMD level the CPU has (scalar: the reference
 // loop; avx2; avx512), at the size of one MLP activation of each target model, with the
 // pool's threads. Prints elements per second and bytes per second (forward: 8 bytes moved per
 // element, backward: 16).
-//   build-*/elementwise_bench
+//   build-*/gelu_bench
 #include <benchmark/benchmark.h>
 
 #include <random>

@@ -1,0 +1,19 @@
+# kernel_isa.cmake: the per-ISA units of the SIMD kernels, generated from one source per op.
+# For each op in SCRATCHGPT_SIMD_OPS and each ISA, cmake/kernel_isa.cpp.in becomes
+# <build>/generated/kernels/<op>_<isa>.cpp (it includes src/kernels/cpu/simd/<op>_isa.inc), added to
+# scratchgpt_core here: the src/ glob sees only files under src/. docs/architecture.md says more.
+set(SCRATCHGPT_SIMD_OPS adamw attention crossentropy flash_attention gelu gemm layernorm matvec
+    softmax)
+# ISA name (the file suffix and vec_<isa>.h), its Vec type, its GCC target string, SG_ISA_AVX512.
+set(SCRATCHGPT_ISA_avx2 VecAvx2 "avx2,fma" 0)
+set(SCRATCHGPT_ISA_avx512 VecAvx512 "avx512f,avx512vl,avx2,fma" 1)
+foreach(OP IN LISTS SCRATCHGPT_SIMD_OPS)
+  foreach(ISA avx2 avx512)
+    list(GET SCRATCHGPT_ISA_${ISA} 0 ISA_VEC)
+    list(GET SCRATCHGPT_ISA_${ISA} 1 ISA_TARGET)
+    list(GET SCRATCHGPT_ISA_${ISA} 2 ISA_AVX512)
+    set(generated ${PROJECT_BINARY_DIR}/generated/kernels/${OP}_${ISA}.cpp)
+    configure_file(${CMAKE_CURRENT_LIST_DIR}/kernel_isa.cpp.in ${generated} @ONLY)
+    target_sources(scratchgpt_core PRIVATE ${generated})
+  endforeach()
+endforeach()
