@@ -9,7 +9,7 @@
 
 #include "core/check.h"
 #include "core/safetensors.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "run/model_factory.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

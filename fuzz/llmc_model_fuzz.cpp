@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "core/check.h"
+#include "io/gpt2_read.h"
 #include "nn/gpt.h"
-#include "run/import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

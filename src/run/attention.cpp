@@ -11,9 +11,9 @@
 #include "core/check.h"
 #include "core/html.h"
 #include "core/utf8.h"
+#include "io/checkpoint.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
-#include "train/checkpoint.h"
 
 namespace scratchgpt {
 

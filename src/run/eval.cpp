@@ -10,9 +10,9 @@
 #include "core/utf8.h"
 #include "data/dataset.h"
 #include "data/file_io.h"
+#include "io/checkpoint.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
-#include "train/checkpoint.h"
 #include "train/evaluate.h"
 
 namespace scratchgpt {

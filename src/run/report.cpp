@@ -11,7 +11,7 @@
 #include "core/check.h"
 #include "core/html.h"
 #include "core/safetensors.h"
-#include "data/file_io.h"
+#include "train/metrics.h"
 
 namespace scratchgpt {
 
@@ -39,11 +39,8 @@ Run read_run(const std::string& dir) {
   const std::string path = (fs::path(dir) / "metrics.jsonl").string();
   SG_CHECK(fs::exists(path, ec), "--run ", dir, " has no metrics.jsonl: give the --out-dir of a "
            "'scratchgpt train' run");
-  std::istringstream in(read_file(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("type")) continue;  // a line cut short
+  for (const MetricsLine& line : read_metrics(path)) {  // lines cut short are left out
+    const nlohmann::json& j = line.json;
     if (j["type"] == "config" && j.contains("config")) r.config = j["config"];
     if (!j.contains("iter")) continue;
     if (j["type"] == "train" && j.contains("loss")) r.train.push_back(j);

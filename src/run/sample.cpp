@@ -6,9 +6,9 @@
 
 #include "core/check.h"
 #include "core/utf8.h"
+#include "io/checkpoint.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
-#include "train/checkpoint.h"
 
 namespace scratchgpt {
 

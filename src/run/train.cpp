@@ -20,12 +20,12 @@
 #include "data/dataset.h"
 #include "data/file_io.h"
 #include "dist/comm.h"
+#include "io/checkpoint.h"
 #include "kernels/kernels.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
 #include "run/report.h"
 #include "train/batch_stream.h"
-#include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/interrupt.h"
 #include "train/lr_schedule.h"
@@ -61,29 +61,20 @@ std::string dashed(std::string key) {
 double drop_metrics_after(const std::string& path, const TrainState& state) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return 0;
-  std::istringstream in(read_file(path));
-  std::string line, kept;
+  std::string kept;
   double time_s = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      const nlohmann::json j = nlohmann::json::parse(line);
-      if (j.at("type") == "config") {  // the run's first line
-        kept += line + "\n";
-        continue;
-      }
-      if (!j.at("iter").is_number_integer()) continue;  // not a line this program wrote
-      const int64_t iter = j.at("iter").get<int64_t>();
-      const bool eval = j.at("type") == "eval";
-      if (eval ? iter > state.last_eval_iter : iter >= state.iter) continue;
-    } catch (const std::exception&) {
-      continue;  // a line cut short by a crash
+  for (const MetricsLine& line : read_metrics(path)) {
+    const nlohmann::json& j = line.json;
+    if (j["type"] != "config") {  // the config is the run's first line, always kept
+      const auto iter = j.find("iter");
+      if (iter == j.end() || !iter->is_number_integer()) continue;  // not a line we wrote
+      const bool eval = j["type"] == "eval";
+      const int64_t i = iter->get<int64_t>();
+      if (eval ? i > state.last_eval_iter : i >= state.iter) continue;
+      const auto t = j.find("time_s");
+      if (t != j.end() && t->is_number()) time_s = std::max(time_s, t->get<double>());
     }
-    kept += line + "\n";
-    try {
-      time_s = std::max(time_s, nlohmann::json::parse(line).value("time_s", 0.0));
-    } catch (const std::exception&) {
-    }
+    kept += line.text + "\n";
   }
   write_file_atomic(path, kept);
   return time_s;

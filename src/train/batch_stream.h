@@ -18,7 +18,7 @@
 
 #include "core/rng.h"
 #include "nn/language_model.h"
-#include "train/checkpoint.h"
+#include "train/train_state.h"
 
 namespace scratchgpt {
 

@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "core/check.h"
+#include "data/file_io.h"
 
 namespace scratchgpt {
 
@@ -48,6 +50,18 @@ void MetricsLog::log_eval(int64_t iter, float train_loss, float val_loss, double
 void MetricsLog::log_config(const std::string& config_json) {
   std::fprintf(f_, "{\"type\": \"config\", \"config\": %s}\n", config_json.c_str());
   std::fflush(f_);
+}
+
+std::vector<MetricsLine> read_metrics(const std::string& path) {
+  std::vector<MetricsLine> lines;
+  std::istringstream in(read_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("type")) continue;
+    lines.push_back({line, std::move(j)});
+  }
+  return lines;
 }
 
 std::string format_duration(double s) {

@@ -16,7 +16,7 @@
 
 #include "core/safetensors.h"
 #include "test_util.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;

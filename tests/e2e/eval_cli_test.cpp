@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "data/dataset.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt::test;

@@ -17,10 +17,10 @@
 #include <filesystem>
 
 #include "core/safetensors.h"
+#include "io/checkpoint.h"
 #include "nn/gpt.h"
 #include "run/model_factory.h"
 #include "test_util.h"
-#include "train/checkpoint.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;

@@ -9,10 +9,10 @@
 #include <cmath>
 
 #include "core/utf8.h"
+#include "io/checkpoint.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
 #include "sample/generate.h"
-#include "train/checkpoint.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "io/checkpoint.h"
 #include "nn/gpt.h"
 #include "sample/generate.h"
 #include "test_util.h"
-#include "train/checkpoint.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;

@@ -13,9 +13,9 @@
 
 #include "data/dataset.h"
 #include "data/token_file.h"
+#include "io/checkpoint.h"
 #include "run/exec.h"
 #include "run/model_factory.h"
-#include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train_cli_util.h"
 

@@ -8,7 +8,7 @@
 // meaning here are one "ignored" line; unknown keys are all listed in one error.
 #include <gtest/gtest.h>
 
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train/train_config.h"
 #include "train_cli_util.h"
 

@@ -1,15 +1,13 @@
 // gpt2_formats.cpp: see gpt2_formats.h.
-#include "run/gpt2_formats.h"
+#include "io/gpt2_formats.h"
+
+#include <cstring>
 
 #include "core/check.h"
 
 namespace scratchgpt {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "blocks.3.attn.c_attn.weight" -> "h.3.attn.c_attn.weight"; wte/wpe get ".weight".
 std::string gpt2_key(const std::string& ours) {
@@ -29,8 +27,9 @@ WeightFormat weight_format_from_name(const std::string& name) {
 }
 
 ForeignTensor hf_tensor(const std::string& ours, const std::string& prefix) {
-  const bool conv1d = ends_with(ours, "attn.c_attn.weight") || ends_with(ours, "attn.c_proj.weight") ||
-                      ends_with(ours, "mlp.c_fc.weight") || ends_with(ours, "mlp.c_proj.weight");
+  const bool conv1d = ours.ends_with("attn.c_attn.weight") ||
+                      ours.ends_with("attn.c_proj.weight") || ours.ends_with("mlp.c_fc.weight") ||
+                      ours.ends_with("mlp.c_proj.weight");
   const std::string key = gpt2_key(ours);
   return {key == "lm_head.weight" ? key : prefix + key, conv1d};
 }
@@ -70,6 +69,20 @@ std::vector<std::string> llmc_order(int n_layer) {
   names.push_back("ln_f.weight");
   names.push_back("ln_f.bias");
   return names;
+}
+
+StTensor f32_tensor(const std::vector<int64_t>& shape) {
+  StTensor t;
+  t.dtype = "F32";
+  t.shape = shape;
+  t.bytes.assign(static_cast<size_t>(t.numel()) * sizeof(float), 0);
+  return t;
+}
+
+void transpose_f32(uint8_t* dst, const uint8_t* src, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(dst + (r * cols + c) * 4, src + (c * rows + r) * 4, 4);
 }
 
 }  // namespace scratchgpt

@@ -1,6 +1,6 @@
 // checkpoint_test.cpp: a checkpoint restores weights, AdamW moments, generator states, counters,
 // config and vocabulary exactly; foreign or damaged files are errors naming the path.
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

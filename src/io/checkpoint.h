@@ -13,28 +13,21 @@
 // A weights-only checkpoint (what import and export --format scratchgpt write) holds the weights,
 // the format, config and tokenizer metadata and contents = "weights": eval, sample and
 // train --init-from read it; --resume, which needs the optimizer, refuses it.
+// It reads and writes the run's two plain descriptions, TrainConfig and TrainState (train/), and
+// nothing else of train/: the trainer itself never includes io/.
 // Leaves out: sharded checkpoints, half-precision weights.
 #pragma once
 
-#include <cmath>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/safetensors.h"
-#include "tokenizer/tokenizer.h"
 #include "nn/language_model.h"
+#include "tokenizer/tokenizer.h"
 #include "train/train_config.h"
+#include "train/train_state.h"
 
 namespace scratchgpt {
-
-struct TrainState {
-  int64_t iter = 0;             // optimizer steps completed (AdamW's next step is iter + 1)
-  int64_t last_eval_iter = -1;  // the iter whose evaluation is already done and logged
-  float best_val_loss = INFINITY;
-  std::vector<uint8_t> batch_rng, dropout_rng;  // Rng::get_state()
-  std::vector<int32_t> prefetch;  // rng_stream "nanogpt": x then y of the next step's batch
-};
 
 void save_checkpoint(const std::string& path, LanguageModel& model, const TrainConfig& cfg,
                      const Tokenizer& tokenizer, const TrainState& state);

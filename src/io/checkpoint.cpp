@@ -1,8 +1,7 @@
 // checkpoint.cpp: see checkpoint.h.
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 #include <cmath>
-
 #include <cstdio>
 #include <filesystem>
 

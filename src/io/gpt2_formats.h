@@ -11,14 +11,16 @@
 //            5 = bfloat16, max_seq_len, vocab_size, num_layers, num_heads, channels,
 //            padded_vocab_size), then wte (padded rows), wpe and each kind of block tensor
 //            stacked over the layers, (out, in) weights, then ln_f
-// import.h and export.h use these; this file only names and orders. Leaves out: GPT-2 variants
-// with other layouts (GPT-J, GPT-NeoX), half-precision safetensors.
+// gpt2_read.h and gpt2_write.h use these; this file names and orders, and holds the two helpers
+// both directions share (a float32 tensor, a transpose). Leaves out: GPT-2 variants with other
+// layouts (GPT-J, GPT-NeoX), half-precision safetensors.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/safetensors.h"
 #include "nn/gpt_config.h"
 
 namespace scratchgpt {
@@ -46,5 +48,11 @@ int llmc_padded_vocab(int V);
 // Our tensor names in the order llm.c's file holds them (wte first: its rows padded to
 // llmc_padded_vocab).
 std::vector<std::string> llmc_order(int n_layer);
+
+// A float32 tensor of shape, zeros (to be filled, or a bias the model does not have).
+StTensor f32_tensor(const std::vector<int64_t>& shape);
+// dst (rows, cols) = src (cols, rows) transposed, float32; src may be unaligned. Hugging Face's
+// Conv1D weights, read and written.
+void transpose_f32(uint8_t* dst, const uint8_t* src, int64_t rows, int64_t cols);
 
 }  // namespace scratchgpt

@@ -1,0 +1,36 @@
+// gpt2_read.h: a GPT-2-shaped model from another tool's files (gpt2_formats.h: Hugging Face,
+// nanoGPT, llm.c) as its config and our tensors. Every tensor is checked (present, float32, its
+// shape) and every key accounted for: a missing, unknown or misshapen tensor is an Error naming it.
+// Hugging Face's and nanoGPT's safetensors are read through a memory map, so a model needs about
+// its size in memory once (the tensors built), not twice. run/import.h writes the result as a
+// checkpoint. Leaves out: PyTorch's pickled .bin/.pt files, sharded model files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/safetensors.h"
+#include "nn/gpt_config.h"
+
+namespace scratchgpt {
+
+struct Gpt2Weights {
+  GPTConfig gpt;        // read from the file's config (dropout 0)
+  SafeTensors weights;  // F32 tensors under our names (gpt_param_shapes), metadata empty
+};
+
+// input: a directory with config.json and model.safetensors, or that model.safetensors.
+Gpt2Weights read_hf(const std::string& input);
+// input: nanoGPT's state_dict as safetensors; n_head: the head count when the file has no
+// model_args metadata (0: take it from model_args).
+Gpt2Weights read_nanogpt(const std::string& input, int n_head);
+// input: llm.c's model .bin (version 3, float32, or 5, bfloat16).
+Gpt2Weights read_llmc(const std::string& input);
+
+// llm.c's model file over its bytes (path names them in errors): the header's config, and the
+// weights under our names into weights. The fuzzer's entry point.
+GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& path,
+                           SafeTensors& weights);
+
+}  // namespace scratchgpt
