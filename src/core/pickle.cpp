@@ -15,23 +15,74 @@ using Kind = PickleValue::Kind;
 
 // Every opcode of protocols 0-5 by its byte, for errors: "R REDUCE", ...
 const char* opcode_name(uint8_t c) {
-  static const std::unordered_map<uint8_t, const char*> names = {
-      {'(', "MARK"}, {'.', "STOP"}, {'0', "POP"}, {'1', "POP_MARK"}, {'2', "DUP"},
-      {'F', "FLOAT"}, {'I', "INT"}, {'J', "BININT"}, {'K', "BININT1"}, {'L', "LONG"},
-      {'M', "BININT2"}, {'N', "NONE"}, {'P', "PERSID"}, {'Q', "BINPERSID"}, {'R', "REDUCE"},
-      {'S', "STRING"}, {'T', "BINSTRING"}, {'U', "SHORT_BINSTRING"}, {'V', "UNICODE"},
-      {'X', "BINUNICODE"}, {'a', "APPEND"}, {'b', "BUILD"}, {'c', "GLOBAL"}, {'d', "DICT"},
-      {'}', "EMPTY_DICT"}, {'e', "APPENDS"}, {'g', "GET"}, {'h', "BINGET"}, {'i', "INST"},
-      {'j', "LONG_BINGET"}, {'l', "LIST"}, {']', "EMPTY_LIST"}, {'o', "OBJ"}, {'p', "PUT"},
-      {'q', "BINPUT"}, {'r', "LONG_BINPUT"}, {'s', "SETITEM"}, {'t', "TUPLE"},
-      {')', "EMPTY_TUPLE"}, {'u', "SETITEMS"}, {'G', "BINFLOAT"}, {0x80, "PROTO"},
-      {0x81, "NEWOBJ"}, {0x82, "EXT1"}, {0x83, "EXT2"}, {0x84, "EXT4"}, {0x85, "TUPLE1"},
-      {0x86, "TUPLE2"}, {0x87, "TUPLE3"}, {0x88, "NEWTRUE"}, {0x89, "NEWFALSE"},
-      {0x8a, "LONG1"}, {0x8b, "LONG4"}, {'B', "BINBYTES"}, {'C', "SHORT_BINBYTES"},
-      {0x8c, "SHORT_BINUNICODE"}, {0x8d, "BINUNICODE8"}, {0x8e, "BINBYTES8"},
-      {0x8f, "EMPTY_SET"}, {0x90, "ADDITEMS"}, {0x91, "FROZENSET"}, {0x92, "NEWOBJ_EX"},
-      {0x93, "STACK_GLOBAL"}, {0x94, "MEMOIZE"}, {0x95, "FRAME"}, {0x96, "BYTEARRAY8"},
-      {0x97, "NEXT_BUFFER"}, {0x98, "READONLY_BUFFER"}};
+  static const std::unordered_map<uint8_t, const char*> names = {{'(', "MARK"},
+                                                                 {'.', "STOP"},
+                                                                 {'0', "POP"},
+                                                                 {'1', "POP_MARK"},
+                                                                 {'2', "DUP"},
+                                                                 {'F', "FLOAT"},
+                                                                 {'I', "INT"},
+                                                                 {'J', "BININT"},
+                                                                 {'K', "BININT1"},
+                                                                 {'L', "LONG"},
+                                                                 {'M', "BININT2"},
+                                                                 {'N', "NONE"},
+                                                                 {'P', "PERSID"},
+                                                                 {'Q', "BINPERSID"},
+                                                                 {'R', "REDUCE"},
+                                                                 {'S', "STRING"},
+                                                                 {'T', "BINSTRING"},
+                                                                 {'U', "SHORT_BINSTRING"},
+                                                                 {'V', "UNICODE"},
+                                                                 {'X', "BINUNICODE"},
+                                                                 {'a', "APPEND"},
+                                                                 {'b', "BUILD"},
+                                                                 {'c', "GLOBAL"},
+                                                                 {'d', "DICT"},
+                                                                 {'}', "EMPTY_DICT"},
+                                                                 {'e', "APPENDS"},
+                                                                 {'g', "GET"},
+                                                                 {'h', "BINGET"},
+                                                                 {'i', "INST"},
+                                                                 {'j', "LONG_BINGET"},
+                                                                 {'l', "LIST"},
+                                                                 {']', "EMPTY_LIST"},
+                                                                 {'o', "OBJ"},
+                                                                 {'p', "PUT"},
+                                                                 {'q', "BINPUT"},
+                                                                 {'r', "LONG_BINPUT"},
+                                                                 {'s', "SETITEM"},
+                                                                 {'t', "TUPLE"},
+                                                                 {')', "EMPTY_TUPLE"},
+                                                                 {'u', "SETITEMS"},
+                                                                 {'G', "BINFLOAT"},
+                                                                 {0x80, "PROTO"},
+                                                                 {0x81, "NEWOBJ"},
+                                                                 {0x82, "EXT1"},
+                                                                 {0x83, "EXT2"},
+                                                                 {0x84, "EXT4"},
+                                                                 {0x85, "TUPLE1"},
+                                                                 {0x86, "TUPLE2"},
+                                                                 {0x87, "TUPLE3"},
+                                                                 {0x88, "NEWTRUE"},
+                                                                 {0x89, "NEWFALSE"},
+                                                                 {0x8a, "LONG1"},
+                                                                 {0x8b, "LONG4"},
+                                                                 {'B', "BINBYTES"},
+                                                                 {'C', "SHORT_BINBYTES"},
+                                                                 {0x8c, "SHORT_BINUNICODE"},
+                                                                 {0x8d, "BINUNICODE8"},
+                                                                 {0x8e, "BINBYTES8"},
+                                                                 {0x8f, "EMPTY_SET"},
+                                                                 {0x90, "ADDITEMS"},
+                                                                 {0x91, "FROZENSET"},
+                                                                 {0x92, "NEWOBJ_EX"},
+                                                                 {0x93, "STACK_GLOBAL"},
+                                                                 {0x94, "MEMOIZE"},
+                                                                 {0x95, "FRAME"},
+                                                                 {0x96, "BYTEARRAY8"},
+                                                                 {0x97, "NEXT_BUFFER"},
+                                                                 {0x98, "READONLY_BUFFER"}};
   const auto it = names.find(c);
   return it == names.end() ? "unknown" : it->second;
 }
@@ -39,14 +90,33 @@ const char* opcode_name(uint8_t c) {
 // torch.<name> as a storage class or a dtype -> our dtype name ("" if neither).
 std::string torch_dtype(const std::string& name) {
   static const std::unordered_map<std::string, std::string> known = {
-      {"FloatStorage", "float32"}, {"DoubleStorage", "float64"}, {"HalfStorage", "float16"},
-      {"BFloat16Storage", "bfloat16"}, {"LongStorage", "int64"}, {"IntStorage", "int32"},
-      {"ShortStorage", "int16"}, {"CharStorage", "int8"}, {"ByteStorage", "uint8"},
-      {"BoolStorage", "bool"}, {"UntypedStorage", "uint8"},
-      {"float32", "float32"}, {"float", "float32"}, {"float64", "float64"}, {"double", "float64"},
-      {"float16", "float16"}, {"half", "float16"}, {"bfloat16", "bfloat16"}, {"int64", "int64"},
-      {"long", "int64"}, {"int32", "int32"}, {"int", "int32"}, {"int16", "int16"},
-      {"short", "int16"}, {"int8", "int8"}, {"uint8", "uint8"}, {"bool", "bool"}};
+      {"FloatStorage", "float32"},
+      {"DoubleStorage", "float64"},
+      {"HalfStorage", "float16"},
+      {"BFloat16Storage", "bfloat16"},
+      {"LongStorage", "int64"},
+      {"IntStorage", "int32"},
+      {"ShortStorage", "int16"},
+      {"CharStorage", "int8"},
+      {"ByteStorage", "uint8"},
+      {"BoolStorage", "bool"},
+      {"UntypedStorage", "uint8"},
+      {"float32", "float32"},
+      {"float", "float32"},
+      {"float64", "float64"},
+      {"double", "float64"},
+      {"float16", "float16"},
+      {"half", "float16"},
+      {"bfloat16", "bfloat16"},
+      {"int64", "int64"},
+      {"long", "int64"},
+      {"int32", "int32"},
+      {"int", "int32"},
+      {"int16", "int16"},
+      {"short", "int16"},
+      {"int8", "int8"},
+      {"uint8", "uint8"},
+      {"bool", "bool"}};
   const auto it = known.find(name);
   return it == known.end() ? "" : it->second;
 }
@@ -116,7 +186,8 @@ class Unpickler {
   }
   PickleValue* container(Kind k) {
     PickleValue* c = top();
-    if (!c->is(k)) bad("adds to a ", c->kind_name(), ", not a ", k == Kind::kList ? "list" : "dict");
+    if (!c->is(k))
+      bad("adds to a ", c->kind_name(), ", not a ", k == Kind::kList ? "list" : "dict");
     return c;
   }
   PickleValue* tuple(std::vector<PickleValue*> items) {
@@ -165,7 +236,8 @@ PickleValue* Unpickler::global(const std::string& module, const std::string& nam
   const bool ok = full == "collections.OrderedDict" || full == "torch._utils._rebuild_tensor_v2" ||
                   (module == "torch" && !torch_dtype(name).empty());
   if (!ok)
-    bad("refuses the global '", full, "': this reader builds only what a state_dict holds "
+    bad("refuses the global '", full,
+        "': this reader builds only what a state_dict holds "
         "(OrderedDict, tensors, storages, dtypes) and never runs code from a file");
   return str(Kind::kGlobal, full);
 }
@@ -175,8 +247,7 @@ PickleValue* Unpickler::persistent(PickleValue* pid) {
       pid->items[0]->s != "storage")
     bad("a persistent id that is not ('storage', type, key, location, numel)");
   const auto& it = pid->items;
-  if (!it[1]->is(Kind::kGlobal) || !it[2]->is(Kind::kStr) || !it[4]->is(Kind::kInt) ||
-      it[4]->i < 0)
+  if (!it[1]->is(Kind::kGlobal) || !it[2]->is(Kind::kStr) || !it[4]->is(Kind::kInt) || it[4]->i < 0)
     bad("a storage's persistent id has the wrong types");
   PickleValue* s = make(Kind::kStorage);
   s->dtype = torch_dtype(it[1]->s.substr(it[1]->s.rfind('.') + 1));
@@ -224,6 +295,8 @@ PickleValue* Unpickler::reduce(PickleValue* callable, PickleValue* args) {
   bad("calls '", callable->s, "', which is a type name here, not a function");
 }
 
+// The opcode tables below keep one case to a line, so each reads as the table it is.
+// clang-format off
 // Scalars, strings, memo and globals; false if c is none of them.
 bool Unpickler::step_value(uint8_t c) {
   switch (c) {
@@ -315,6 +388,8 @@ bool Unpickler::step_container(uint8_t c) {
   }
 }
 
+// clang-format on
+
 // One opcode; true at STOP.
 bool Unpickler::step(uint8_t c) {
   switch (c) {
@@ -328,11 +403,20 @@ bool Unpickler::step(uint8_t c) {
       if (len > n_ - at_) bad("a frame of ", len, " bytes runs past the end: truncated");
       return false;
     }
-    case '(': marks_.push_back(stack_.size()); return false;
-    case '0': pop(); return false;
-    case '1': pop_mark(); return false;
-    case '2': push(top()); return false;
-    case '.': return true;
+    case '(':
+      marks_.push_back(stack_.size());
+      return false;
+    case '0':
+      pop();
+      return false;
+    case '1':
+      pop_mark();
+      return false;
+    case '2':
+      push(top());
+      return false;
+    case '.':
+      return true;
     default:
       if (step_value(c) || step_container(c)) return false;
       bad("is not read: this reader understands only the opcodes a state_dict or meta.pkl "
@@ -360,8 +444,8 @@ const PickleValue* PickleValue::get(std::string_view key) const {
 }
 
 const char* PickleValue::kind_name() const {
-  static const char* names[] = {"None", "bool",   "int",    "float",  "str",     "bytes",
-                                "tuple", "list",  "dict",   "global", "storage", "tensor"};
+  static const char* names[] = {"None",  "bool", "int",  "float",  "str",     "bytes",
+                                "tuple", "list", "dict", "global", "storage", "tensor"};
   return names[static_cast<int>(kind)];
 }
 
@@ -384,9 +468,12 @@ void put_int(std::string& out, int64_t v) {  // BININT1, BININT2 or BININT, as P
   auto le = [&](uint64_t x, int n) {
     for (int i = 0; i < n; ++i) out += static_cast<char>((x >> (8 * i)) & 0xff);
   };
-  if (v >= 0 && v < 256) out += 'K', le(v, 1);
-  else if (v >= 0 && v < 65536) out += 'M', le(v, 2);
-  else out += 'J', le(static_cast<uint32_t>(v), 4);
+  if (v >= 0 && v < 256)
+    out += 'K', le(v, 1);
+  else if (v >= 0 && v < 65536)
+    out += 'M', le(v, 2);
+  else
+    out += 'J', le(static_cast<uint32_t>(v), 4);
 }
 
 void put_str(std::string& out, const std::string& s) {  // BINUNICODE
@@ -403,11 +490,13 @@ std::string write_pickle_char_meta(const std::vector<std::string>& chars) {
   put_int(out, static_cast<int64_t>(chars.size()));
   put_str(out, "itos");
   out += "}(";
-  for (size_t i = 0; i < chars.size(); ++i) put_int(out, static_cast<int64_t>(i)), put_str(out, chars[i]);
+  for (size_t i = 0; i < chars.size(); ++i)
+    put_int(out, static_cast<int64_t>(i)), put_str(out, chars[i]);
   out += 'u';
   put_str(out, "stoi");
   out += "}(";
-  for (size_t i = 0; i < chars.size(); ++i) put_str(out, chars[i]), put_int(out, static_cast<int64_t>(i));
+  for (size_t i = 0; i < chars.size(); ++i)
+    put_str(out, chars[i]), put_int(out, static_cast<int64_t>(i));
   out += "uu.";  // SETITEMS (stoi), SETITEMS (the outer dict), STOP
   return out;
 }

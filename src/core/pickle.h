@@ -1,13 +1,14 @@
 // pickle.h: a restricted unpickler for the pickles a PyTorch state_dict file (torch.save's
 // data.pkl) and nanoGPT's meta.pkl hold, protocols 2-5: None, bool, int (to 64 bits, LONG1),
 // float, str, bytes, tuple, list, dict, collections.OrderedDict, tensors built by
-// torch._utils._rebuild_tensor_v2 over storages named by persistent ids ('storage', torch.<T>Storage
-// or a torch dtype, key, location, numel). Everything else (any other global, REDUCE of anything
-// but those two, protocol-0 text opcodes, extensions) is an Error naming the opcode or global: it
-// never runs code or builds foreign objects (PyTorch's weights_only=True loader is the model).
-// Work and memory are linear in the input (at most one value per opcode, no recursion); values
-// may be shared (memo) or even cyclic, so callers look values up and never walk a whole tree.
-// write_pickle_char_meta writes nanoGPT's meta.pkl. Leaves out: writing other pickles.
+// torch._utils._rebuild_tensor_v2 over storages named by persistent ids ('storage',
+// torch.<T>Storage or a torch dtype, key, location, numel). Everything else (any other global,
+// REDUCE of anything but those two, protocol-0 text opcodes, extensions) is an Error naming the
+// opcode or global: it never runs code or builds foreign objects (PyTorch's weights_only=True
+// loader is the model). Work and memory are linear in the input (at most one value per opcode, no
+// recursion); values may be shared (memo) or even cyclic, so callers look values up and never walk
+// a whole tree. write_pickle_char_meta writes nanoGPT's meta.pkl. Leaves out: writing other
+// pickles.
 #pragma once
 
 #include <cstddef>
@@ -21,16 +22,28 @@
 namespace scratchgpt {
 
 struct PickleValue {
-  enum class Kind : uint8_t { kNone, kBool, kInt, kFloat, kStr, kBytes, kTuple, kList, kDict,
-                              kGlobal, kStorage, kTensor };
+  enum class Kind : uint8_t {
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kStr,
+    kBytes,
+    kTuple,
+    kList,
+    kDict,
+    kGlobal,
+    kStorage,
+    kTensor
+  };
   Kind kind = Kind::kNone;
   bool b = false;
-  int64_t i = 0;        // int; storage: its element count; tensor: storage offset (elements)
+  int64_t i = 0;  // int; storage: its element count; tensor: storage offset (elements)
   double f = 0;
-  std::string s;        // str, bytes, global "module.name"; storage: its key
-  std::string dtype;    // storage: "float32", "bfloat16", "float16", "float64", "int64", ...
-  std::vector<PickleValue*> items;  // tuple, list; dict: key, value, key, value, ...
-  std::vector<int64_t> shape, stride;  // tensor
+  std::string s;      // str, bytes, global "module.name"; storage: its key
+  std::string dtype;  // storage: "float32", "bfloat16", "float16", "float64", "int64", ...
+  std::vector<PickleValue*> items;       // tuple, list; dict: key, value, key, value, ...
+  std::vector<int64_t> shape, stride;    // tensor
   const PickleValue* storage = nullptr;  // tensor
 
   bool is(Kind k) const { return kind == k; }

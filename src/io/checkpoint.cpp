@@ -113,6 +113,7 @@ Checkpoint nanogpt_checkpoint(const std::string& path) {
   ck.cfg.gpt = m.gpt;
   ck.cfg.preset = "";
   ck.tokenizer = nanogpt_tokenizer(path, m, "gpt2");
+  check_not_padded(path, m.gpt.vocab_size, ck.tokenizer);
   SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), path, " is a model of ",
            m.gpt.vocab_size, " tokens, but its vocabulary ", ck.tokenizer.describe(), " has ",
            ck.tokenizer.vocab_size(), ": put nanoGPT's meta.pkl beside it");

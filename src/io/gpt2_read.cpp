@@ -302,13 +302,21 @@ Tokenizer nanogpt_tokenizer(const std::string& input, const Gpt2Weights& m,
   if (tokenizer.ends_with(".pkl")) return meta_pkl_tokenizer(tokenizer);
   if (fs::exists(fs::path(tokenizer) / "meta.pkl", ec))
     return meta_pkl_tokenizer((fs::path(tokenizer) / "meta.pkl").string());
-  if (tokenizer == "gpt2" && m.gpt.vocab_size != kGpt2VocabSize) {
+  if (tokenizer == "gpt2" && m.gpt.vocab_size < kGpt2VocabSize) {  // not GPT-2's, nor padded
     const fs::path beside = fs::path(input).parent_path() / "meta.pkl";
     if (fs::exists(beside, ec)) return meta_pkl_tokenizer(beside.string());
     const fs::path data = fs::path("data") / m.dataset / "meta.pkl";
     if (!m.dataset.empty() && fs::exists(data, ec)) return meta_pkl_tokenizer(data.string());
   }
   return Tokenizer::bpe(tokenizer);
+}
+
+void check_not_padded(const std::string& input, int model_vocab, const Tokenizer& tokenizer) {
+  const int v = tokenizer.vocab_size();
+  SG_CHECK(!(model_vocab > v && model_vocab % 64 == 0 && model_vocab - v < 64), input,
+           " has nanoGPT's padded vocabulary of ", model_vocab, " (the tokenizer's ", v,
+           " rounded up to a multiple of 64): this build does not take padded vocabularies yet "
+           "(issue 39, item 2)");
 }
 
 GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& input,

@@ -87,11 +87,16 @@ nlohmann::json plain_json(const PickleValue* d) {
   for (size_t k = 0; k + 1 < d->items.size(); k += 2) {
     const PickleValue *key = d->items[k], *v = d->items[k + 1];
     if (!key->is(Kind::kStr)) continue;
-    if (v->is(Kind::kInt)) j[key->s] = v->i;
-    else if (v->is(Kind::kFloat)) j[key->s] = v->f;
-    else if (v->is(Kind::kBool)) j[key->s] = v->b;
-    else if (v->is(Kind::kStr)) j[key->s] = v->s;
-    else if (v->is(Kind::kNone)) j[key->s] = nullptr;
+    if (v->is(Kind::kInt))
+      j[key->s] = v->i;
+    else if (v->is(Kind::kFloat))
+      j[key->s] = v->f;
+    else if (v->is(Kind::kBool))
+      j[key->s] = v->b;
+    else if (v->is(Kind::kStr))
+      j[key->s] = v->s;
+    else if (v->is(Kind::kNone))
+      j[key->s] = nullptr;
   }
   return j;
 }
@@ -102,7 +107,8 @@ TorchStateDict parse_nanogpt_ckpt(const uint8_t* data, size_t size, const std::s
   const ZipReader zip(data, size, path);
   std::string archive;
   for (const auto& [name, e] : zip.entries())
-    if (name.ends_with("/data.pkl") && name.find('/') == name.size() - 9) archive = name.substr(0, name.size() - 9);
+    if (name.ends_with("/data.pkl") && name.find('/') == name.size() - 9)
+      archive = name.substr(0, name.size() - 9);
   SG_CHECK(!archive.empty(), path, " is a zip archive without a data.pkl: not a torch.save file");
   const ZipReader::Entry pkl = zip.at(archive + "/data.pkl");
   const Pickle p(pkl.data, pkl.size, path + ":" + archive + "/data.pkl");

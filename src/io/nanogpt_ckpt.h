@@ -14,7 +14,7 @@
 namespace scratchgpt {
 
 struct TorchStateDict {
-  SafeTensors tensors;                                // F32, keys as saved
+  SafeTensors tensors;                                   // F32, keys as saved
   nlohmann::json model_args = nlohmann::json::object();  // {} when the file has none
   nlohmann::json config = nlohmann::json::object();
 };

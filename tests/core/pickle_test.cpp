@@ -21,7 +21,8 @@ using namespace std::string_literals;
 namespace {
 
 std::string refusal(const std::string& bytes) {
-  return error_of([&] { Pickle p(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "x.pkl"); });
+  return error_of(
+      [&] { Pickle p(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "x.pkl"); });
 }
 
 const PickleValue& data_pkl(const ZipReader& z, const std::string& archive, Pickle*& out) {
@@ -107,33 +108,59 @@ TEST(Pickle, WritesMetaPklThatReadsAsPrepareDotPysOwn) {
 
 TEST(Pickle, RefusesWhatAStateDictNeverHolds) {
   // os.system('ls'): the global is refused before anything could be called.
-  EXPECT_NE(refusal("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00lsR."s).find("refuses the global 'os.system'"),
+  EXPECT_NE(refusal("\x80\x02"
+                    "cos\nsystem\nX\x02\x00\x00\x00lsR."s)
+                .find("refuses the global 'os.system'"),
             std::string::npos);
-  EXPECT_NE(refusal("\x80\x04\x8c\x08" "builtins\x8c\x04" "eval\x93."s).find("'builtins.eval'"),
+  EXPECT_NE(refusal("\x80\x04\x8c\x08"
+                    "builtins\x8c\x04"
+                    "eval\x93."s)
+                .find("'builtins.eval'"),
             std::string::npos);
-  EXPECT_NE(refusal("\x80\x02" "ctorch\nload\n."s).find("'torch.load'"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02"
+                    "ctorch\nload\n."s)
+                .find("'torch.load'"),
+            std::string::npos);
   // Protocol-0 text opcodes, INST, OBJ, NEWOBJ, extensions: named.
   EXPECT_NE(refusal("I1\n."s).find("opcode INT"), std::string::npos);
-  EXPECT_NE(refusal("\x80\x02(i" "os\nsystem\n."s).find("opcode INST"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02(i"
+                    "os\nsystem\n."s)
+                .find("opcode INST"),
+            std::string::npos);
   EXPECT_NE(refusal("\x80\x02\x82\x01."s).find("opcode EXT1"), std::string::npos);
   EXPECT_NE(refusal("\x80\x02}N\x81."s).find("opcode NEWOBJ"), std::string::npos);
   EXPECT_NE(refusal("\x80\x01."s).find("protocol 1"), std::string::npos);
   // A call of a type name, BUILD of something else, a long int past 64 bits.
-  EXPECT_NE(refusal("\x80\x02" "ctorch\nFloatStorage\n)R."s).find("type name"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02"
+                    "ctorch\nFloatStorage\n)R."s)
+                .find("type name"),
+            std::string::npos);
   EXPECT_NE(refusal("\x80\x02]}b."s).find("BUILD of a list"), std::string::npos);
-  EXPECT_NE(refusal("\x80\x02\x8a\x09" "123456789."s).find("wider than 64 bits"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02\x8a\x09"
+                    "123456789."s)
+                .find("wider than 64 bits"),
+            std::string::npos);
 }
 
 TEST(Pickle, RefusesDamageWithoutHangingOrRecursing) {
   EXPECT_NE(refusal("\x80\x02}"s).find("truncated"), std::string::npos);
-  EXPECT_NE(refusal("\x80\x02X\xff\xff\xff\x7f" "a."s).find("truncated"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02X\xff\xff\xff\x7f"
+                    "a."s)
+                .find("truncated"),
+            std::string::npos);
   EXPECT_NE(refusal("\x80\x02h\x05."s).find("never stored"), std::string::npos);
-  EXPECT_NE(refusal("\x80\x02" "0."s).find("stack is empty"), std::string::npos);
+  EXPECT_NE(refusal("\x80\x02"
+                    "0."s)
+                .find("stack is empty"),
+            std::string::npos);
   EXPECT_NE(refusal("\x80\x02NN."s).find("leaves 2 values"), std::string::npos);
   // A tensor reaching past its storage.
   const std::string tensor =
-      "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"
-      "ctorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpuK\x04tQK\x00K\x05\x85K\x01\x85\x89}tR."s;
+      "\x80\x02"
+      "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"
+      "ctorch\nFloatStorage\nX\x01\x00\x00\x00"
+      "0X\x03\x00\x00\x00"
+      "cpuK\x04tQK\x00K\x05\x85K\x01\x85\x89}tR."s;
   EXPECT_NE(refusal(tensor).find("reaches past its storage"), std::string::npos);
   // A million nested lists, and a list holding itself: no recursion, no hang, no leak.
   std::string deep = "\x80\x02";
@@ -142,7 +169,9 @@ TEST(Pickle, RefusesDamageWithoutHangingOrRecursing) {
   deep += ".";
   const Pickle p(reinterpret_cast<const uint8_t*>(deep.data()), deep.size(), "deep");
   EXPECT_EQ(p.root().items.size(), 1u);
-  const std::string cyclic = "\x80\x02]q\x00h\x00" "a."s;
+  const std::string cyclic =
+      "\x80\x02]q\x00h\x00"
+      "a."s;
   const Pickle c(reinterpret_cast<const uint8_t*>(cyclic.data()), cyclic.size(), "cyclic");
   EXPECT_EQ(c.root().items[0], &c.root());
 }
@@ -164,8 +193,17 @@ TEST(ZipReader, RefusesTruncatedAndDamagedArchives) {
   }
   // An entry's local header offset pointing past the file.
   const size_t cd = bytes.rfind(std::string("PK\x01\x02", 4));
-  bytes[cd + 42] = '\xff', bytes[cd + 43] = '\xff', bytes[cd + 44] = '\xff', bytes[cd + 45] = '\x7f';
+  bytes[cd + 42] = '\xff', bytes[cd + 43] = '\xff', bytes[cd + 44] = '\xff',
+             bytes[cd + 45] = '\x7f';
   const std::string e = error_of(
       [&] { ZipReader z(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "bad.pt"); });
   EXPECT_NE(e.find("no local header"), std::string::npos) << e;
+}
+
+TEST(ZipReader, AZip64LocatorInAShortFileIsRefused) {
+  // zip_fuzz's first finding: a ZIP64 locator in a file under 56 bytes read past its end.
+  const MappedFile f(std::string(SCRATCHGPT_SOURCE_DIR) +
+                     "/fuzz/corpus/zip/zip64_locator_in_a_short_file.bin");
+  const std::string e = error_of([&] { ZipReader z(f.data(), f.size(), "short.zip"); });
+  EXPECT_NE(e.find("ZIP64 end record is missing"), std::string::npos) << e;
 }

@@ -13,8 +13,8 @@
 
 #include "core/mapped_file.h"
 #include "core/pickle.h"
-#include "data/file_io.h"
 #include "data/dataset.h"
+#include "data/file_io.h"
 #include "data/prepare.h"
 #include "io/checkpoint.h"
 #include "io/gpt2_read.h"
@@ -35,7 +35,8 @@ const nlohmann::json& expected() {
 }
 
 std::string tmp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("sg_nanogpt_" + std::to_string(::getpid())) / name;
+  const fs::path d =
+      fs::temp_directory_path() / ("sg_nanogpt_" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
@@ -86,6 +87,8 @@ TEST(NanoGptCkpt, PaddedVocabularyIsReadWithItsRows) {
   const Gpt2Weights m = read_nanogpt(fixture_path("nanogpt_ckpt/padded.pt"), 0);
   EXPECT_EQ(m.gpt.vocab_size, 50304);
   EXPECT_EQ(m.weights.shape("wte"), (std::vector<int64_t>{50304, 4}));
+  const std::string e = error_of([] { load_checkpoint(fixture_path("nanogpt_ckpt/padded.pt")); });
+  EXPECT_NE(e.find("padded vocabulary of 50304"), std::string::npos) << e;
 }
 
 TEST(NanoGptCkpt, InitFromsLoaderReadsCkptPtWithMetaPklBesideIt) {
@@ -116,13 +119,15 @@ TEST(NanoGptCkpt, MetaPklBesideRawBinsIsACharacterDataset) {
 
 TEST(NanoGptCkpt, PrepareWritesPrepareDotPysFiles) {
   const std::string dir = tmp_dir("prep");
-  const std::string text = read_file(std::string(SCRATCHGPT_SOURCE_DIR) + "/data/tinyshakespeare.txt");
+  const std::string text =
+      read_file(std::string(SCRATCHGPT_SOURCE_DIR) + "/data/tinyshakespeare.txt");
   {
     std::ofstream(dir + "/input.txt", std::ios::binary) << text.substr(0, 20000);  // ASCII
   }
   prepare_dataset(dir + "/input.txt", dir + "/out", "char", TokenFormat::kNanoGpt);
   for (const char* f : {"train.bin", "val.bin"})
-    EXPECT_EQ(read_file(dir + "/out/" + f), read_file(fixture_path(std::string("nanogpt_ckpt/") + f)))
+    EXPECT_EQ(read_file(dir + "/out/" + f),
+              read_file(fixture_path(std::string("nanogpt_ckpt/") + f)))
         << f;
   const std::string ours = read_file(dir + "/out/meta.pkl"),
                     theirs = read_file(fixture_path("nanogpt_ckpt/meta.pkl"));
@@ -167,7 +172,8 @@ TEST(NanoGptCkpt, OtherToolsFilesAreNamedNotMisread) {
   const std::string llmc = error_of([] { read_nanogpt(fixture_path("gpt2/llmc.bin"), 0); });
   EXPECT_NE(llmc.find("llm.c's model file"), std::string::npos) << llmc;
   EXPECT_NE(llmc.find("--format llmc"), std::string::npos) << llmc;
-  const std::string deflated = error_of([] { read_nanogpt(fixture_path("nanogpt_ckpt/deflated.pt"), 0); });
+  const std::string deflated =
+      error_of([] { read_nanogpt(fixture_path("nanogpt_ckpt/deflated.pt"), 0); });
   EXPECT_NE(deflated.find("compressed (method 8, deflate)"), std::string::npos) << deflated;
 }
 
