@@ -377,3 +377,28 @@ TEST(ImportExport, ConfigNumbersAreStrictAndErrorsNameTheFile) {
   }
   EXPECT_FALSE(fs::exists(out));
 }
+
+// nanoGPT's run directory as it is (issue 39, item 1): train.py's out/ckpt.pt and
+// data/shakespeare_char's train.bin, val.bin and meta.pkl (tests/fixtures/nanogpt_ckpt, written
+// by nanoGPT's own code under Debian's torch): imported, fine-tuned with --init-from and sampled
+// from without any conversion.
+TEST(ImportExport, NanoGptRunDirectoryAsItIs) {
+  const std::string dir = scratch_dir("nanogpt_run");
+  fs::create_directories(dir + "/data");
+  for (const char* f : {"train.bin", "val.bin", "meta.pkl"})
+    fs::copy_file(test::fixture_path(std::string("nanogpt_ckpt/") + f), dir + "/data/" + f);
+  fs::copy_file(test::fixture_path("nanogpt_ckpt/char.pt"), dir + "/ckpt.pt");
+  fs::copy_file(test::fixture_path("nanogpt_ckpt/meta.pkl"), dir + "/meta.pkl");
+  CliResult r = run_cli("import --format nanogpt --input '" + dir + "/ckpt.pt' --out '" + dir +
+                        "/imp.safetensors'");  // the meta.pkl beside it: no --tokenizer
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("58 tokens"), std::string::npos) << r.out;
+  r = run_cli("train --init-from '" + dir + "/ckpt.pt' --data-dir '" + dir + "/data' --out-dir '" +
+              dir + "/out' --max-iters 2 --eval-interval 2 --eval-iters 2 --batch-size 4");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/out/best.safetensors"));
+  r = run_cli("sample --checkpoint '" + dir + "/ckpt.pt' --max-new-tokens 20 --seed 1");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("import --format nanogpt --input '" + fx("llmc.bin") + "' --out '" + dir + "/x.st'");
+  expect_error(r, "is llm.c's model file (magic 20240326), not nanoGPT's: import it with --format llmc");
+}
