@@ -20,7 +20,7 @@ for n in "${names[@]}"; do
   mkdir -p "$work"
   echo "== fuzz $n: ${seconds}s from fuzz/corpus/$n =="
   (cd build/fuzz && "./${n}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-      -max_len="$([[ $n == checkpoint || $n == safetensors ]] && echo 65536 || echo 4096)" -print_final_stats=1 "corpus-$n" "../../fuzz/corpus/$n" 2>&1 |
+      -max_len="$([[ $n == checkpoint || $n == safetensors || $n == pickle || $n == zip ]] && echo 65536 || echo 4096)" -print_final_stats=1 "corpus-$n" "../../fuzz/corpus/$n" 2>&1 |
     grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|Done)' || true)
   # libFuzzer's exit code is lost in the pipe above: a crash leaves crash-/leak-/timeout- files.
   if compgen -G "build/fuzz/crash-*" >/dev/null || compgen -G "build/fuzz/leak-*" >/dev/null ||

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "core/mapped_file.h"
 #include "data/file_io.h"
 
 namespace scratchgpt {
@@ -49,6 +50,13 @@ Dataset Dataset::load(const std::string& dir, int raw_vocab_size) {
   const bool has_bpe = fs::exists(fs::path(dir) / "encoder.json", ec);
   const bool has_chars = fs::exists(fs::path(dir) / "vocab.json", ec);
   const std::string vocab_path = (fs::path(dir) / (has_bpe ? "encoder.json" : "vocab.json")).string();
+  // nanoGPT's shakespeare_char: meta.pkl (its itos/stoi) beside raw train.bin and val.bin.
+  const std::string pkl = (fs::path(dir) / "meta.pkl").string();
+  const bool has_pkl = !has_bpe && !has_chars && fs::exists(pkl, ec);
+  if (has_pkl) {
+    const MappedFile f(pkl);
+    d.tokenizer = CharTokenizer::from_meta_pkl(f.data(), f.size(), pkl);
+  }
   if (has_bpe || has_chars) {
     try {
       if (has_bpe) {
@@ -72,23 +80,22 @@ Dataset Dataset::load(const std::string& dir, int raw_vocab_size) {
   }
   // nanoGPT's raw ids do not say their vocabulary: the caller's (--vocab-size, or the model's),
   // else the tokenizer's beside them.
-  const int beside = has_bpe || has_chars ? d.tokenizer.vocab_size() : 0;
+  const int beside = has_bpe || has_chars || has_pkl ? d.tokenizer.vocab_size() : 0;
   TokenFile tr = read_token_file(train_path, raw_vocab_size, beside);
   TokenFile va = read_token_file(val_path, raw_vocab_size, beside);
   SG_CHECK(tr.format == va.format, "data directory '", dir, "': ", train_path, " is ",
            token_format_name(tr.format), "'s format but ", val_path, " is ",
            token_format_name(va.format), "'s: prepare both splits with one tool");
   d.format = tr.format;
-  if (!has_bpe && !has_chars) {
+  if (!has_bpe && !has_chars && !has_pkl) {
     // llm.c's shards are GPT-2's tokens; so are nanoGPT's shakespeare and openwebtext.
     SG_CHECK(tr.format != TokenFormat::kScratchgpt, "data directory '", dir,
              "' has no vocab.json (or encoder.json and vocab.bpe): run 'scratchgpt prepare "
              "--out-dir ", dir, "' first");
     SG_CHECK(tr.vocab_size == kGpt2VocabSize, "data directory '", dir,
              "' holds nanoGPT's raw token files of ", tr.vocab_size,
-             " tokens and no vocabulary scratchgpt reads (nanoGPT's meta.pkl is a Python "
-             "pickle): put the tokenizer beside them (vocab.json, or encoder.json + vocab.bpe), "
-             "or run 'scratchgpt prepare' on the text");
+             " tokens and no vocabulary: put the tokenizer beside them (nanoGPT's meta.pkl, "
+             "vocab.json, or encoder.json + vocab.bpe), or run 'scratchgpt prepare' on the text");
     d.tokenizer = Tokenizer::bpe("gpt2");
   }
   SG_CHECK(tr.vocab_size == d.tokenizer.vocab_size() && va.vocab_size == d.tokenizer.vocab_size(),

@@ -148,6 +148,7 @@ PrepareResult prepare_bpe(const std::string& input_path, const std::string& text
   write_file_atomic((out / "vocab.bpe").string(), tok.vocab_bpe());
   std::error_code ec;
   fs::remove(out / "vocab.json", ec);  // a character vocabulary of an earlier prepare
+  fs::remove(out / "meta.pkl", ec);
   if (format == TokenFormat::kLlmc) {
     write_file_atomic((out / "gpt2_tokenizer.bin").string(), tok.bpe().llmc_tokenizer_file());
     for (const char* f : {"train.bin", "val.bin"}) fs::remove(out / f, ec);  // an earlier prepare's
@@ -177,6 +178,11 @@ PrepareResult prepare_dataset(const std::string& input_path, const std::string& 
   write_file_atomic((out / "vocab.json").string(), tok.to_json() + "\n");
   std::error_code ec;
   for (const char* f : {"encoder.json", "vocab.bpe"}) fs::remove(out / f, ec);  // an earlier BPE
+  // nanoGPT's train.py reads vocab_size from meta.pkl (else it builds a model of 50304 tokens).
+  if (format == TokenFormat::kNanoGpt)
+    write_file_atomic((out / "meta.pkl").string(), tok.to_meta_pkl());
+  else
+    fs::remove(out / "meta.pkl", ec);
   return write_splits(input_path, out, "char", format, static_cast<int64_t>(ids.size()),
                       tok.vocab_size(), split_at(ids, n_train));
 }

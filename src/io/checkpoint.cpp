@@ -6,6 +6,9 @@
 #include <filesystem>
 
 #include "core/check.h"
+#include "core/mapped_file.h"
+#include "core/zip_reader.h"
+#include "io/gpt2_read.h"
 
 namespace scratchgpt {
 
@@ -93,6 +96,33 @@ void save_weights_checkpoint(const std::string& path, SafeTensors weights, const
   save_safetensors(path, weights, /*add_checksum=*/true, user);
 }
 
+namespace {
+
+// nanoGPT's out/ckpt.pt (a zip: torch.save's): weights only, as import makes them.
+bool is_nanogpt_ckpt(const std::string& path) {
+  const MappedFile f(path);
+  return is_zip(f.data(), f.size());
+}
+
+Checkpoint nanogpt_checkpoint(const std::string& path) {
+  Gpt2Weights m = read_nanogpt(path, 0);
+  Checkpoint ck;
+  ck.path = path;
+  ck.weights_only = true;
+  ck.cfg.model = ModelKind::kGpt;
+  ck.cfg.gpt = m.gpt;
+  ck.cfg.preset = "";
+  ck.tokenizer = nanogpt_tokenizer(path, m, "gpt2");
+  check_not_padded(path, m.gpt.vocab_size, ck.tokenizer);
+  SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), path, " is a model of ",
+           m.gpt.vocab_size, " tokens, but its vocabulary ", ck.tokenizer.describe(), " has ",
+           ck.tokenizer.vocab_size(), ": put nanoGPT's meta.pkl beside it");
+  ck.st = std::move(m.weights);
+  return ck;
+}
+
+}  // namespace
+
 Checkpoint load_checkpoint(const std::string& path) {
   std::error_code ec;
   SG_CHECK(std::filesystem::exists(path, ec), "checkpoint not found: ", path,
@@ -100,6 +130,7 @@ Checkpoint load_checkpoint(const std::string& path) {
   SG_CHECK(!std::filesystem::is_directory(path, ec), "checkpoint ", path,
            " is a directory: give a checkpoint file in it, e.g. ",
            (std::filesystem::path(path) / "best.safetensors").string());
+  if (is_nanogpt_ckpt(path)) return nanogpt_checkpoint(path);
   SafeTensors st;
   try {
     st = load_safetensors(path);

@@ -47,6 +47,8 @@ struct Checkpoint {
 };
 
 // Missing, truncated, corrupted or foreign files are an Error naming the path and the fix.
+// nanoGPT's out/ckpt.pt (a zip) is read as a weights-only checkpoint (io/gpt2_read.h's
+// read_nanogpt; a character model's vocabulary from its meta.pkl), so train --init-from takes it.
 Checkpoint load_checkpoint(const std::string& path);
 // The checks of load_checkpoint over a SafeTensors already read (path names it in errors).
 Checkpoint checkpoint_from(SafeTensors st, const std::string& path);

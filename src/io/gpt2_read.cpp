@@ -6,13 +6,17 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/check.h"
 #include "core/mapped_file.h"
 #include "data/file_io.h"
+#include "data/token_file.h"
+#include "core/zip_reader.h"
 #include "io/gpt2_formats.h"
+#include "io/nanogpt_ckpt.h"
 #include "nn/gpt.h"
 #include "train/train_config.h"
 
@@ -32,15 +36,17 @@ std::string shape_str(const Shape& s) {
 
 // Our tensors from a safetensors file in another layout: where(ours) names each one there.
 // Every key of the file must be used, or be one that ignorable(key) accepts.
+using Views = std::map<std::string, MappedSafeTensors::View>;
+
 template <typename Where, typename Ignorable>
-SafeTensors gather(const MappedSafeTensors& file, const std::string& path, const GPTConfig& g,
+SafeTensors gather(const Views& tensors, const std::string& path, const GPTConfig& g,
                    Where where, Ignorable ignorable) {
   SafeTensors out;
   std::set<std::string> used;
   for (const auto& [ours, shape] : gpt_param_shapes(g)) {
     const ForeignTensor f = where(ours);
-    const auto it = file.tensors.find(f.name);
-    SG_CHECK(it != file.tensors.end(), path, " has no tensor '", f.name, "' (", ours,
+    const auto it = tensors.find(f.name);
+    SG_CHECK(it != tensors.end(), path, " has no tensor '", f.name, "' (", ours,
              "): the file is incomplete or not a GPT-2 of this config");
     const MappedSafeTensors::View& v = it->second;
     const Shape want = f.transposed ? Shape{shape[1], shape[0]} : shape;
@@ -56,7 +62,7 @@ SafeTensors gather(const MappedSafeTensors& file, const std::string& path, const
     out.tensors[ours] = std::move(t);
     used.insert(f.name);
   }
-  for (const auto& [key, v] : file.tensors) {
+  for (const auto& [key, v] : tensors) {
     if (used.count(key) || ignorable(key, v)) continue;
     fail(path, " has a tensor scratchgpt does not know, '", key, "' ", shape_str(v.shape),
          ": it is not a GPT-2 of this layout (or its config says fewer layers)");
@@ -160,9 +166,9 @@ Gpt2Weights read_hf(const std::string& input) {
 
   const MappedSafeTensors file(model);
   const std::string prefix = file.tensors.count("transformer.wte.weight") ? "transformer." : "";
-  Gpt2Weights r{g, {}};
+  Gpt2Weights r{g, {}, {}};
   r.weights = gather(
-      file, model, g, [&](const std::string& ours) { return hf_tensor(ours, prefix); },
+      file.tensors, model, g, [&](const std::string& ours) { return hf_tensor(ours, prefix); },
       [&](const std::string& key, const MappedSafeTensors::View&) {
         // The causal-mask buffers older transformers saved; a tied head's copy of wte (checked
         // below).
@@ -178,14 +184,67 @@ Gpt2Weights read_hf(const std::string& input) {
   return r;
 }
 
+namespace {
+
+// A nanoGPT state_dict, from safetensors or from train.py's ckpt.pt, under nanoGPT's own keys:
+// a compile=True run's "_orig_mod." stripped (as sample.py does), a head saved without wte
+// (safetensors' save_model keeps one of two tied tensors) taken as wte.
+struct NanoGptFile {
+  std::unique_ptr<MappedSafeTensors> mapped;
+  TorchStateDict ckpt;
+  Views tensors;
+  nlohmann::json model_args;  // null when the file has none
+};
+
+// Other tools' files given as nanoGPT's are named, not called damaged safetensors.
+void check_not_other_format(const std::string& input, const uint8_t* head, size_t n) {
+  int32_t magic = 0;
+  if (n >= 4) std::memcpy(&magic, head, 4);
+  SG_CHECK(magic != kLlmcModelMagic, input, " is llm.c's model file (magic ", kLlmcModelMagic,
+           "), not nanoGPT's: import it with --format llmc");
+  SG_CHECK(magic != 20240520, input, " is an llm.c token shard (magic 20240520), not a model: "
+           "it goes to 'train --data-dir'");
+  SG_CHECK(!(n >= 2 && head[0] == 0x80 && head[1] <= 5), input, " is a bare pickle, not nanoGPT's "
+           "ckpt.pt (torch.save's zip archive): re-save it with torch.save in PyTorch 1.6 or later");
+}
+
+NanoGptFile open_nanogpt(const std::string& input) {
+  NanoGptFile f;
+  {
+    const MappedFile probe(input);
+    check_not_other_format(input, probe.data(), probe.size());
+    if (is_zip(probe.data(), probe.size())) f.ckpt = parse_nanogpt_ckpt(probe.data(), probe.size(), input);
+  }
+  Views raw;
+  if (!f.ckpt.tensors.tensors.empty()) {
+    for (const auto& [k, t] : f.ckpt.tensors.tensors)
+      raw[k] = {t.dtype, t.shape, t.bytes.data(), 0, t.bytes.size()};
+    if (!f.ckpt.model_args.empty()) f.model_args = f.ckpt.model_args;
+  } else {
+    f.mapped = std::make_unique<MappedSafeTensors>(input);
+    raw = f.mapped->tensors;
+    const auto meta = f.mapped->metadata.find("model_args");
+    if (meta != f.mapped->metadata.end()) {
+      f.model_args = nlohmann::json::parse(meta->second, nullptr, false);
+      SG_CHECK(f.model_args.is_object(), input, ": its model_args metadata is not a JSON object");
+    }
+  }
+  const std::string prefix = "_orig_mod.";
+  for (auto& [k, v] : raw) f.tensors[k.starts_with(prefix) ? k.substr(prefix.size()) : k] = v;
+  if (!f.tensors.count("transformer.wte.weight") && f.tensors.count("lm_head.weight"))
+    f.tensors["transformer.wte.weight"] = f.tensors.at("lm_head.weight");
+  return f;
+}
+
+}  // namespace
+
 Gpt2Weights read_nanogpt(const std::string& input, int n_head) {
-  const MappedSafeTensors file(input);
+  const NanoGptFile file = open_nanogpt(input);
   int V = 0, T = 0, L = 0, C = 0, NH = n_head;
   bool bias = file.tensors.count("transformer.h.0.ln_1.bias") != 0;
-  const auto meta = file.metadata.find("model_args");
-  if (meta != file.metadata.end()) {
-    nlohmann::json m = nlohmann::json::parse(meta->second, nullptr, false);
-    SG_CHECK(m.is_object(), input, ": its model_args metadata is not a JSON object");
+  const bool has_args = !file.model_args.is_null();
+  if (has_args) {
+    const nlohmann::json& m = file.model_args;
     const std::string source = input + "'s model_args";
     V = json_int(m, "vocab_size", source);
     T = json_int(m, "block_size", source);
@@ -198,8 +257,8 @@ Gpt2Weights read_nanogpt(const std::string& input, int n_head) {
     const auto wpe = file.tensors.find("transformer.wpe.weight");
     SG_CHECK(wte != file.tensors.end() && wpe != file.tensors.end() && wte->second.shape.size() == 2 &&
                  wpe->second.shape.size() == 2,
-             input, " has no transformer.wte.weight and transformer.wpe.weight of 2 dimensions: "
-             "not a nanoGPT state_dict");
+             input, " has no 2-dimensional transformer.wte.weight (or lm_head.weight, which "
+             "nanoGPT ties to it) and transformer.wpe.weight: not a nanoGPT state_dict");
     const int64_t kMax = std::numeric_limits<int>::max();
     SG_CHECK(wte->second.shape[0] <= kMax && wte->second.shape[1] <= kMax &&
                  wpe->second.shape[0] <= kMax,
@@ -208,13 +267,15 @@ Gpt2Weights read_nanogpt(const std::string& input, int n_head) {
     V = static_cast<int>(wte->second.shape[0]), C = static_cast<int>(wte->second.shape[1]);
     T = static_cast<int>(wpe->second.shape[0]);
     while (file.tensors.count("transformer.h." + std::to_string(L) + ".ln_1.weight")) ++L;
-    SG_CHECK(NH > 0, input, " has no model_args metadata, and the head count is not in the "
+    SG_CHECK(NH > 0, input, " has no model_args, and the head count is not in the "
              "shapes: pass --n-head");
   }
   const GPTConfig g = gpt2_config(V, T, L, NH, C, bias, /*tied=*/true, Activation::kGeluExact,
-                                  meta != file.metadata.end() ? input + "'s model_args" : input);
-  Gpt2Weights r{g, {}};
-  r.weights = gather(file, input, g, nanogpt_tensor,
+                                  has_args ? input + "'s model_args" : input);
+  Gpt2Weights r{g, {}, {}};
+  if (file.ckpt.config.contains("dataset") && file.ckpt.config["dataset"].is_string())
+    r.dataset = file.ckpt.config["dataset"].get<std::string>();
+  r.weights = gather(file.tensors, input, g, nanogpt_tensor,
                      [&](const std::string& key, const MappedSafeTensors::View& v) {
                        // PyTorch < 2's mask buffers; the head, which nanoGPT ties to wte.
                        if (key.ends_with(".attn.bias") && v.shape.size() == 4) return true;
@@ -224,6 +285,38 @@ Gpt2Weights read_nanogpt(const std::string& input, int n_head) {
     SG_CHECK(is_tied_copy(file.tensors.at("lm_head.weight"), r.weights), input,
              ": lm_head.weight differs from transformer.wte.weight, but nanoGPT's GPT ties them");
   return r;
+}
+
+namespace {
+
+CharTokenizer meta_pkl_tokenizer(const std::string& path) {
+  const MappedFile f(path);
+  return CharTokenizer::from_meta_pkl(f.data(), f.size(), path);
+}
+
+}  // namespace
+
+Tokenizer nanogpt_tokenizer(const std::string& input, const Gpt2Weights& m,
+                            const std::string& tokenizer) {
+  std::error_code ec;
+  if (tokenizer.ends_with(".pkl")) return meta_pkl_tokenizer(tokenizer);
+  if (fs::exists(fs::path(tokenizer) / "meta.pkl", ec))
+    return meta_pkl_tokenizer((fs::path(tokenizer) / "meta.pkl").string());
+  if (tokenizer == "gpt2" && m.gpt.vocab_size < kGpt2VocabSize) {  // not GPT-2's, nor padded
+    const fs::path beside = fs::path(input).parent_path() / "meta.pkl";
+    if (fs::exists(beside, ec)) return meta_pkl_tokenizer(beside.string());
+    const fs::path data = fs::path("data") / m.dataset / "meta.pkl";
+    if (!m.dataset.empty() && fs::exists(data, ec)) return meta_pkl_tokenizer(data.string());
+  }
+  return Tokenizer::bpe(tokenizer);
+}
+
+void check_not_padded(const std::string& input, int model_vocab, const Tokenizer& tokenizer) {
+  const int v = tokenizer.vocab_size();
+  SG_CHECK(!(model_vocab > v && model_vocab % 64 == 0 && model_vocab - v < 64), input,
+           " has nanoGPT's padded vocabulary of ", model_vocab, " (the tokenizer's ", v,
+           " rounded up to a multiple of 64): this build does not take padded vocabularies yet "
+           "(issue 39, item 2)");
 }
 
 GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& input,
@@ -282,7 +375,7 @@ GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& 
 
 Gpt2Weights read_llmc(const std::string& input) {
   const MappedFile file(input);
-  Gpt2Weights r{{}, {}};
+  Gpt2Weights r{{}, {}, {}};
   r.gpt = parse_llmc_model(file.data(), file.size(), input, r.weights);
   return r;
 }

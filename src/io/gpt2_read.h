@@ -3,7 +3,7 @@
 // shape) and every key accounted for: a missing, unknown or misshapen tensor is an Error naming it.
 // Hugging Face's and nanoGPT's safetensors are read through a memory map, so a model needs about
 // its size in memory once (the tensors built), not twice. run/import.h writes the result as a
-// checkpoint. Leaves out: PyTorch's pickled .bin/.pt files, sharded model files.
+// checkpoint. Leaves out: Hugging Face's pytorch_model.bin, sharded model files.
 #pragma once
 
 #include <cstddef>
@@ -12,19 +12,31 @@
 
 #include "core/safetensors.h"
 #include "nn/gpt_config.h"
+#include "tokenizer/tokenizer.h"
 
 namespace scratchgpt {
 
 struct Gpt2Weights {
   GPTConfig gpt;        // read from the file's config (dropout 0)
   SafeTensors weights;  // F32 tensors under our names (gpt_param_shapes), metadata empty
+  std::string dataset;  // nanoGPT's ckpt.pt: its config['dataset'] ("" if it has none)
 };
 
 // input: a directory with config.json and model.safetensors, or that model.safetensors.
 Gpt2Weights read_hf(const std::string& input);
-// input: nanoGPT's state_dict as safetensors; n_head: the head count when the file has no
-// model_args metadata (0: take it from model_args).
+// input: nanoGPT's train.py checkpoint (out/ckpt.pt: io/nanogpt_ckpt.h) or its state_dict as
+// safetensors, found by content (llm.c's files are named, not misread); n_head: the head count
+// when the file has no model_args metadata (0: take it from model_args).
 Gpt2Weights read_nanogpt(const std::string& input, int n_head);
+// The vocabulary of a nanoGPT model at input: tokenizer names nanoGPT's meta.pkl (or a directory
+// holding one), "gpt2" or a BPE directory. With "gpt2" and a model of another vocabulary, the
+// meta.pkl beside input is taken, else data/<config dataset>/meta.pkl (sample.py's place);
+// a model of 50257 tokens or more takes GPT-2's.
+Tokenizer nanogpt_tokenizer(const std::string& input, const Gpt2Weights& m,
+                            const std::string& tokenizer);
+// nanoGPT's padded vocabulary (50304 for GPT-2's 50257: the tokenizer's rounded up to a multiple
+// of 64) is an Error saying it is not taken yet; other sizes are left to the caller's check.
+void check_not_padded(const std::string& input, int model_vocab, const Tokenizer& tokenizer);
 // input: llm.c's model .bin (version 3, float32, or 5, bfloat16).
 Gpt2Weights read_llmc(const std::string& input);
 

@@ -60,8 +60,12 @@ void write_hf(const Checkpoint& ck, AtomicDir& dir) {
       {"layer_norm_epsilon", 1e-5}, {"tie_word_embeddings", g.tied},
       {"attn_pdrop", 0.0}, {"embd_pdrop", 0.0}, {"resid_pdrop", 0.0},
       {"initializer_range", 0.02}};
+  // GPT-2's <|endoftext|> where the vocabulary has it; a character vocabulary has no such token,
+  // so none is named (transformers' default, 50256, lies outside it).
   if (ck.tokenizer.is_bpe() && ck.tokenizer.bpe().eot_id() >= 0)
     c["bos_token_id"] = c["eos_token_id"] = ck.tokenizer.bpe().eot_id();
+  else
+    c["bos_token_id"] = c["eos_token_id"] = nullptr;
   save_safetensors(dir.file("model.safetensors"), st, /*add_checksum=*/false);
   write_file_atomic(dir.file("config.json"), c.dump(2) + "\n");
   if (ck.tokenizer.is_bpe()) {  // GPT-2's two files under the names transformers reads
@@ -85,6 +89,14 @@ void write_nanogpt(const Checkpoint& ck, const std::string& path, const UserOutp
   for (const auto& [name, shape] : gpt_param_shapes(g))
     st.tensors[nanogpt_tensor(name).name] = ck.st.get(name);
   st.tensors["lm_head.weight"] = ck.st.get("wte");  // the tied head, as its state_dict has it
+  // The causal-mask buffers nanoGPT registers under PyTorch < 2 (no scaled_dot_product_attention):
+  // torch.tril(torch.ones(T, T)).view(1, 1, T, T), so load_state_dict(strict=True) finds them.
+  const int64_t T = g.block_size;
+  std::vector<float> mask(static_cast<size_t>(T * T), 0.0f);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j <= i; ++j) mask[static_cast<size_t>(i * T + j)] = 1.0f;
+  for (int l = 0; l < g.n_layer; ++l)
+    st.add_f32("transformer.h." + std::to_string(l) + ".attn.bias", {1, 1, T, T}, mask.data());
   st.metadata["model_args"] = nlohmann::json{{"n_layer", g.n_layer}, {"n_head", g.n_head},
                                              {"n_embd", g.n_embd}, {"block_size", g.block_size},
                                              {"bias", g.bias}, {"vocab_size", g.vocab_size},

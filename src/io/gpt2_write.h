@@ -3,8 +3,10 @@
 //   hf       a directory transformers' GPT2LMHeadModel.from_pretrained reads: config.json,
 //            model.safetensors in save_pretrained's layout, and, for a BPE model, the tokenizer
 //            as vocab.json + merges.txt (GPT-2's encoder.json and vocab.bpe under their names)
-//   nanogpt  a safetensors of nanoGPT's GPT state_dict (load_state_dict(strict=True) takes it),
-//            nanoGPT's GPTConfig in the metadata key model_args
+//   nanogpt  a safetensors of nanoGPT's GPT state_dict (load_state_dict(strict=True) takes it
+//            on PyTorch 1.x: each layer's attn.bias causal mask (1, 1, T, T) included, the
+//            buffer nanoGPT registers without scaled_dot_product_attention), nanoGPT's
+//            GPTConfig in the metadata key model_args
 //   llmc     llm.c's gpt2_124M.bin format (version 3, float32)
 // What another format cannot hold is an Error naming it (an untied head for nanoGPT and llm.c,
 // a ReLU MLP for nanoGPT and llm.c, whose MLPs are GELU); a model without biases gets zero

@@ -36,10 +36,13 @@ void run_import(const ImportRequest& req, std::FILE* out) {
     for (const char* name : {"model.safetensors", "config.json"})
       check_not_input(req.out, rule, (fs::path(req.input) / name).string(), "--input");
   check_output(req.out, rule);
-  const Tokenizer tokenizer = Tokenizer::bpe(req.tokenizer);
   Gpt2Weights m = format == WeightFormat::kHf        ? read_hf(req.input)
                   : format == WeightFormat::kNanoGpt ? read_nanogpt(req.input, req.n_head)
                                                      : read_llmc(req.input);
+  const Tokenizer tokenizer = format == WeightFormat::kNanoGpt
+                                  ? nanogpt_tokenizer(req.input, m, req.tokenizer)
+                                  : Tokenizer::bpe(req.tokenizer);
+  check_not_padded(req.input, m.gpt.vocab_size, tokenizer);
   SG_CHECK(m.gpt.vocab_size == tokenizer.vocab_size(), req.input, " is a model of ",
            m.gpt.vocab_size, " tokens, but the tokenizer ", tokenizer.describe(), " has ",
            tokenizer.vocab_size(), ": pass the model's own --tokenizer DIR");

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/check.h"
+#include "core/pickle.h"
 #include "core/utf8.h"
 
 namespace scratchgpt {
@@ -25,6 +26,39 @@ CharTokenizer CharTokenizer::from_text(const std::string& text) {
   tok.build_index();
   return tok;
 }
+
+CharTokenizer CharTokenizer::from_meta_pkl(const uint8_t* data, size_t size,
+                                           const std::string& path) {
+  const Pickle p(data, size, path);
+  const PickleValue *n = p.root().get("vocab_size"), *itos = p.root().get("itos"),
+                    *stoi = p.root().get("stoi");
+  SG_CHECK(n && itos && stoi && n->is(PickleValue::Kind::kInt) && itos->is(PickleValue::Kind::kDict) &&
+               stoi->is(PickleValue::Kind::kDict),
+           path, " is not nanoGPT's meta.pkl of a character vocabulary (a dict of vocab_size, "
+           "itos and stoi); a GPT-2-token dataset needs none");
+  SG_CHECK(n->i > 0 && static_cast<size_t>(n->i) * 2 == itos->items.size() &&
+               itos->items.size() == stoi->items.size(),
+           path, ": vocab_size ", n->i, " but itos has ", itos->items.size() / 2, " entries and stoi ",
+           stoi->items.size() / 2);
+  std::vector<std::string> chars;
+  for (size_t k = 0; k < itos->items.size(); k += 2) {
+    const PickleValue *id = itos->items[k], *ch = itos->items[k + 1];
+    SG_CHECK(id->is(PickleValue::Kind::kInt) && id->i == static_cast<int64_t>(k / 2) &&
+                 ch->is(PickleValue::Kind::kStr),
+             path, ": itos entry ", k / 2, " is not id ", k / 2, " -> a character");
+    const PickleValue* back = stoi->get(ch->s);
+    SG_CHECK(back && back->is(PickleValue::Kind::kInt) && back->i == id->i, path,
+             ": stoi does not map itos[", id->i, "] back to ", id->i);
+    chars.push_back(ch->s);
+  }
+  try {
+    return from_chars(chars);
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+}
+
+std::string CharTokenizer::to_meta_pkl() const { return write_pickle_char_meta(chars_); }
 
 CharTokenizer CharTokenizer::from_chars(const std::vector<std::string>& chars) {
   SG_CHECK(!chars.empty(), "the vocabulary is empty");

@@ -24,6 +24,12 @@ class CharTokenizer {
   // {"type": "char", "vocab_size": V, "chars": [...]} as written by to_json().
   static CharTokenizer from_json(const std::string& json_text);
   std::string to_json() const;
+  // nanoGPT's meta.pkl ({'vocab_size', 'itos', 'stoi'}, prepare.py's) through the restricted
+  // unpickler (core/pickle.h): itos must be ids 0..n-1 in order of sorted characters, stoi its
+  // inverse, vocab_size their count; path names the file in errors.
+  static CharTokenizer from_meta_pkl(const uint8_t* data, size_t size, const std::string& path);
+  // to meta.pkl's bytes (protocol 2), which Python's pickle.load reads as prepare.py's dict.
+  std::string to_meta_pkl() const;
 
   int vocab_size() const { return static_cast<int>(chars_.size()); }
   // Token ids of a text; characters outside the vocabulary are an Error that names them all.

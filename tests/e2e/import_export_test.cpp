@@ -148,7 +148,18 @@ TEST(ImportExport, ExportMatchesTheirFilesAndRoundTrips) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("tanh GELU"), std::string::npos) << r.out;  // the note
   const SafeTensors nano = load_safetensors(dir + "/nano.safetensors");
-  expect_same_tensors(nano, load_safetensors(fx("nanogpt.safetensors")), "nanogpt");
+  // The fixture is nanoGPT's state_dict under PyTorch 2 (no mask buffers); under PyTorch 1.x
+  // (Debian's 1.13) nanoGPT also registers each layer's attn.bias causal mask, tril(ones(T, T))
+  // viewed (1, 1, T, T), and strict loading needs it: the export writes both (issue 39, item 3).
+  SafeTensors want = load_safetensors(fx("nanogpt.safetensors"));
+  const nlohmann::json args = nlohmann::json::parse(want.meta("model_args"));
+  const int64_t T = args["block_size"].get<int64_t>();
+  std::vector<float> tril(static_cast<size_t>(T * T), 0.0f);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j <= i; ++j) tril[static_cast<size_t>(i * T + j)] = 1.0f;
+  for (int l = 0; l < args["n_layer"].get<int>(); ++l)
+    want.add_f32("transformer.h." + std::to_string(l) + ".attn.bias", {1, 1, T, T}, tril.data());
+  expect_same_tensors(nano, want, "nanogpt");
   EXPECT_EQ(nlohmann::json::parse(nano.meta("model_args")),
             nlohmann::json::parse(load_safetensors(fx("nanogpt.safetensors")).meta("model_args")));
   r = exp("hf", dir + "/hf");
@@ -365,4 +376,29 @@ TEST(ImportExport, ConfigNumbersAreStrictAndErrorsNameTheFile) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+// nanoGPT's run directory as it is (issue 39, item 1): train.py's out/ckpt.pt and
+// data/shakespeare_char's train.bin, val.bin and meta.pkl (tests/fixtures/nanogpt_ckpt, written
+// by nanoGPT's own code under Debian's torch): imported, fine-tuned with --init-from and sampled
+// from without any conversion.
+TEST(ImportExport, NanoGptRunDirectoryAsItIs) {
+  const std::string dir = scratch_dir("nanogpt_run");
+  fs::create_directories(dir + "/data");
+  for (const char* f : {"train.bin", "val.bin", "meta.pkl"})
+    fs::copy_file(test::fixture_path(std::string("nanogpt_ckpt/") + f), dir + "/data/" + f);
+  fs::copy_file(test::fixture_path("nanogpt_ckpt/char.pt"), dir + "/ckpt.pt");
+  fs::copy_file(test::fixture_path("nanogpt_ckpt/meta.pkl"), dir + "/meta.pkl");
+  CliResult r = run_cli("import --format nanogpt --input '" + dir + "/ckpt.pt' --out '" + dir +
+                        "/imp.safetensors'");  // the meta.pkl beside it: no --tokenizer
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("58 tokens"), std::string::npos) << r.out;
+  r = run_cli("train --init-from '" + dir + "/ckpt.pt' --data-dir '" + dir + "/data' --out-dir '" +
+              dir + "/out' --max-iters 2 --eval-interval 2 --eval-iters 2 --batch-size 4");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/out/best.safetensors"));
+  r = run_cli("sample --checkpoint '" + dir + "/ckpt.pt' --max-new-tokens 20 --seed 1");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("import --format nanogpt --input '" + fx("llmc.bin") + "' --out '" + dir + "/x.st'");
+  expect_error(r, "is llm.c's model file (magic 20240326), not nanoGPT's: import it with --format llmc");
 }
