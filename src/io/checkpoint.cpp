@@ -113,10 +113,7 @@ Checkpoint nanogpt_checkpoint(const std::string& path) {
   ck.cfg.gpt = m.gpt;
   ck.cfg.preset = "";
   ck.tokenizer = nanogpt_tokenizer(path, m, "gpt2");
-  check_not_padded(path, m.gpt.vocab_size, ck.tokenizer);
-  SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), path, " is a model of ",
-           m.gpt.vocab_size, " tokens, but its vocabulary ", ck.tokenizer.describe(), " has ",
-           ck.tokenizer.vocab_size(), ": put nanoGPT's meta.pkl beside it");
+  check_vocab_fits(path, m.gpt.vocab_size, ck.tokenizer, "put nanoGPT's meta.pkl beside it");
   ck.st = std::move(m.weights);
   return ck;
 }
@@ -171,9 +168,10 @@ Checkpoint checkpoint_from(SafeTensors st, const std::string& path) {
     fail("checkpoint ", path, " holds a damaged config or vocabulary (", e.what(),
          "): use another checkpoint");
   }
-  SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size(), "checkpoint ", path,
-           ": config vocab_size ", ck.cfg.gpt.vocab_size, " differs from its vocabulary (",
-           ck.tokenizer.vocab_size(), ")");
+  SG_CHECK(ck.cfg.gpt.vocab_size == ck.tokenizer.vocab_size() ||
+               is_padded_vocab(ck.cfg.gpt.vocab_size, ck.tokenizer.vocab_size()),
+           "checkpoint ", path, ": config vocab_size ", ck.cfg.gpt.vocab_size,
+           " differs from its vocabulary (", ck.tokenizer.vocab_size(), ")");
   if (ck.st.meta("contents") == "weights") {  // no optimizer, generators or counters
     ck.weights_only = true;
     return ck;

@@ -311,12 +311,12 @@ Tokenizer nanogpt_tokenizer(const std::string& input, const Gpt2Weights& m,
   return Tokenizer::bpe(tokenizer);
 }
 
-void check_not_padded(const std::string& input, int model_vocab, const Tokenizer& tokenizer) {
-  const int v = tokenizer.vocab_size();
-  SG_CHECK(!(model_vocab > v && model_vocab % 64 == 0 && model_vocab - v < 64), input,
-           " has nanoGPT's padded vocabulary of ", model_vocab, " (the tokenizer's ", v,
-           " rounded up to a multiple of 64): this build does not take padded vocabularies yet "
-           "(issue 39, item 2)");
+void check_vocab_fits(const std::string& input, int model_vocab, const Tokenizer& tokenizer,
+                      const std::string& fix) {
+  SG_CHECK(model_vocab == tokenizer.vocab_size() ||
+               is_padded_vocab(model_vocab, tokenizer.vocab_size()),
+           input, " is a model of ", model_vocab, " tokens, but its tokenizer ",
+           tokenizer.describe(), " has ", tokenizer.vocab_size(), ": ", fix);
 }
 
 GPTConfig parse_llmc_model(const uint8_t* data, size_t size, const std::string& input,

@@ -36,7 +36,11 @@ Tokenizer nanogpt_tokenizer(const std::string& input, const Gpt2Weights& m,
                             const std::string& tokenizer);
 // nanoGPT's padded vocabulary (50304 for GPT-2's 50257: the tokenizer's rounded up to a multiple
 // of 64) is an Error saying it is not taken yet; other sizes are left to the caller's check.
-void check_not_padded(const std::string& input, int model_vocab, const Tokenizer& tokenizer);
+// The model's vocabulary is the tokenizer's, or nanoGPT's padding of it (is_padded_vocab: the
+// rows are kept, so the loss is nanoGPT's own; sampling draws only the tokenizer's ids); else an
+// Error ending in fix.
+void check_vocab_fits(const std::string& input, int model_vocab, const Tokenizer& tokenizer,
+                      const std::string& fix);
 // input: llm.c's model .bin (version 3, float32, or 5, bfloat16).
 Gpt2Weights read_llmc(const std::string& input);
 

@@ -10,6 +10,13 @@
 
 namespace scratchgpt {
 
+// nanoGPT's padded vocabulary: a model of model_vocab rows for a tokenizer of vocab tokens,
+// rounded up to a multiple of 64 (50304 for GPT-2's 50257, what nanoGPT's train.py builds). The
+// rows past the tokenizer's are trained (the softmax runs over all of them) but never drawn.
+inline bool is_padded_vocab(int model_vocab, int vocab) {
+  return model_vocab > vocab && model_vocab % 64 == 0 && model_vocab - vocab < 64;
+}
+
 // The MLP's nonlinearity: the lecture's ReLU, GPT-2's tanh approximation of GELU, or the exact
 // (erf) GELU of nanoGPT's nn.GELU().
 enum class Activation { kRelu, kGelu, kGeluExact };

@@ -42,10 +42,7 @@ void run_import(const ImportRequest& req, std::FILE* out) {
   const Tokenizer tokenizer = format == WeightFormat::kNanoGpt
                                   ? nanogpt_tokenizer(req.input, m, req.tokenizer)
                                   : Tokenizer::bpe(req.tokenizer);
-  check_not_padded(req.input, m.gpt.vocab_size, tokenizer);
-  SG_CHECK(m.gpt.vocab_size == tokenizer.vocab_size(), req.input, " is a model of ",
-           m.gpt.vocab_size, " tokens, but the tokenizer ", tokenizer.describe(), " has ",
-           tokenizer.vocab_size(), ": pass the model's own --tokenizer DIR");
+  check_vocab_fits(req.input, m.gpt.vocab_size, tokenizer, "pass the model's own --tokenizer DIR");
   for (const auto& [name, t] : m.weights.tensors) {
     const auto* x = reinterpret_cast<const uint8_t*>(t.bytes.data());
     for (size_t i = 0; i < t.bytes.size(); i += 4) {

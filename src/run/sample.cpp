@@ -74,6 +74,8 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
     std::unique_ptr<LanguageModel> drawn = build_model(ck.cfg, ctx);
     drawn->init(rng);
   }
+  SamplingOptions sampling = req.sampling;
+  sampling.vocab_limit = tok.vocab_size();  // a padded vocabulary's extra rows are never drawn
   for (int s = 0; s < req.num_samples; ++s) {
     if (s > 0) std::fputs("\n---------------\n", out);
     std::fputs(req.prompt.c_str(), out);
@@ -83,7 +85,7 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
       std::fflush(out);
     });
     generate(
-        *model, window, prompt, req.max_new_tokens, req.sampling, rng,
+        *model, window, prompt, req.max_new_tokens, sampling, rng,
         [&](int32_t id, const float*) {
           if (id != stop) text.put(id);  // the end of the text is not written
         },

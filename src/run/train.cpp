@@ -271,7 +271,9 @@ void load_data(const TrainOptions& opt, const nlohmann::json& given, const Check
              ": its tokenizer (", ck.tokenizer.describe(), ") differs from the tokenizer of ",
              opt.data_dir, " (", run.data.tokenizer.describe(),
              "): prepare the data with the checkpoint's tokenizer");
-  cfg.gpt.vocab_size = run.data.tokenizer.vocab_size();
+  // nanoGPT's padded vocabulary (is_padded_vocab) of a checkpoint stays: its extra rows are trained.
+  const int V = run.data.tokenizer.vocab_size();
+  cfg.gpt.vocab_size = from_ck && is_padded_vocab(ck.cfg.gpt.vocab_size, V) ? ck.cfg.gpt.vocab_size : V;
   cfg.validate();
   const int T = cfg.gpt.block_size;
   for (const auto& [name, split] : {std::pair<const char*, const std::vector<uint32_t>*>{

@@ -28,6 +28,7 @@ std::vector<int32_t> generate(LanguageModel& model, int window, const std::vecto
   SG_CHECK(num_tokens >= 0, "the number of tokens must be >= 0, got ", num_tokens);
   opt.validate();
   const int V = model.vocab_size();
+  const int drawn = opt.vocab_limit > 0 ? std::min(V, opt.vocab_limit) : V;  // ids drawn from
   std::vector<int32_t> seq(prompt);  // the whole text so far
   std::vector<float> scratch, logits(V);
   // Prefill: idx_cond = idx[:, -block_size:]
@@ -39,7 +40,7 @@ std::vector<int32_t> generate(LanguageModel& model, int window, const std::vecto
   out.reserve(num_tokens);
   for (int n = 0; n < num_tokens; ++n) {
     std::copy(l, l + V, logits.begin());
-    const int32_t tok = sample_token(logits.data(), V, opt, rng, scratch);
+    const int32_t tok = sample_token(logits.data(), drawn, opt, rng, scratch);
     seq.push_back(tok);
     out.push_back(tok);
     if (on_token) on_token(tok, logits.data());

@@ -14,6 +14,7 @@ void SamplingOptions::validate() const {
   SG_CHECK(temperature > 0 && std::isfinite(temperature), "temperature must be positive, got ",
            temperature, ": use e.g. --temperature 0.8");
   SG_CHECK(top_k >= 0, "top-k must be >= 0 (0 keeps every token), got ", top_k);
+  SG_CHECK(vocab_limit >= 0, "the vocabulary limit must be >= 0 (0: every row), got ", vocab_limit);
   SG_CHECK(top_p > 0 && top_p <= 1, "top-p must be in (0, 1], got ", top_p,
            ": use e.g. --top-p 0.9");
 }

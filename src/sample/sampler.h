@@ -14,6 +14,8 @@ struct SamplingOptions {
   float temperature = 1.0f;  // > 0; lower is more conservative
   int top_k = 0;             // 0: all tokens; else the k most likely (clamped to V)
   float top_p = 1.0f;        // (0, 1]; 1: all tokens; else the smallest set with mass >= top_p
+  int vocab_limit = 0;       // 0: every row of the model; else only ids below it are drawn (a
+                             // padded vocabulary's extra rows, is_padded_vocab, never)
   void validate() const;     // one-line Errors naming the fix
 };
 

@@ -402,3 +402,23 @@ TEST(ImportExport, NanoGptRunDirectoryAsItIs) {
   r = run_cli("import --format nanogpt --input '" + fx("llmc.bin") + "' --out '" + dir + "/x.st'");
   expect_error(r, "is llm.c's model file (magic 20240326), not nanoGPT's: import it with --format llmc");
 }
+
+// nanoGPT's GPT-2-token run (vocab 50304, padded): imported with its rows, sampled (only GPT-2's
+// ids: the text decodes), and --init-from keeps the padded rows through training on GPT-2 data.
+TEST(ImportExport, NanoGptPaddedVocabularyComesInAsItIs) {
+  const std::string dir = scratch_dir("nanogpt_padded");
+  const std::string pt = test::fixture_path("nanogpt_ckpt/padded.pt");
+  CliResult r = run_cli("import --format nanogpt --input '" + pt + "' --out '" + dir + "/p.safetensors'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("sample --checkpoint '" + dir + "/p.safetensors' --max-new-tokens 30 --seed 2 --prompt 'The'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  spit(dir + "/input.txt", shakespeare(20000));
+  r = run_cli("prepare --tokenizer gpt2 --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("train --init-from '" + pt + "' --data-dir '" + dir + "/data' --out-dir '" + dir +
+              "/out' --max-iters 2 --eval-interval 2 --eval-iters 1 --batch-size 2");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const scratchgpt::Checkpoint ck = scratchgpt::load_checkpoint(dir + "/out/last.safetensors");
+  EXPECT_EQ(ck.cfg.gpt.vocab_size, 50304);
+  EXPECT_EQ(ck.tokenizer.vocab_size(), 50257);
+}

@@ -19,6 +19,7 @@
 #include "io/checkpoint.h"
 #include "io/gpt2_read.h"
 #include "nn/gpt.h"
+#include "sample/generate.h"
 #include "run/export.h"
 #include "test_util.h"
 
@@ -82,13 +83,50 @@ TEST(NanoGptCkpt, StripsCompiledPrefixAndReadsBf16) {
   expect_nanogpt_numbers(b, expected()["bf16"], 2e-5);
 }
 
-// Read as nanoGPT saved it, padded rows and all (import and sample do not take 50304 yet).
-TEST(NanoGptCkpt, PaddedVocabularyIsReadWithItsRows) {
+// nanoGPT's GPT-2-token default, vocab 50304 (50257 padded to a multiple of 64): read with every
+// row, so the loss over all 50304 logits is nanoGPT's own, and the last position's logits equal
+// nanoGPT's for the first 64 ids and the 47 padded ones. Its checkpoint loads with GPT-2's
+// tokenizer; sampling with the tokenizer's limit never draws a padded id, even where the padded
+// rows are made to dominate (without the limit they would be drawn).
+TEST(NanoGptCkpt, PaddedVocabularyKeepsItsRowsAndIsNeverSampled) {
   const Gpt2Weights m = read_nanogpt(fixture_path("nanogpt_ckpt/padded.pt"), 0);
   EXPECT_EQ(m.gpt.vocab_size, 50304);
   EXPECT_EQ(m.weights.shape("wte"), (std::vector<int64_t>{50304, 4}));
-  const std::string e = error_of([] { load_checkpoint(fixture_path("nanogpt_ckpt/padded.pt")); });
-  EXPECT_NE(e.find("padded vocabulary of 50304"), std::string::npos) << e;
+  const nlohmann::json& want = expected()["padded"];
+  GPT gpt(m.gpt);
+  for (Param& p : gpt.params()) m.weights.copy_f32(p.name, p.value.data, p.value.numel());
+  const std::vector<int32_t> idx = want["input"].get<std::vector<int32_t>>(),
+                             tgt = want["targets"].get<std::vector<int32_t>>();
+  const int T = static_cast<int>(idx.size());
+  EXPECT_NEAR(gpt.forward(idx.data(), tgt.data(), 1, T, nullptr), want["loss"].get<double>(), 2e-5);
+  const float* last = gpt.logits().data + static_cast<int64_t>(T - 1) * 50304;
+  const std::vector<double> head = want["last_logits_head"].get<std::vector<double>>(),
+                            pad = want["last_logits_padded"].get<std::vector<double>>();
+  ASSERT_EQ(pad.size(), 47u);
+  for (size_t i = 0; i < head.size(); ++i) EXPECT_NEAR(last[i], head[i], 2e-5) << i;
+  for (size_t i = 0; i < pad.size(); ++i) EXPECT_NEAR(last[50257 + i], pad[i], 2e-5) << i;
+
+  const Checkpoint ck = load_checkpoint(fixture_path("nanogpt_ckpt/padded.pt"));
+  EXPECT_EQ(ck.cfg.gpt.vocab_size, 50304);
+  EXPECT_EQ(ck.tokenizer.vocab_size(), 50257);
+  // The padded rows made to dominate: the tied head then favours them by far.
+  GPT big(m.gpt);
+  for (Param& p : big.params()) m.weights.copy_f32(p.name, p.value.data, p.value.numel());
+  Param* wte = nullptr;
+  for (Param& p : big.params())
+    if (p.name == "wte") wte = &p;
+  ASSERT_NE(wte, nullptr);
+  const std::vector<int32_t> prompt = {464, 3290};
+  for (int64_t r = 50257; r < 50304; ++r)
+    for (int c = 0; c < 4; ++c) wte->value.data[r * 4 + c] *= 1000.0f;
+  SamplingOptions opt;
+  Rng rng(3);
+  int padded_drawn = 0;
+  for (int32_t id : generate(big, 8, prompt, 20, opt, rng, nullptr)) padded_drawn += id >= 50257;
+  EXPECT_GT(padded_drawn, 0) << "the test should make the padded rows likely";
+  opt.vocab_limit = 50257;
+  Rng rng2(3);
+  for (int32_t id : generate(big, 8, prompt, 20, opt, rng2, nullptr)) EXPECT_LT(id, 50257);
 }
 
 TEST(NanoGptCkpt, InitFromsLoaderReadsCkptPtWithMetaPklBesideIt) {
