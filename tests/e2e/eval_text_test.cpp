@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 
 #include "data/dataset.h"
 #include "train_cli_util.h"
@@ -24,7 +25,11 @@ struct Case {
 // val_text is the part of the text prepare's val split holds (the text is ASCII: characters are
 // bytes).
 Case trained(const std::string& name, const std::string& tokenizer, const std::string& preset) {
-  Case c;
+  // Each model is trained once per process (the tests share them: under ASan a BPE model's
+  // training costs tens of seconds).
+  static std::map<std::string, Case> done;
+  if (const auto it = done.find(name); it != done.end()) return it->second;
+  Case& c = done[name];
   c.dir = scratch_dir(name);
   const std::string text = shakespeare(30000);
   spit(c.dir + "/input.txt", text);
@@ -85,7 +90,7 @@ TEST(EvalText, Gpt2BpeModelTextEqualsTheValSplit) {
 }
 
 TEST(EvalText, BadRequestsAreOneErrorLine) {
-  const Case c = trained("eval_text_bad", "char", "shakespeare-char-small");
+  const Case c = trained("eval_text_char", "char", "shakespeare-char-small");
   const std::string base = "eval --checkpoint '" + c.checkpoint + "' ";
   expect_error(run_cli(base + "--text '" + c.dir + "/val.txt' --data-dir '" + c.data + "'"),
                "pass one");
@@ -100,7 +105,7 @@ TEST(EvalText, BadRequestsAreOneErrorLine) {
 // --allow-special: "<|endoftext|>" in the text is one token (GPT-2's 50256) instead of the seven of
 // its spelling. The oracle for the count is 'tokenize' (tested against tiktoken) with the same flag.
 TEST(EvalText, AllowSpecialReadsEndOfTextAsTheSpecialToken) {
-  const Case c = trained("eval_text_special", "gpt2", "shakespeare-bpe");
+  const Case c = trained("eval_text_bpe", "gpt2", "shakespeare-bpe");
   // Pieces of the text without white space at their ends, joined by "\n<|endoftext|>\n": as text,
   // <|endoftext|> is 7 tokens ("<", "|", "end", "of", "text", "|", ">"), as the special token 1,
   // and the newlines around it are cut alike either way, so the counts differ by 6 a separator.
@@ -136,7 +141,7 @@ TEST(EvalText, AllowSpecialReadsEndOfTextAsTheSpecialToken) {
   EXPECT_GT(eots, 5);
   EXPECT_EQ(counts[0] - counts[1], 6 * eots) << "each <|endoftext|> is 7 tokens as text, 1 as special";
   // A character model has no special token: the flag is refused, with the fix.
-  const Case ch = trained("eval_text_special_char", "char", "shakespeare-char-small");
+  const Case ch = trained("eval_text_char", "char", "shakespeare-char-small");
   expect_error(run_cli("eval --checkpoint '" + ch.checkpoint + "' --allow-special --text '" +
                        ch.dir + "/val.txt'"),
                "--allow-special");
