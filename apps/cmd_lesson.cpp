@@ -1,7 +1,8 @@
 // cmd_lesson.cpp: the 'lesson' subcommand: `scratchgpt lesson --list` names the lessons,
 // `scratchgpt lesson NAME` runs one (apps/lessons/), printing PyTorch-formatted tensors, at the
 // texts' sizes and seeds or at those of --B --T --C ... --seed (each lesson lists the flags it
-// takes; any other is an error), with --trace / --html FILE on the attention lessons.
+// takes; any other is an error), with --trace / --html FILE on the attention lessons, and --json
+// for the lesson as data (lessons/lesson_out.h).
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -53,6 +54,7 @@ void register_lesson(CLI::App& app) {
   struct Opts {
     std::string name;
     bool list = false;
+    bool json = false;
     lessons::LessonOptions lesson;
     std::map<std::string, int64_t> sizes;  // flag name -> value, for the flags given
     uint64_t seed = 0;
@@ -87,6 +89,9 @@ void register_lesson(CLI::App& app) {
                   "the same lessons: write the trace as a self-contained page (inline CSS/SVG) "
                   "to FILE (default: none)");
   cmd->add_flag("--overwrite", opts->lesson.overwrite, "replace an existing --html FILE");
+  cmd->add_flag("--json", opts->json,
+                "print the lesson as JSON instead of text: its steps, sentences and tensors (each "
+                "with its shape, values and printed cells), as the lesson book's pages draw them");
   cmd->footer("Lessons:\n" + lesson_list() +
               "\nExample:\n  scratchgpt lesson head --B 1 --T 4 --C 4 --head-size 4 --trace");
   cmd->callback([opts, cmd] {
@@ -128,7 +133,9 @@ void register_lesson(CLI::App& app) {
         if (given("html") && lo.html.empty()) fail("--html needs a file name");
         if (lo.overwrite && lo.html.empty())
           fail("--overwrite replaces an existing --html FILE: give --html too, or leave it out");
-        l.run(lo, std::cout);
+        lessons::LessonOut out(opts->json ? nullptr : &std::cout, opts->json);
+        l.run(lo, out);
+        if (opts->json) std::cout << out.record_json() << "\n";
         std::cout.flush();
         return;
       }

@@ -22,33 +22,33 @@ bool allclose(const std::vector<float>& a, const std::vector<float>& b) {
 }
 }  // namespace
 
-void lesson_averaging(const LessonOptions& opt, std::ostream& os) {
+void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   // The lecture's sizes and seed unless --B --T --C --seed say otherwise.
   const int B = opt.B.value_or(4), T = opt.T.value_or(8), C = opt.C.value_or(2);
   const uint64_t seed = opt.seed.value_or(1337);
   check_elements(int64_t{B} * T * C + int64_t{T} * T, "--B, --T, --C");
   Rng rng;
-  step(os, "A toy sequence");
-  say(os, "torch.manual_seed(" + seed_text(seed) + "); B, T, C = " + std::to_string(B) + ", " +
+  step(lout, "A toy sequence");
+  say(lout, "torch.manual_seed(" + seed_text(seed) + "); B, T, C = " + std::to_string(B) + ", " +
               std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
-  say(os,
+  say(lout,
       "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
       "x[b, 0..t].");
   rng.manual_seed(seed);
   const int64_t n = int64_t{B} * T * C;
   std::vector<float> x(n);  // (B, T, C)
   rng.randn(x.data(), n);
-  show_size(os, "x.shape:", {B, T, C});
+  show_size(lout, "x.shape:", {B, T, C});
 
-  step(os, "Version 1: for-loops");
-  say(os, "xbow[b, t] = torch.mean(x[b, :t+1], 0), one (b, t) at a time.");
+  step(lout, "Version 1: for-loops");
+  say(lout, "xbow[b, t] = torch.mean(x[b, :t+1], 0), one (b, t) at a time.");
   std::vector<float> xbow(x.size());  // (B, T, C)
   stones::bow_average_loops(xbow.data(), x.data(), B, T, C);
-  show(os, "x[0]:", x.data(), {T, C});
-  show(os, "xbow[0]:", xbow.data(), {T, C});
+  show(lout, "x[0]:", x.data(), {T, C});
+  show(lout, "xbow[0]:", xbow.data(), {T, C});
 
-  step(os, "The trick: a weighted sum is a matrix multiply");
-  say(os,
+  step(lout, "The trick: a weighted sum is a matrix multiply");
+  say(lout,
       "torch.manual_seed(42); a = tril(ones(3, 3)) with rows divided by their sums; "
       "b = torch.randint(0, 10, (3, 2)).float(); c = a @ b averages the rows of b.");
   rng.manual_seed(42);
@@ -58,31 +58,31 @@ void lesson_averaging(const LessonOptions& opt, std::ostream& os) {
   rng.randint(bi, 6, 0, 10);
   std::vector<float> b(bi, bi + 6), c(6);
   stones::mm(c.data(), a.data(), b.data(), 3, 3, 2);
-  show(os, "a=", a.data(), {3, 3});
-  show(os, "b=", b.data(), {3, 2});
-  show(os, "c=", c.data(), {3, 2});
+  show(lout, "a=", a.data(), {3, 3});
+  show(lout, "b=", b.data(), {3, 2});
+  show(lout, "c=", c.data(), {3, 2});
 
-  step(os, "Version 2: wei = tril / row sums, xbow2 = wei @ x");
-  say(os, "The (T, T) weights broadcast over the batch: (B, T, T) @ (B, T, C) -> (B, T, C).");
+  step(lout, "Version 2: wei = tril / row sums, xbow2 = wei @ x");
+  say(lout, "The (T, T) weights broadcast over the batch: (B, T, T) @ (B, T, C) -> (B, T, C).");
   std::vector<float> wei(int64_t{T} * T), xbow2(x.size());  // (T, T), (B, T, C)
   stones::bow_weights_tril(wei.data(), T);
   stones::bow_apply(xbow2.data(), wei.data(), x.data(), B, T, C);
-  show(os, "wei:", wei.data(), {T, T});
-  show(os, "xbow2[0]:", xbow2.data(), {T, C});
-  os << "allclose(xbow, xbow2): " << (allclose(xbow, xbow2) ? "True" : "False") << "\n";
+  show(lout, "wei:", wei.data(), {T, T});
+  show(lout, "xbow2[0]:", xbow2.data(), {T, C});
+  lout.line(std::string("allclose(xbow, xbow2): ") + (allclose(xbow, xbow2) ? "True" : "False"));
 
-  step(os, "Version 3: softmax over -inf");
-  say(os,
+  step(lout, "Version 3: softmax over -inf");
+  say(lout,
       "wei = zeros(T, T).masked_fill(tril == 0, float('-inf')); softmax turns 0 into equal "
       "weights and -inf into 0. Later these zeros become learned affinities: self-attention.");
   stones::bow_weights_softmax(wei.data(), T, /*before_softmax=*/true);
-  show(os, "wei (masked):", wei.data(), {T, T});
+  show(lout, "wei (masked):", wei.data(), {T, T});
   stones::bow_weights_softmax(wei.data(), T);
-  show(os, "wei (softmax):", wei.data(), {T, T});
+  show(lout, "wei (softmax):", wei.data(), {T, T});
   std::vector<float> xbow3(x.size());  // (B, T, C)
   stones::bow_apply(xbow3.data(), wei.data(), x.data(), B, T, C);
-  show(os, "xbow3[0]:", xbow3.data(), {T, C});
-  os << "allclose(xbow, xbow3): " << (allclose(xbow, xbow3) ? "True" : "False") << "\n";
+  show(lout, "xbow3[0]:", xbow3.data(), {T, C});
+  lout.line(std::string("allclose(xbow, xbow3): ") + (allclose(xbow, xbow3) ? "True" : "False"));
 }
 
 }  // namespace scratchgpt::lessons

@@ -52,54 +52,53 @@ std::vector<int64_t> widen(const int32_t* p, int64_t n) { return std::vector<int
 
 }  // namespace
 
-void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
+void lesson_bigram(const LessonOptions& opts, LessonOut& lout) {
   const std::string path = find_data(opts.data_path);
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
 
-  step(os, "The data set");
+  step(lout, "The data set");
   const CharTokenizer tok = CharTokenizer::from_text(text);
   const std::vector<int32_t> data = tok.encode(text);  // (N) every character's id
   const int64_t n_chars = static_cast<int64_t>(data.size());
-  say(os, "Tiny Shakespeare (" + path + "), read as characters.");
-  os << "length of dataset in characters: " << n_chars << "\n";
-  step(os, "The vocabulary");
-  say(os, "chars = sorted(list(set(text))): every distinct character, newline first:");
+  say(lout, "Tiny Shakespeare (" + path + "), read as characters.");
+  lout.line("length of dataset in characters: " + std::to_string(n_chars));
+  step(lout, "The vocabulary");
+  say(lout, "chars = sorted(list(set(text))): every distinct character, newline first:");
   std::string chars;
   for (const std::string& c : tok.chars()) chars += c;
-  os << chars << "\n";
-  os << "vocab_size: " << tok.vocab_size() << "\n";
+  lout.line(chars);
+  lout.line("vocab_size: " + std::to_string(tok.vocab_size()));
 
-  step(os, "A character-level tokenizer");
-  say(os, "encode maps each character to its index in chars; decode maps back.");
+  step(lout, "A character-level tokenizer");
+  say(lout, "encode maps each character to its index in chars; decode maps back.");
   const std::vector<int32_t> hii = tok.encode("hii there");
-  os << "[";
-  for (size_t i = 0; i < hii.size(); ++i) os << (i ? ", " : "") << hii[i];
-  os << "]\n" << tok.decode(hii) << "\n";
+  std::string ids = "[";
+  for (size_t i = 0; i < hii.size(); ++i) ids += (i ? ", " : "") + std::to_string(hii[i]);
+  lout.line(ids + "]");
+  lout.line(tok.decode(hii));
 
-  step(os, "The whole text as one tensor of token ids");
-  show_size(os, "data.shape:", {n_chars});
+  step(lout, "The whole text as one tensor of token ids");
+  show_size(lout, "data.shape:", {n_chars});
   std::vector<int64_t> head = widen(data.data(), 100);
-  show(os, "data[:100]:", head.data(), {100});
+  show(lout, "data[:100]:", head.data(), {100});
 
-  step(os, "Train split and blocks");
-  say(os,
+  step(lout, "Train split and blocks");
+  say(lout,
       "The first 90% train, the rest validate. A block of block_size + 1 = 9 characters holds "
       "8 examples: each prefix (context) predicts the next character (target).");
   const int64_t n_train = static_cast<int64_t>(0.9 * static_cast<double>(n_chars));
   const int block_size = 8, batch_size = 4;
-  show(os, "train_data[:block_size+1]:", head.data(), {block_size + 1});
+  show(lout, "train_data[:block_size+1]:", head.data(), {block_size + 1});
   for (int t = 0; t < block_size; ++t) {
-    os << "when input is ";
-    show(os, "", head.data(), {t + 1});
-    os << "the target is ";
-    show(os, "", head.data() + t + 1, {});
+    show(lout, "when input is", head.data(), {t + 1});
+    show(lout, "the target is", head.data() + t + 1, {});
   }
 
-  step(os, "get_batch");
-  say(os,
+  step(lout, "get_batch");
+  say(lout,
       "torch.manual_seed(1337); ix = torch.randint(len(train_data) - block_size, "
       "(batch_size,)); x and y stack 4 random blocks, y shifted by one.");
   Rng rng(1337);
@@ -112,15 +111,13 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
       yb[b * block_size + t] = data[ix[b] + t + 1];
     }
   std::vector<int64_t> xb64 = widen(xb.data(), xb.size()), yb64 = widen(yb.data(), yb.size());
-  os << "inputs: ";
-  show_size(os, "", {batch_size, block_size});
-  show(os, "", xb64.data(), {batch_size, block_size});
-  os << "targets: ";
-  show_size(os, "", {batch_size, block_size});
-  show(os, "", yb64.data(), {batch_size, block_size});
+  show_size(lout, "inputs:", {batch_size, block_size});
+  show(lout, "", xb64.data(), {batch_size, block_size});
+  show_size(lout, "targets:", {batch_size, block_size});
+  show(lout, "", yb64.data(), {batch_size, block_size});
 
-  step(os, "The bigram model");
-  say(os,
+  step(lout, "The bigram model");
+  say(lout,
       "torch.manual_seed(1337); BigramLanguageModel(vocab_size): each token reads the logits "
       "of the next token from row idx of a (65, 65) embedding table.");
   rng.manual_seed(1337);
@@ -128,12 +125,12 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
   Bigram model(V);
   model.init(rng);
   const float loss = model.forward(xb.data(), yb.data(), batch_size, block_size, nullptr);
-  show_size(os, "logits.shape:", {batch_size * block_size, V});
-  say(os, "Untrained, the loss should be about -ln(1/65) = 4.17; it is a little higher.");
-  show_scalar(os, "loss:", loss);
+  show_size(lout, "logits.shape:", {batch_size * block_size, V});
+  say(lout, "Untrained, the loss should be about -ln(1/65) = 4.17; it is a little higher.");
+  show_scalar(lout, "loss:", loss);
 
-  step(os, "Sampling 100 characters");
-  say(os,
+  step(lout, "Sampling 100 characters");
+  say(lout,
       "generate: from idx = torch.zeros((1, 1)) (a newline), take the last position's "
       "logits, softmax, torch.multinomial(probs, num_samples=1), append, repeat.");
   std::vector<int32_t> idx = {0};  // (1, T)
@@ -147,7 +144,7 @@ void lesson_bigram(const LessonOptions& opts, std::ostream& os) {
     rng.multinomial(&next, probs.data(), 1, V, 1, false);
     idx.push_back(static_cast<int32_t>(next));
   }
-  os << tok.decode(idx) << "\n";
+  lout.line(tok.decode(idx));
 }
 
 }  // namespace scratchgpt::lessons

@@ -28,7 +28,7 @@ void put(float* dst, const Vec& src) {
 }
 }  // namespace
 
-void lesson_block(const LessonOptions& opt, std::ostream& os) {
+void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   // The lecture's sizes and seed unless --B --T --C --n-head (or --head-size) --block-size --seed
   // say otherwise; as gpt.py's Block, head_size = n_embd // n_head.
   const int B = opt.B.value_or(2), T = opt.T.value_or(4), n_embd = opt.C.value_or(8), C = n_embd;
@@ -81,46 +81,46 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
                      kHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  step(os, "A Block");
-  say(os, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
+  step(lout, "A Block");
+  say(lout, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
               ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
               std::to_string(n_head) + " heads of " + std::to_string(head_size) +
               "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
               " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
               std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
   if (opt.trace) {  // its x is the head's input, ln1(x)
-    step(os, "Trace: sa.heads[0] on ln1(x), batch element 0");
-    say(os, kHeadTraceCode);
-    print_trace(os, trace);
+    step(lout, "Trace: sa.heads[0] on ln1(x), batch element 0");
+    say(lout, kHeadTraceCode);
+    print_trace(lout, trace);
     return;
   }
-  show(os, "x[0]:", x.data(), {T, C});
+  show(lout, "x[0]:", x.data(), {T, C});
 
-  step(os, "Communication: x + sa(ln1(x))");
-  say(os, "Pre-norm: each token's features are normalised to mean 0, variance 1 first.");
+  step(lout, "Communication: x + sa(ln1(x))");
+  say(lout, "Pre-norm: each token's features are normalised to mean 0, variance 1 first.");
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(), N,
                          C);
-  show(os, "ln1(x)[0]:", h.data(), {T, C});
-  say(os, "The heads let tokens exchange information (causally); the projection mixes the heads.");
+  show(lout, "ln1(x)[0]:", h.data(), {T, C});
+  say(lout, "The heads let tokens exchange information (causally); the projection mixes the heads.");
   sa.forward(a.data(), h.data(), B, T);
-  show(os, "sa(ln1(x))[0]:", a.data(), {T, C});
-  say(os, "The residual connection adds it to x: gradients flow straight through the sum.");
+  show(lout, "sa(ln1(x))[0]:", a.data(), {T, C});
+  say(lout, "The residual connection adds it to x: gradients flow straight through the sum.");
   for (int i = 0; i < N * C; ++i) x1[i] = x[i] + a[i];
-  show(os, "x + sa(ln1(x)) [0]:", x1.data(), {T, C});
+  show(lout, "x + sa(ln1(x)) [0]:", x1.data(), {T, C});
 
-  step(os, "Computation: x + ffwd(ln2(x))");
-  say(os, "Each token then thinks on its own: Linear(" + c + ", " + c4 + "), ReLU, Linear(" + c4 +
+  step(lout, "Computation: x + ffwd(ln2(x))");
+  say(lout, "Each token then thinks on its own: Linear(" + c + ", " + c4 + "), ReLU, Linear(" + c4 +
               ", " + c + ").");
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x1.data(), ln_w.data(), ln_b.data(), N,
                          C);
   ffwd.forward(f.data(), h.data(), N);
-  show(os, "ffwd(ln2(x))[0]:", f.data(), {T, C});
+  show(lout, "ffwd(ln2(x))[0]:", f.data(), {T, C});
   for (int i = 0; i < N * C; ++i) out[i] = x1[i] + f[i];
-  show(os, "out[0]:", out.data(), {T, C});
-  show_size(os, "out.shape:", {B, T, C});
+  show(lout, "out[0]:", out.data(), {T, C});
+  show_size(lout, "out.shape:", {B, T, C});
 
-  step(os, "The same Block in the engine");
-  say(os,
+  step(lout, "The same Block in the engine");
+  say(lout,
       "src/nn/block.h is nanoGPT's Block: one fused c_attn Linear(C, 3C) makes q, k and v "
       "for all heads. Copying the heads' key/query/value rows into it (and proj, the "
       "feed-forward and the layer norms) gives the same output.");
@@ -157,7 +157,7 @@ void lesson_block(const LessonOptions& opt, std::ostream& os) {
   put(params.get("block.mlp.c_proj.weight").value.data, ffwd.fc2.weight);
   put(params.get("block.mlp.c_proj.bias").value.data, ffwd.fc2.bias);
   const float* y = engine.forward(ExecContext(), x.data(), B, T, nullptr);  // (B, T, C)
-  show(os, "engine Block(x)[0]:", y, {T, C});
+  show(lout, "engine Block(x)[0]:", y, {T, C});
 }
 
 }  // namespace scratchgpt::lessons

@@ -18,7 +18,7 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
+void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
   // The weights and dropout keep the book's seeds (789, 123).
   int T = 0, d_in = 0;
@@ -50,21 +50,21 @@ void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
     std::cerr << "wrote " << opt.html << "\n";
   }
   if (opt.T || opt.d_in || opt.seed) {
-    step(os, "The inputs");
-    say(os, sentence);
-    show(os, "inputs:", inputs, {T, d_in});
+    step(lout, "The inputs");
+    say(lout, sentence);
+    show(lout, "inputs:", inputs, {T, d_in});
   }
   if (opt.trace) {
-    step(os, "Trace: CausalAttention on batch element 0");
-    say(os,
+    step(lout, "Trace: CausalAttention on batch element 0");
+    say(lout,
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
         "CausalAttention(d_in, d_out, context_length=T, dropout=0.0); ca(batch):");
-    say(os, kCausalAttentionTraceCode);
-    print_trace(os, trace);
+    say(lout, kCausalAttentionTraceCode);
+    print_trace(lout, trace);
     return;
   }
-  step(os, "Attention weights of SelfAttention_v2");
-  say(os,
+  step(lout, "Attention weights of SelfAttention_v2");
+  say(lout,
       "torch.manual_seed(789); sa_v2 = SelfAttention_v2(d_in, d_out); every token still sees "
       "every other token, including later ones.");
   rng.manual_seed(789);
@@ -73,67 +73,67 @@ void lesson_causal_attention(const LessonOptions& opt, std::ostream& os) {
   std::vector<float> ctx(int64_t{T} * d_out);  // (T, d_out)
   sa_v2.forward(ctx.data(), inputs, T);
   const std::vector<float>& attn_scores = sa_v2.scores;  // (T, T) queries @ keys.T
-  show(os, "attn_weights:", sa_v2.weights.data(), {T, T});
+  show(lout, "attn_weights:", sa_v2.weights.data(), {T, T});
 
-  step(os, "Masking, first attempt: zero the future, renormalise");
+  step(lout, "Masking, first attempt: zero the future, renormalise");
   std::vector<float> mask_simple(T * T), masked_simple(T * T), norm(T * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) mask_simple[i * T + j] = j <= i ? 1.0f : 0.0f;
-  show(os, "mask_simple:", mask_simple.data(), {T, T});
+  show(lout, "mask_simple:", mask_simple.data(), {T, T});
   for (int i = 0; i < T * T; ++i) masked_simple[i] = sa_v2.weights[i] * mask_simple[i];
-  show(os, "masked_simple:", masked_simple.data(), {T, T});
-  say(os, "Dividing each row by its sum makes the rows sum to one again.");
+  show(lout, "masked_simple:", masked_simple.data(), {T, T});
+  say(lout, "Dividing each row by its sum makes the rows sum to one again.");
   for (int i = 0; i < T; ++i) {
     float row_sum = 0;
     for (int j = 0; j < T; ++j) row_sum += masked_simple[i * T + j];
     for (int j = 0; j < T; ++j) norm[i * T + j] = masked_simple[i * T + j] / row_sum;
   }
-  show(os, "masked_simple_norm:", norm.data(), {T, T});
+  show(lout, "masked_simple_norm:", norm.data(), {T, T});
 
-  step(os, "Masking, the efficient way: -inf before softmax");
-  say(os,
+  step(lout, "Masking, the efficient way: -inf before softmax");
+  say(lout,
       "masked = attn_scores.masked_fill(triu(ones, diagonal=1).bool(), -inf); softmax turns "
       "-inf into exact zeros, and the result equals the renormalised weights.");
   std::vector<float> masked(T * T), scaled(T * T), weights(T * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j)
       masked[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : attn_scores[i * T + j];
-  show(os, "masked:", masked.data(), {T, T});
+  show(lout, "masked:", masked.data(), {T, T});
   for (int i = 0; i < T * T; ++i)
     scaled[i] = stones::apply_scale(masked[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), T, T);
-  show(os, "attn_weights:", weights.data(), {T, T});
+  show(lout, "attn_weights:", weights.data(), {T, T});
 
-  step(os, "Dropout on the attention weights");
-  say(os,
+  step(lout, "Dropout on the attention weights");
+  say(lout,
       "torch.manual_seed(123); nn.Dropout(0.5) zeroes about half of the entries in training "
       "and scales the rest by 1 / (1 - 0.5) = 2.");
   rng.manual_seed(123);
   std::vector<float> mask = stones::draw_dropout_mask<float>(&rng, T * T, 0.5f);  // (T, T)
-  show(os, "dropout(example):", mask.data(), {T, T});  // torch.ones(T, T) * mask
-  say(os, "Reseeding with 123 drops the same positions of the attention weights.");
+  show(lout, "dropout(example):", mask.data(), {T, T});  // torch.ones(T, T) * mask
+  say(lout, "Reseeding with 123 drops the same positions of the attention weights.");
   rng.manual_seed(123);
   mask = stones::draw_dropout_mask<float>(&rng, T * T, 0.5f);
   std::vector<float> dropped(T * T);
   for (int i = 0; i < T * T; ++i) dropped[i] = weights[i] * mask[i];
-  show(os, "dropout(attn_weights):", dropped.data(), {T, T});
+  show(lout, "dropout(attn_weights):", dropped.data(), {T, T});
 
-  step(os, "The CausalAttention class on a batch");
-  say(os,
+  step(lout, "The CausalAttention class on a batch");
+  say(lout,
       "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); "
       "ca = CausalAttention(d_in, d_out, context_length=" +
           std::to_string(T) + ", dropout=0.0).");
   const int B = 2;
   std::vector<float> batch(int64_t{B} * T * d_in);  // (B, T, d_in)
   for (int b = 0; b < B; ++b) std::copy(inputs, inputs + T * d_in, batch.begin() + b * T * d_in);
-  show_size(os, "batch.shape:", {B, T, d_in});
+  show_size(lout, "batch.shape:", {B, T, d_in});
   rng.manual_seed(123);
   stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
   ca.init(rng);
   std::vector<float> context_vecs(int64_t{B} * T * d_out);  // (B, T, d_out)
   ca.forward(context_vecs.data(), batch.data(), B, T, &rng);
-  show(os, "context_vecs:", context_vecs.data(), {B, T, d_out});
-  show_size(os, "context_vecs.shape:", {B, T, d_out});
+  show(lout, "context_vecs:", context_vecs.data(), {B, T, d_out});
+  show_size(lout, "context_vecs.shape:", {B, T, d_out});
 }
 
 }  // namespace scratchgpt::lessons

@@ -31,7 +31,7 @@ float variance(const std::vector<float>& v) {
 
 }  // namespace
 
-void lesson_head(const LessonOptions& opt, std::ostream& os) {
+void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   // The lecture's sizes and seed unless --B --T --C --head-size --seed say otherwise.
   const int B = opt.B.value_or(4), T = opt.T.value_or(8), C = opt.C.value_or(32);
   const int HS = opt.head_size.value_or(16);
@@ -59,39 +59,39 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
         kHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  step(os, "A single Head");
-  say(os, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
+  step(lout, "A single Head");
+  say(lout, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
               ", " + std::to_string(T) + ", " + c + "); key, query, value = nn.Linear(" + c + ", " +
               hs + ", bias=False), created in that order.");
-  say(os,
+  say(lout,
       "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
       "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   if (opt.trace) {
-    step(os, "Trace: one Head on batch element 0");
-    say(os, kHeadTraceCode);
-    print_trace(os, trace);
+    step(lout, "Trace: one Head on batch element 0");
+    say(lout, kHeadTraceCode);
+    print_trace(lout, trace);
     return;
   }
-  say(os,
+  say(lout,
       "The lecture's first version has no scaling: wei = q @ k^T, tril mask, softmax, "
       "out = wei @ v.");
   head.scaled = false;
   head.forward(out.data(), x.data(), B, T);
-  show_size(os, "out.shape:", {B, T, HS});
-  show(os, "wei[0] (unscaled):", head.wei.data(), {T, T});
+  show_size(lout, "out.shape:", {B, T, HS});
+  show(lout, "wei[0] (unscaled):", head.wei.data(), {T, T});
 
-  step(os, "Scaled attention");
-  say(os,
+  step(lout, "Scaled attention");
+  say(lout,
       "wei = q @ k^T * head_size**-0.5 keeps the variance of wei near 1, so softmax stays "
       "diffuse at initialisation instead of converging to one-hot vectors.");
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
-  show(os, "wei[0] (scaled):", head.wei.data(), {T, T});
-  show(os, "out[0, 0, :4]:", out.data(), {std::min(HS, 4)});
+  show(lout, "wei[0] (scaled):", head.wei.data(), {T, T});
+  show(lout, "out[0, 0, :4]:", out.data(), {std::min(HS, 4)});
 
-  step(os, "Why scale: the variance of the scores");
-  say(os,
+  step(lout, "Why scale: the variance of the scores");
+  say(lout,
       "k = torch.randn(B, T, head_size); q = torch.randn(B, T, head_size); "
       "wei = q @ k^T * head_size**-0.5 has variance ~1 (without the scale it would be ~" +
           hs + ").");
@@ -108,17 +108,17 @@ void lesson_head(const LessonOptions& opt, std::ostream& os) {
         wei[(int64_t{b} * T + t) * T + s] =
             stones::apply_scale(dot, stones::Scale::kMultiplyInvSqrt, HS);
       }
-  show_scalar(os, "k.var():", variance(k));
-  show_scalar(os, "q.var():", variance(q));
-  show_scalar(os, "wei.var():", variance(wei));
-  say(os, "softmax of large values sharpens towards the maximum:");
+  show_scalar(lout, "k.var():", variance(k));
+  show_scalar(lout, "q.var():", variance(q));
+  show_scalar(lout, "wei.var():", variance(wei));
+  say(lout, "softmax of large values sharpens towards the maximum:");
   const float v[5] = {0.1f, -0.2f, 0.3f, -0.2f, 0.5f};
   float v8[5], p[5];
   ref::softmax_forward(p, v, 1, 5);
-  show(os, "softmax:", p, {5});
+  show(lout, "softmax:", p, {5});
   for (int i = 0; i < 5; ++i) v8[i] = v[i] * 8;
   ref::softmax_forward(p, v8, 1, 5);
-  show(os, "softmax(8x):", p, {5});
+  show(lout, "softmax(8x):", p, {5});
 }
 
 }  // namespace scratchgpt::lessons

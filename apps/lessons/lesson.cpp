@@ -4,7 +4,6 @@
 
 #include "core/check.h"
 #include "core/rng.h"
-#include "stones/print.h"
 
 namespace scratchgpt::lessons {
 
@@ -72,29 +71,26 @@ std::vector<float> book_inputs(const LessonOptions& opt, int& T, int& d_in, std:
 
 std::string seed_text(uint64_t seed) { return std::to_string(seed); }
 
-void step(std::ostream& os, const std::string& title) { os << "\n== " << title << "\n"; }
+void step(LessonOut& out, const std::string& title) { out.step(title); }
 
-void say(std::ostream& os, const std::string& text) { os << text << "\n"; }
+void say(LessonOut& out, const std::string& text) { out.say(text); }
 
-void show(std::ostream& os, const std::string& label, const float* data,
+void show(LessonOut& out, const std::string& label, const float* data,
           const std::vector<int64_t>& shape) {
-  if (!label.empty()) os << label << " ";
-  os << format_tensor(data, shape) << "\n";
+  out.tensor(label, data, shape);
 }
 
-void show(std::ostream& os, const std::string& label, const int64_t* data,
+void show(LessonOut& out, const std::string& label, const int64_t* data,
           const std::vector<int64_t>& shape) {
-  if (!label.empty()) os << label << " ";
-  os << format_tensor(data, shape) << "\n";
+  out.tensor(label, data, shape);
 }
 
-void show_scalar(std::ostream& os, const std::string& label, float value) {
-  show(os, label, &value, {});
+void show_scalar(LessonOut& out, const std::string& label, float value) {
+  out.tensor(label, &value, {});
 }
 
-void show_size(std::ostream& os, const std::string& label, const std::vector<int64_t>& shape) {
-  if (!label.empty()) os << label << " ";
-  os << format_size(shape) << "\n";
+void show_size(LessonOut& out, const std::string& label, const std::vector<int64_t>& shape) {
+  out.size(label, shape);
 }
 
 const float kJourneyInputs[6 * 3] = {

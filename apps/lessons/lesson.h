@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lessons/lesson_out.h"
+
 namespace scratchgpt::lessons {
 
 // What the command line asked for. A size or seed left out is the text's own value (each lesson
@@ -29,7 +31,7 @@ struct Lesson {
   const char* name;
   const char* source;  // "lecture" or "Raschka ch. 3.x"
   const char* description;
-  void (*run)(const LessonOptions&, std::ostream&);
+  void (*run)(const LessonOptions&, LessonOut&);
   // The flags it takes besides --data, space-separated ("B T C seed"); "" = none.
   const char* flags = "";
 };
@@ -42,16 +44,16 @@ std::string seed_text(uint64_t seed);
 // Every lesson, in the order of the texts.
 const std::vector<Lesson>& all_lessons();
 
-// Printing helpers shared by the lessons.
-void step(std::ostream& os, const std::string& title);  // "== title"
-void say(std::ostream& os, const std::string& text);    // a sentence of explanation
+// Writing helpers shared by the lessons (lesson_out.h prints and records).
+void step(LessonOut& out, const std::string& title);  // "== title"
+void say(LessonOut& out, const std::string& text);    // a sentence of explanation
 // "label tensor([...])" in PyTorch's format (label may be empty).
-void show(std::ostream& os, const std::string& label, const float* data,
+void show(LessonOut& out, const std::string& label, const float* data,
           const std::vector<int64_t>& shape);
-void show(std::ostream& os, const std::string& label, const int64_t* data,
+void show(LessonOut& out, const std::string& label, const int64_t* data,
           const std::vector<int64_t>& shape);
-void show_scalar(std::ostream& os, const std::string& label, float value);
-void show_size(std::ostream& os, const std::string& label, const std::vector<int64_t>& shape);
+void show_scalar(LessonOut& out, const std::string& label, float value);
+void show_size(LessonOut& out, const std::string& label, const std::vector<int64_t>& shape);
 
 // The six embedded tokens of "Your journey starts with one step" (Raschka ch. 3), (6, 3).
 extern const float kJourneyInputs[6 * 3];
@@ -61,14 +63,14 @@ extern const float kJourneyInputs[6 * 3];
 // inputs = torch.rand(T, d_in). T >= 2 (the 2nd token is the query). `sentence` says which.
 std::vector<float> book_inputs(const LessonOptions& opt, int& T, int& d_in, std::string& sentence);
 
-void lesson_bigram(const LessonOptions&, std::ostream&);
-void lesson_averaging(const LessonOptions&, std::ostream&);
-void lesson_positional(const LessonOptions&, std::ostream&);
-void lesson_head(const LessonOptions&, std::ostream&);
-void lesson_block(const LessonOptions&, std::ostream&);
-void lesson_simplified_attention(const LessonOptions&, std::ostream&);
-void lesson_trainable_weights(const LessonOptions&, std::ostream&);
-void lesson_causal_attention(const LessonOptions&, std::ostream&);
-void lesson_multi_head(const LessonOptions&, std::ostream&);
+void lesson_bigram(const LessonOptions&, LessonOut&);
+void lesson_averaging(const LessonOptions&, LessonOut&);
+void lesson_positional(const LessonOptions&, LessonOut&);
+void lesson_head(const LessonOptions&, LessonOut&);
+void lesson_block(const LessonOptions&, LessonOut&);
+void lesson_simplified_attention(const LessonOptions&, LessonOut&);
+void lesson_trainable_weights(const LessonOptions&, LessonOut&);
+void lesson_causal_attention(const LessonOptions&, LessonOut&);
+void lesson_multi_head(const LessonOptions&, LessonOut&);
 
 }  // namespace scratchgpt::lessons

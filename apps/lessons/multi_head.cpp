@@ -15,7 +15,7 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
+void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out and
   // --n-head (num_heads) for both modules. The weights keep the book's seed, 123.
   int T = 0, d_in = 0;
@@ -52,22 +52,22 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
     std::cerr << "wrote " << opt.html << "\n";
   }
   if (opt.T || opt.d_in || opt.seed) {
-    step(os, "The inputs");
-    say(os, sentence);
-    show(os, "inputs:", inputs.data(), {T, d_in});
+    step(lout, "The inputs");
+    say(lout, sentence);
+    show(lout, "inputs:", inputs.data(), {T, d_in});
   }
   if (opt.trace) {
-    step(os, "Trace: MultiHeadAttention on batch element 0, head 0");
-    say(os,
+    step(lout, "Trace: MultiHeadAttention on batch element 0, head 0");
+    say(lout,
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
         "MultiHeadAttention(d_in, d_out, context_length=T, dropout=0.0, num_heads); "
         "mha(batch):");
-    say(os, kMultiHeadTraceCode);
-    print_trace(os, trace);
+    say(lout, kMultiHeadTraceCode);
+    print_trace(lout, trace);
     return;
   }
-  step(os, "Stacking causal heads");
-  say(os, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +
+  step(lout, "Stacking causal heads");
+  say(lout, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +
               ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " +
               (num_heads == 2 ? std::string("two") : nh) +
               " CausalAttention heads and concatenates them: " + nh + " heads x " + dout +
@@ -78,11 +78,11 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
   const int wide = num_heads * d_out;
   std::vector<float> out(int64_t{B} * T * wide);  // (B, T, num_heads * d_out)
   wrapper.forward(out.data(), batch.data(), B, T, &rng);
-  show(os, "context_vecs:", out.data(), {B, T, wide});
-  show_size(os, "context_vecs.shape:", {B, T, wide});
+  show(lout, "context_vecs:", out.data(), {B, T, wide});
+  show_size(lout, "context_vecs.shape:", {B, T, wide});
 
-  step(os, "Batched matrix multiplication over heads");
-  say(os,
+  step(lout, "Batched matrix multiplication over heads");
+  say(lout,
       "With a (b, num_heads, T, head_dim) tensor, a @ a.transpose(2, 3) multiplies every head's "
       "(T, head_dim) matrix by its transpose at once, the same as doing each head separately.");
   const float a[1 * 2 * 3 * 4] = {0.2745f, 0.6584f, 0.2775f, 0.8573f, 0.8993f, 0.0390f,
@@ -97,12 +97,12 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
         for (int d = 0; d < 4; ++d) dot += a[(h * 3 + i) * 4 + d] * a[(h * 3 + j) * 4 + d];
         aat[(h * 3 + i) * 3 + j] = dot;
       }
-  show(os, "a @ a.transpose(2, 3):", aat, {1, 2, 3, 3});
-  show(os, "First head:", aat, {3, 3});
-  show(os, "Second head:", aat + 9, {3, 3});
+  show(lout, "a @ a.transpose(2, 3):", aat, {1, 2, 3, 3});
+  show(lout, "First head:", aat, {3, 3});
+  show(lout, "Second head:", aat + 9, {3, 3});
 
-  step(os, "One projection split across heads");
-  say(os, "torch.manual_seed(123); MultiHeadAttention(d_in=" + din + ", d_out=" + dout +
+  step(lout, "One projection split across heads");
+  say(lout, "torch.manual_seed(123); MultiHeadAttention(d_in=" + din + ", d_out=" + dout +
               ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
               "): one W_query/W_key/W_value of d_out columns viewed as "
               "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
@@ -114,8 +114,8 @@ void lesson_multi_head(const LessonOptions& opt, std::ostream& os) {
   mha.init(rng);
   out.assign(int64_t{B} * T * d_out, 0.0f);  // (B, T, d_out)
   mha.forward(out.data(), batch.data(), B, T, &rng);
-  show(os, "context_vecs:", out.data(), {B, T, d_out});
-  show_size(os, "context_vecs.shape:", {B, T, d_out});
+  show(lout, "context_vecs:", out.data(), {B, T, d_out});
+  show_size(lout, "context_vecs.shape:", {B, T, d_out});
 }
 
 }  // namespace scratchgpt::lessons

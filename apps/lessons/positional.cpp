@@ -13,7 +13,7 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_positional(const LessonOptions& opt, std::ostream& os) {
+void lesson_positional(const LessonOptions& opt, LessonOut& lout) {
   // The lecture's sizes and seed unless --B --T --C --block-size --seed say otherwise.
   const int V = 10, B = opt.B.value_or(2), T = opt.T.value_or(4), C = opt.C.value_or(4);
   const int block_size = opt.block_size.value_or(8);
@@ -23,8 +23,8 @@ void lesson_positional(const LessonOptions& opt, std::ostream& os) {
          " (position_embedding_table has block_size rows; raise --block-size)");
   check_elements(int64_t{B} * T * C * 3 + int64_t{block_size} * C, "--B, --T, --C, --block-size");
   Rng rng;
-  step(os, "Two embedding tables");
-  say(os, "torch.manual_seed(" + seed_text(seed) +
+  step(lout, "Two embedding tables");
+  say(lout, "torch.manual_seed(" + seed_text(seed) +
               "); token_embedding_table = nn.Embedding(vocab_size=10, n_embd=" + std::to_string(C) +
               "); position_embedding_table = nn.Embedding(block_size=" +
               std::to_string(block_size) + ", n_embd=" + std::to_string(C) + ").");
@@ -39,33 +39,33 @@ void lesson_positional(const LessonOptions& opt, std::ostream& os) {
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t)
       idx64[int64_t{b} * T + t] = idx[int64_t{b} * T + t] = b == 0 ? 5 : (b + t % 2) % V;
-  show(os, "idx:", idx64.data(), {B, T});
+  show(lout, "idx:", idx64.data(), {B, T});
 
-  step(os, "Token embeddings know what, not where");
-  say(os,
+  step(lout, "Token embeddings know what, not where");
+  say(lout,
       "tok_emb = token_embedding_table(idx): the same token 5 gets the same vector at every "
       "position, so attention alone could not tell the order of the tokens.");
   std::vector<float> tok_emb(int64_t{B} * T * C), pos_emb(int64_t{T} * C), x(tok_emb.size());
   // (B,T,C), (T,C), (B,T,C)
   ref::encoder_forward(tok_emb.data(), idx.data(), wte.data(), static_cast<const float*>(nullptr),
                        B, T, C);
-  show_size(os, "tok_emb.shape:", {B, T, C});
-  show(os, "tok_emb[0]:", tok_emb.data(), {T, C});
+  show_size(lout, "tok_emb.shape:", {B, T, C});
+  show(lout, "tok_emb[0]:", tok_emb.data(), {T, C});
 
-  step(os, "Position embeddings");
-  say(os,
+  step(lout, "Position embeddings");
+  say(lout,
       "pos_emb = position_embedding_table(torch.arange(T)): one learned vector per position "
       "0..T-1.");
   std::copy(wpe.begin(), wpe.begin() + T * C, pos_emb.begin());
-  show_size(os, "pos_emb.shape:", {T, C});
-  show(os, "pos_emb:", pos_emb.data(), {T, C});
+  show_size(lout, "pos_emb.shape:", {T, C});
+  show(lout, "pos_emb:", pos_emb.data(), {T, C});
 
-  step(os, "x = tok_emb + pos_emb");
-  say(os, "(B, T, C) + (T, C) broadcasts over the batch; now token 5 differs at each position.");
+  step(lout, "x = tok_emb + pos_emb");
+  say(lout, "(B, T, C) + (T, C) broadcasts over the batch; now token 5 differs at each position.");
   ref::encoder_forward(x.data(), idx.data(), wte.data(), wpe.data(), B, T, C);
-  show_size(os, "x.shape:", {B, T, C});
-  show(os, "x[0]:", x.data(), {T, C});
-  if (B > 1) show(os, "x[1]:", x.data() + int64_t{T} * C, {T, C});
+  show_size(lout, "x.shape:", {B, T, C});
+  show(lout, "x[0]:", x.data(), {T, C});
+  if (B > 1) show(lout, "x[1]:", x.data() + int64_t{T} * C, {T, C});
 }
 
 }  // namespace scratchgpt::lessons

@@ -23,22 +23,22 @@ float torch_sum(const float* x, int n) {
 }
 }  // namespace
 
-void lesson_simplified_attention(const LessonOptions& opt, std::ostream& os) {
+void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs).
   int T = 0, C = 0;
   std::string sentence;
   const std::vector<float> input_store = book_inputs(opt, T, C, sentence);
   const float* inputs = input_store.data();  // (T, C)
   const bool journey = !opt.T && !opt.d_in && !opt.seed;
-  step(os, "Attention scores for one query");
+  step(lout, "Attention scores for one query");
   if (journey) {
-    say(os,
+    say(lout,
         "The 2nd token, \"journey\" (x^2), is the query; its score with every token is a dot "
         "product.");
   } else {
-    say(os, sentence);
-    show(os, "inputs:", inputs, {T, C});
-    say(os, "The 2nd token (x^2) is the query; its score with every token is a dot product.");
+    say(lout, sentence);
+    show(lout, "inputs:", inputs, {T, C});
+    say(lout, "The 2nd token (x^2) is the query; its score with every token is a dot product.");
   }
   const float* query = inputs + 1 * C;  // (C)
   std::vector<float> attn_scores_2(T);  // (T)
@@ -47,35 +47,35 @@ void lesson_simplified_attention(const LessonOptions& opt, std::ostream& os) {
     for (int c = 0; c < C; ++c) dot += inputs[i * C + c] * query[c];
     attn_scores_2[i] = dot;
   }
-  show(os, "attn_scores_2:", attn_scores_2.data(), {T});
+  show(lout, "attn_scores_2:", attn_scores_2.data(), {T});
 
-  step(os, "Normalising the scores into weights");
-  say(os, "Dividing by the sum makes them sum to one ...");
+  step(lout, "Normalising the scores into weights");
+  say(lout, "Dividing by the sum makes them sum to one ...");
   const float total = torch_sum(attn_scores_2.data(), T);
   std::vector<float> w_tmp(T), exps(T), w_naive(T), w(T);  // (T) each
   for (int i = 0; i < T; ++i) w_tmp[i] = attn_scores_2[i] / total;
-  show(os, "Attention weights:", w_tmp.data(), {T});
-  show_scalar(os, "Sum:", torch_sum(w_tmp.data(), T));
-  say(os, "... but softmax is better behaved: exp(x) / exp(x).sum() (naive) ...");
+  show(lout, "Attention weights:", w_tmp.data(), {T});
+  show_scalar(lout, "Sum:", torch_sum(w_tmp.data(), T));
+  say(lout, "... but softmax is better behaved: exp(x) / exp(x).sum() (naive) ...");
   for (int i = 0; i < T; ++i) exps[i] = std::exp(attn_scores_2[i]);
   const float exp_sum = torch_sum(exps.data(), T);
   for (int i = 0; i < T; ++i) w_naive[i] = exps[i] / exp_sum;
-  show(os, "Attention weights:", w_naive.data(), {T});
-  show_scalar(os, "Sum:", torch_sum(w_naive.data(), T));
-  say(os, "... and torch.softmax subtracts the maximum first, so large scores cannot overflow.");
+  show(lout, "Attention weights:", w_naive.data(), {T});
+  show_scalar(lout, "Sum:", torch_sum(w_naive.data(), T));
+  say(lout, "... and torch.softmax subtracts the maximum first, so large scores cannot overflow.");
   ref::softmax_forward(w.data(), attn_scores_2.data(), 1, T);
-  show(os, "Attention weights:", w.data(), {T});
-  show_scalar(os, "Sum:", torch_sum(w.data(), T));
+  show(lout, "Attention weights:", w.data(), {T});
+  show_scalar(lout, "Sum:", torch_sum(w.data(), T));
 
-  step(os, "The context vector z^(2)");
-  say(os, "The weighted sum of all inputs: context_vec_2 += attn_weights_2[i] * x_i.");
+  step(lout, "The context vector z^(2)");
+  say(lout, "The weighted sum of all inputs: context_vec_2 += attn_weights_2[i] * x_i.");
   std::vector<float> context_vec_2(C, 0.0f);  // (C)
   for (int i = 0; i < T; ++i)
     for (int c = 0; c < C; ++c) context_vec_2[c] += w[i] * inputs[i * C + c];
-  show(os, "context_vec_2:", context_vec_2.data(), {C});
+  show(lout, "context_vec_2:", context_vec_2.data(), {C});
 
-  step(os, "All queries at once");
-  say(os, "Every token as the query: two for-loops, or simply inputs @ inputs.T.");
+  step(lout, "All queries at once");
+  say(lout, "Every token as the query: two for-loops, or simply inputs @ inputs.T.");
   std::vector<float> loops(int64_t{T} * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
@@ -83,18 +83,18 @@ void lesson_simplified_attention(const LessonOptions& opt, std::ostream& os) {
       for (int c = 0; c < C; ++c) dot += inputs[i * C + c] * inputs[j * C + c];
       loops[i * T + j] = dot;
     }
-  show(os, "attn_scores (loops):", loops.data(), {T, T});
+  show(lout, "attn_scores (loops):", loops.data(), {T, T});
   stones::SimplifiedAttention<float> attention;
   std::vector<float> all_context_vecs(int64_t{T} * C);  // (T, C)
   attention.forward(all_context_vecs.data(), inputs, T, C);
-  show(os, "attn_scores (inputs @ inputs.T):", attention.scores.data(), {T, T});
-  show(os, "attn_weights:", attention.weights.data(), {T, T});
+  show(lout, "attn_scores (inputs @ inputs.T):", attention.scores.data(), {T, T});
+  show(lout, "attn_weights:", attention.weights.data(), {T, T});
   std::vector<float> row_sums(T);
   for (int i = 0; i < T; ++i) row_sums[i] = torch_sum(attention.weights.data() + i * T, T);
-  show(os, "All row sums:", row_sums.data(), {T});
-  say(os, "all_context_vecs = attn_weights @ inputs; its 2nd row is z^(2) from before.");
-  show(os, "all_context_vecs:", all_context_vecs.data(), {T, C});
-  show(os, "Previous 2nd context vector:", context_vec_2.data(), {C});
+  show(lout, "All row sums:", row_sums.data(), {T});
+  say(lout, "all_context_vecs = attn_weights @ inputs; its 2nd row is z^(2) from before.");
+  show(lout, "all_context_vecs:", all_context_vecs.data(), {T, C});
+  show(lout, "Previous 2nd context vector:", context_vec_2.data(), {C});
 }
 
 }  // namespace scratchgpt::lessons

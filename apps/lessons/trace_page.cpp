@@ -294,8 +294,8 @@ std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<f
   };
 }
 
-void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace) {
-  for (const auto& m : trace) os << m.name << " " << format_tensor(m.data.data(), m.shape) << "\n";
+void print_trace(LessonOut& out, const std::vector<TraceMatrix>& trace) {
+  for (const auto& m : trace) out.trace(m);
 }
 
 void write_trace_page(const std::string& path, bool overwrite, const std::string& title,

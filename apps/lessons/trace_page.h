@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lessons/lesson_out.h"
 #include "stones/causal_attention.h"
 #include "stones/head.h"
 #include "stones/multi_head_attention.h"
@@ -48,8 +49,9 @@ std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<f
                                                     const std::vector<float>& x, int B, int T);
 extern const char* const kMultiHeadTraceCode;
 
-// "name tensor(...)" per matrix, in order, as the text trace prints it.
-void print_trace(std::ostream& os, const std::vector<TraceMatrix>& trace);
+// "name tensor(...)" per matrix, in order, as the text trace prints it (and recorded with its op
+// and mask).
+void print_trace(LessonOut& out, const std::vector<TraceMatrix>& trace);
 
 // The page: a title, one sentence, the code, then one grid per matrix, in order. Written under
 // the rule for user outputs (core/atomic_file.h): an existing file only with overwrite. Fails

@@ -14,7 +14,7 @@
 
 namespace scratchgpt::lessons {
 
-void lesson_trainable_weights(const LessonOptions& opt, std::ostream& os) {
+void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
   // The weights keep the book's seeds (123 for W_query, W_key, W_value and v1, 789 for v2).
   int T = 0, d_in = 0;
@@ -26,12 +26,12 @@ void lesson_trainable_weights(const LessonOptions& opt, std::ostream& os) {
   const float* x_2 = inputs + d_in;          // (d_in)
   Rng rng;
   if (opt.T || opt.d_in || opt.seed) {
-    step(os, "The inputs");
-    say(os, sentence);
-    show(os, "inputs:", inputs, {T, d_in});
+    step(lout, "The inputs");
+    say(lout, sentence);
+    show(lout, "inputs:", inputs, {T, d_in});
   }
-  step(os, "Three weight matrices");
-  say(os,
+  step(lout, "Three weight matrices");
+  say(lout,
       "torch.manual_seed(123); W_query, W_key, W_value = torch.nn.Parameter(torch.rand(d_in, "
       "d_out)) with d_in = " +
           std::to_string(d_in) + ", d_out = " + std::to_string(d_out) +
@@ -41,41 +41,41 @@ void lesson_trainable_weights(const LessonOptions& opt, std::ostream& os) {
   rng.rand(W_query.data(), d_in * d_out);
   rng.rand(W_key.data(), d_in * d_out);
   rng.rand(W_value.data(), d_in * d_out);
-  show(os, "W_query:", W_query.data(), {d_in, d_out});
-  show(os, "W_key:", W_key.data(), {d_in, d_out});
-  show(os, "W_value:", W_value.data(), {d_in, d_out});
+  show(lout, "W_query:", W_query.data(), {d_in, d_out});
+  show(lout, "W_key:", W_key.data(), {d_in, d_out});
+  show(lout, "W_value:", W_value.data(), {d_in, d_out});
 
-  step(os, "Query, keys and values");
-  say(os, "query_2 = x_2 @ W_query projects the " + std::to_string(d_in) + "-d input to a " +
+  step(lout, "Query, keys and values");
+  say(lout, "query_2 = x_2 @ W_query projects the " + std::to_string(d_in) + "-d input to a " +
               std::to_string(d_out) + "-d query; keys and values are computed for every input.");
   std::vector<float> query_2(d_out), keys(int64_t{T} * d_out), values(int64_t{T} * d_out);
   stones::mm(query_2.data(), x_2, W_query.data(), 1, d_in, d_out);
   stones::mm(keys.data(), inputs, W_key.data(), T, d_in, d_out);      // (T, d_out)
   stones::mm(values.data(), inputs, W_value.data(), T, d_in, d_out);  // (T, d_out)
-  show(os, "query_2:", query_2.data(), {d_out});
-  show_size(os, "keys.shape:", {T, d_out});
-  show_size(os, "values.shape:", {T, d_out});
+  show(lout, "query_2:", query_2.data(), {d_out});
+  show_size(lout, "keys.shape:", {T, d_out});
+  show_size(lout, "values.shape:", {T, d_out});
 
-  step(os, "Scores, scaled weights, the context vector");
-  say(os, "omega_22 = query_2 . keys[1]; all scores: query_2 @ keys.T.");
+  step(lout, "Scores, scaled weights, the context vector");
+  say(lout, "omega_22 = query_2 . keys[1]; all scores: query_2 @ keys.T.");
   float omega_22 = 0;
   for (int i = 0; i < d_out; ++i) omega_22 += query_2[i] * keys[1 * d_out + i];
-  show_scalar(os, "attn_score_22:", omega_22);
+  show_scalar(lout, "attn_score_22:", omega_22);
   std::vector<float> scores(T), scaled(T), weights(T), context(d_out);  // (T), (T), (T), (d_out)
   stones::mm(scores.data(), keys.data(), query_2.data(), T, d_out, 1);  // = query_2 @ keys.T
-  show(os, "attn_scores_2:", scores.data(), {T});
-  say(os,
+  show(lout, "attn_scores_2:", scores.data(), {T});
+  say(lout,
       "softmax(attn_scores_2 / d_k**0.5): dividing by sqrt(d_k) keeps the softmax from "
       "saturating when d_k is large.");
   for (int i = 0; i < T; ++i)
     scaled[i] = stones::apply_scale(scores[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), 1, T);
-  show(os, "attn_weights_2:", weights.data(), {T});
+  show(lout, "attn_weights_2:", weights.data(), {T});
   stones::mm(context.data(), weights.data(), values.data(), 1, T, d_out);
-  show(os, "context_vec_2:", context.data(), {d_out});
+  show(lout, "context_vec_2:", context.data(), {d_out});
 
-  step(os, "SelfAttention_v1: the same as a module");
-  say(os,
+  step(lout, "SelfAttention_v1: the same as a module");
+  say(lout,
       "torch.manual_seed(123); sa_v1 = SelfAttention_v1(d_in, d_out) draws the same three "
       "matrices, so its 2nd row is context_vec_2.");
   rng.manual_seed(123);
@@ -83,17 +83,17 @@ void lesson_trainable_weights(const LessonOptions& opt, std::ostream& os) {
   sa_v1.init(rng);
   std::vector<float> out(int64_t{T} * d_out);  // (T, d_out)
   sa_v1.forward(out.data(), inputs, T);
-  show(os, "SelfAttention_v1:", out.data(), {T, d_out});
+  show(lout, "SelfAttention_v1:", out.data(), {T, d_out});
 
-  step(os, "SelfAttention_v2: nn.Linear layers");
-  say(os,
+  step(lout, "SelfAttention_v2: nn.Linear layers");
+  say(lout,
       "torch.manual_seed(789); nn.Linear(d_in, d_out, bias=False) has a better initialisation "
       "and stores W transposed, (d_out, d_in).");
   rng.manual_seed(789);
   stones::SelfAttentionV2<float> sa_v2(d_in, d_out);
   sa_v2.init(rng);
   sa_v2.forward(out.data(), inputs, T);
-  show(os, "SelfAttention_v2:", out.data(), {T, d_out});
+  show(lout, "SelfAttention_v2:", out.data(), {T, d_out});
 }
 
 }  // namespace scratchgpt::lessons
