@@ -29,6 +29,10 @@ void register_prepare(CLI::App& app) {
                   "tinyshakespeare.py's split and shards, and gpt2_tokenizer.bin; GPT-2 tokens); "
                   "train reads all three")
       ->capture_default_str();
+  cmd->add_flag("--overwrite", r->overwrite,
+                "replace files in --out-dir that differ from what this prepare writes (without "
+                "it, such a file is an error and nothing is written; preparing the same text the "
+                "same way again needs no --overwrite)");
   cmd->footer(
       "Examples:\n"
       "  scratchgpt prepare   # the bundled Tiny Shakespeare by characters, into "

@@ -43,6 +43,8 @@ void register_tokenize(CLI::App& app) {
                    "tokens in all: the 256 bytes, the merges and <|endoftext|>")
       ->capture_default_str();
   train->add_option("--out", t->out, "directory to write")->required();
+  train->add_flag("--overwrite", t->overwrite,
+                  "replace a tokenizer (encoder.json, vocab.bpe) already in --out");
   train->footer(
       "Example:\n"
       "  scratchgpt tokenizer train --vocab-size 8449 --out out/tok8k   # 8192 merges");

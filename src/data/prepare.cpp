@@ -39,12 +39,40 @@ Splits split_at(const std::vector<int32_t>& ids, size_t n_train) {
   return s;
 }
 
-// Writes the two token files and meta.json (the tokenizer's own files are the caller's).
-PrepareResult write_splits(const std::string& input_path, const fs::path& out,
-                           const std::string& tokenizer, TokenFormat format, int64_t chars,
-                           int vocab_size, const Splits& s) {
-  write_token_file((out / s.train_name).string(), s.train, vocab_size, format);
-  write_token_file((out / s.val_name).string(), s.val, vocab_size, format);
+// What a prepare leaves in its directory: files to write (name, bytes) and files of an earlier
+// prepare in another way to remove.
+struct DatasetFiles {
+  std::vector<std::pair<std::string, std::string>> write;
+  std::vector<std::string> remove;
+};
+
+bool same_bytes(const fs::path& path, const std::string& bytes) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) != bytes.size() || ec) return false;
+  return read_file(path.string()) == bytes;
+}
+
+// Checks every file first (see prepare_dataset's rule), then writes each atomically.
+void commit_files(const fs::path& out, const DatasetFiles& files, bool overwrite) {
+  std::error_code ec;
+  for (const auto& [name, bytes] : files.write)
+    if (!overwrite && fs::exists(out / name, ec) && !same_bytes(out / name, bytes))
+      fail((out / name).string(), " exists with other contents (an earlier prepare of another "
+           "input, tokenizer or format?): give --overwrite to replace it, or another --out-dir");
+  for (const std::string& name : files.remove)
+    if (!overwrite && fs::exists(out / name, ec))
+      fail((out / name).string(), " is left from a prepare with another tokenizer or format, "
+           "and this one would remove it: give --overwrite, or another --out-dir");
+  for (const auto& [name, bytes] : files.write) write_file_atomic((out / name).string(), bytes);
+  for (const std::string& name : files.remove) fs::remove(out / name, ec);
+}
+
+// Adds the two token files and meta.json (the tokenizer's own files are the caller's).
+PrepareResult add_splits(DatasetFiles& files, const std::string& input_path,
+                         const std::string& tokenizer, TokenFormat format, int64_t chars,
+                         int vocab_size, const Splits& s) {
+  files.write.emplace_back(s.train_name, token_file_bytes(s.train, vocab_size, format));
+  files.write.emplace_back(s.val_name, token_file_bytes(s.val, vocab_size, format));
   nlohmann::json meta;
   meta["source"] = fs::absolute(input_path).string();
   meta["tokenizer"] = tokenizer;
@@ -59,7 +87,7 @@ PrepareResult write_splits(const std::string& input_path, const fs::path& out,
                           : format == TokenFormat::kLlmc ? "llm.c's 1024-byte header, uint16"
                                                          : "raw uint16, no header") +
                          " little-endian";
-  write_file_atomic((out / "meta.json").string(), meta.dump(2) + "\n");
+  files.write.emplace_back("meta.json", meta.dump(2) + "\n");
   PrepareResult r;
   r.num_chars = chars;
   r.vocab_size = vocab_size;
@@ -119,7 +147,7 @@ Splits llmc_splits(const std::vector<int32_t>& ids) {
 // llm.c's data step instead (llmc_document_ids, llmc_splits) and its gpt2_tokenizer.bin.
 PrepareResult prepare_bpe(const std::string& input_path, const std::string& text,
                           const std::string& out_dir, const std::string& tokenizer,
-                          TokenFormat format) {
+                          TokenFormat format, bool overwrite) {
   const Tokenizer tok = Tokenizer::bpe(tokenizer);
   check_format_holds(format, tokenizer, tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
@@ -143,30 +171,31 @@ PrepareResult prepare_bpe(const std::string& input_path, const std::string& text
     ids.insert(ids.end(), va.begin(), va.end());
     splits = split_at(ids, n_train);
   }
-  const fs::path out(out_dir);
-  write_file_atomic((out / "encoder.json").string(), tok.encoder_json());
-  write_file_atomic((out / "vocab.bpe").string(), tok.vocab_bpe());
-  std::error_code ec;
-  fs::remove(out / "vocab.json", ec);  // a character vocabulary of an earlier prepare
-  fs::remove(out / "meta.pkl", ec);
+  DatasetFiles files;
+  files.write = {{"encoder.json", tok.encoder_json()}, {"vocab.bpe", tok.vocab_bpe()}};
+  files.remove = {"vocab.json", "meta.pkl"};  // a character vocabulary of an earlier prepare
   if (format == TokenFormat::kLlmc) {
-    write_file_atomic((out / "gpt2_tokenizer.bin").string(), tok.bpe().llmc_tokenizer_file());
-    for (const char* f : {"train.bin", "val.bin"}) fs::remove(out / f, ec);  // an earlier prepare's
+    files.write.emplace_back("gpt2_tokenizer.bin", tok.bpe().llmc_tokenizer_file());
+    files.remove.insert(files.remove.end(), {"train.bin", "val.bin"});  // an earlier prepare's
   }
-  return write_splits(input_path, out, tokenizer, format, chars, tok.vocab_size(), splits);
+  const PrepareResult r =
+      add_splits(files, input_path, tokenizer, format, chars, tok.vocab_size(), splits);
+  commit_files(out_dir, files, overwrite);
+  return r;
 }
 
 }  // namespace
 
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
-                              const std::string& tokenizer, TokenFormat format) {
+                              const std::string& tokenizer, TokenFormat format, bool overwrite) {
   const std::string text = read_file(input_path);
   SG_CHECK(!text.empty(), "input file ", input_path, " is empty: give a text file with content");
   const size_t bad = utf8_invalid_offset(text);
   SG_CHECK(bad == std::string::npos, "input file ", input_path,
            " is not valid UTF-8 at byte offset ", bad,
            ": convert it to UTF-8 first (e.g. iconv -f LATIN1 -t UTF-8)");
-  if (tokenizer != "char") return prepare_bpe(input_path, text, out_dir, tokenizer, format);
+  if (tokenizer != "char")
+    return prepare_bpe(input_path, text, out_dir, tokenizer, format, overwrite);
   const CharTokenizer tok = CharTokenizer::from_text(text);
   check_format_holds(format, "the text's vocabulary of characters", tok.vocab_size());
   ensure_writable_dir(out_dir, "--out-dir");
@@ -174,17 +203,19 @@ PrepareResult prepare_dataset(const std::string& input_path, const std::string& 
   const std::vector<int32_t> ids = tok.encode(text);  // one id per code point
   const auto n_train = static_cast<size_t>(static_cast<double>(ids.size()) * 0.9);  // int(n * 0.9)
 
-  const fs::path out(out_dir);
-  write_file_atomic((out / "vocab.json").string(), tok.to_json() + "\n");
-  std::error_code ec;
-  for (const char* f : {"encoder.json", "vocab.bpe"}) fs::remove(out / f, ec);  // an earlier BPE
+  DatasetFiles files;
+  files.write = {{"vocab.json", tok.to_json() + "\n"}};
+  files.remove = {"encoder.json", "vocab.bpe"};  // an earlier BPE prepare's
   // nanoGPT's train.py reads vocab_size from meta.pkl (else it builds a model of 50304 tokens).
   if (format == TokenFormat::kNanoGpt)
-    write_file_atomic((out / "meta.pkl").string(), tok.to_meta_pkl());
+    files.write.emplace_back("meta.pkl", tok.to_meta_pkl());
   else
-    fs::remove(out / "meta.pkl", ec);
-  return write_splits(input_path, out, "char", format, static_cast<int64_t>(ids.size()),
-                      tok.vocab_size(), split_at(ids, n_train));
+    files.remove.emplace_back("meta.pkl");
+  const PrepareResult r = add_splits(files, input_path, "char", format,
+                                     static_cast<int64_t>(ids.size()), tok.vocab_size(),
+                                     split_at(ids, n_train));
+  commit_files(out_dir, files, overwrite);
+  return r;
 }
 
 }  // namespace scratchgpt

@@ -30,9 +30,14 @@ struct PrepareResult {
 // train.bin and val.bin; or llm.c's data step (GPT-2's tokens only), exactly as llm.c's
 // dev/data/tinyshakespeare.py: <|endoftext|> before each blank-line section, the first 32,768
 // tokens val, tiny_shakespeare_{val,train}.bin and gpt2_tokenizer.bin.
+// The directory's files are the user's: a file prepare would write that exists with other bytes,
+// or one of an earlier prepare's that it would remove (another tokenizer's vocabulary), is an
+// Error naming it and --overwrite, before anything is written, unless `overwrite`. Preparing the
+// same input the same way again rewrites identical files, so it needs no --overwrite.
 PrepareResult prepare_dataset(const std::string& input_path, const std::string& out_dir,
                               const std::string& tokenizer = "char",
-                              TokenFormat format = TokenFormat::kScratchgpt);
+                              TokenFormat format = TokenFormat::kScratchgpt,
+                              bool overwrite = false);
 
 // The bundled data/tinyshakespeare.txt: looked up under the current directory and its parents,
 // then under the source tree this binary was built from. An Error if none exists.

@@ -147,6 +147,11 @@ TokenFormat token_format_from_name(const std::string& name) {
 
 void write_token_file(const std::string& path, const std::vector<uint32_t>& tokens, int vocab_size,
                       TokenFormat format) {
+  write_file_atomic(path, token_file_bytes(tokens, vocab_size, format));
+}
+
+std::string token_file_bytes(const std::vector<uint32_t>& tokens, int vocab_size,
+                             TokenFormat format) {
   SG_CHECK(vocab_size > 0 && vocab_size <= kMaxVocab, "token files hold vocabularies of 1..",
            kMaxVocab, ", got ", vocab_size);
   const bool wide = vocab_size > 65536;
@@ -183,7 +188,7 @@ void write_token_file(const std::string& path, const std::vector<uint32_t>& toke
     put<uint32_t>(bytes, 4, 1);
     put<uint32_t>(bytes, 8, static_cast<uint32_t>(tokens.size()));
   }
-  write_file_atomic(path, bytes);
+  return bytes;
 }
 
 TokenFile read_token_file(const std::string& path, int raw_vocab_size, int vocab_beside) {

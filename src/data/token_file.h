@@ -51,6 +51,9 @@ inline constexpr int kGpt2VocabSize = 50257;  // what every llm.c shard of magic
 // to 65536); llmc's vocabulary is GPT-2's.
 void write_token_file(const std::string& path, const std::vector<uint32_t>& tokens, int vocab_size,
                       TokenFormat format = TokenFormat::kScratchgpt);
+// The same file's bytes, for a caller that decides when (and whether) to write them.
+std::string token_file_bytes(const std::vector<uint32_t>& tokens, int vocab_size,
+                             TokenFormat format = TokenFormat::kScratchgpt);
 
 struct TokenFile {
   std::vector<uint32_t> tokens;

@@ -15,7 +15,7 @@ void run_prepare(const PrepareRequest& req, std::FILE* out) {
       req.out_dir.empty()
           ? (std::filesystem::path("out") / "data" / std::filesystem::path(input).stem()).string()
           : req.out_dir;
-  const PrepareResult r = prepare_dataset(input, out_dir, req.tokenizer, format);
+  const PrepareResult r = prepare_dataset(input, out_dir, req.tokenizer, format, req.overwrite);
   std::fprintf(out,
                "%s: %lld characters, vocabulary of %d (%s), %lld train and %lld val tokens "
                "(%s format) -> %s\n",

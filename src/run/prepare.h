@@ -13,6 +13,7 @@ struct PrepareRequest {
   std::string out_dir;             // "": out/data/<input file name without extension>
   std::string tokenizer = "char";  // char, gpt2 or a directory with encoder.json and vocab.bpe
   std::string format = "scratchgpt";  // scratchgpt, nanogpt or llmc (data/token_file.h)
+  bool overwrite = false;  // --overwrite: replace files of the directory that differ
 };
 
 void run_prepare(const PrepareRequest& req, std::FILE* out);

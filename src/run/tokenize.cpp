@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -70,6 +71,13 @@ void run_tokenize(const TokenizeRequest& req, std::FILE* out) {
 void run_tokenizer_train(const TokenizerTrainRequest& req, std::FILE* out) {
   SG_CHECK(!req.out.empty(), "--out is required: the directory for encoder.json and vocab.bpe");
   const std::string path = req.input.empty() ? default_dataset_path() : req.input;
+  // A tokenizer already there (its data may have been prepared with it) stays unless asked.
+  for (const char* f : {"encoder.json", "vocab.bpe"}) {
+    std::error_code ec;
+    SG_CHECK(req.overwrite || !std::filesystem::exists(std::filesystem::path(req.out) / f, ec),
+             "--out ", req.out, " already holds a tokenizer (", f,
+             "): give --overwrite to replace it, or another --out");
+  }
   const std::string text = read_file(path);
   const auto t0 = std::chrono::steady_clock::now();
   const TrainedBpe bpe = train_bpe(text, req.vocab_size);

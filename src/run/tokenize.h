@@ -25,6 +25,7 @@ struct TokenizerTrainRequest {
   std::string input;      // a UTF-8 text file (default: the bundled Tiny Shakespeare)
   int vocab_size = 1024;  // bytes + merges + <|endoftext|>
   std::string out;        // the directory to write
+  bool overwrite = false;  // --overwrite: replace its encoder.json and vocab.bpe
 };
 
 void run_tokenizer_train(const TokenizerTrainRequest& req, std::FILE* out);

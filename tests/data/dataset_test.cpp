@@ -13,6 +13,7 @@
 #include "data/file_io.h"
 #include "data/prepare.h"
 #include "data/token_file.h"
+#include "tokenizer/char_tokenizer.h"
 #include "core/utf8.h"
 #include "test_util.h"
 
@@ -45,6 +46,39 @@ TEST(Prepare, SplitsNinetyTenAndDecodesBack) {
   all.insert(all.end(), d.val.begin(), d.val.end());
   EXPECT_EQ(d.tokenizer.decode(all), text);
   EXPECT_TRUE(fs::exists(dir + "/out/meta.json"));
+}
+
+// The directory's files are the user's: the same prepare again rewrites identical bytes, another
+// one stops before writing anything unless --overwrite (prepare_dataset's rule).
+TEST(Prepare, NeverReplacesOtherFilesWithoutOverwrite) {
+  const std::string dir = tmp_dir("keep");
+  write_file_atomic(dir + "/a.txt", "To be, or not to be: that is the question.\n");
+  write_file_atomic(dir + "/b.txt", "Now is the winter of our discontent.\n");
+  prepare_dataset(dir + "/a.txt", dir + "/out");
+  const std::string train = read_file(dir + "/out/train.bin"), vocab = read_file(dir + "/out/vocab.json");
+  prepare_dataset(dir + "/a.txt", dir + "/out");  // the same again: allowed, the same bytes
+  EXPECT_EQ(read_file(dir + "/out/train.bin"), train);
+  const std::string e = error_of([&] { prepare_dataset(dir + "/b.txt", dir + "/out"); });
+  EXPECT_NE(e.find("exists with other contents"), std::string::npos) << e;
+  EXPECT_NE(e.find("--overwrite"), std::string::npos) << e;
+  EXPECT_EQ(read_file(dir + "/out/train.bin"), train);  // nothing written
+  EXPECT_EQ(read_file(dir + "/out/vocab.json"), vocab);
+  // A prepare in another format would remove nothing but write meta.pkl and other token bytes.
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/a.txt", dir + "/out", "char",
+                                           TokenFormat::kNanoGpt); }).find("--overwrite"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/out/meta.pkl"));
+  // A user's own file of the same name counts too.
+  fs::create_directories(dir + "/own");
+  write_file_atomic(dir + "/own/val.bin", "mine");
+  EXPECT_NE(error_of([&] { prepare_dataset(dir + "/a.txt", dir + "/own"); }).find("val.bin"),
+            std::string::npos);
+  EXPECT_EQ(read_file(dir + "/own/val.bin"), "mine");
+  EXPECT_FALSE(fs::exists(dir + "/own/train.bin"));
+  prepare_dataset(dir + "/b.txt", dir + "/out", "char", TokenFormat::kScratchgpt, true);
+  EXPECT_NE(read_file(dir + "/out/train.bin"), train);
+  EXPECT_EQ(Dataset::load(dir + "/out").tokenizer.vocab_size(),
+            CharTokenizer::from_text("Now is the winter of our discontent.\n").vocab_size());
 }
 
 TEST(Prepare, BadInputsAreNamedErrors) {

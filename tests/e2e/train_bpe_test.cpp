@@ -41,8 +41,11 @@ TEST(TrainBpe, Gpt2TokensLikeNanoGptsShakespeare) {
   r = run_cli("eval --checkpoint '" + dir + "/run/best.safetensors' --data-dir '" + dir +
               "/data' --batches 1");
   EXPECT_EQ(r.rc, 0) << r.err;
-  // The same checkpoint on character data: refused, naming both tokenizers.
-  const std::string chars = prepared(dir, shakespeare(20000));
+  // The same checkpoint on character data: refused, naming both tokenizers. (Preparing over
+  // the BPE data needs --overwrite.)
+  expect_error(run_cli("prepare --input '" + dir + "/data/meta.json' --out-dir '" + dir + "/data'"),
+               "--overwrite");
+  const std::string chars = prepared(dir, shakespeare(20000), " --overwrite");
   expect_error(run_cli("eval --checkpoint '" + dir + "/run/best.safetensors' --data-dir '" +
                        chars + "' --batches 1"),
                "BPE gpt2 (50257 tokens)");
@@ -54,6 +57,16 @@ TEST(TrainBpe, ATokenizerOfYourOwn) {
   CliResult r = run_cli("tokenizer train --input '" + dir + "/input.txt' --vocab-size 400 --out '" +
                         dir + "/tok'");
   ASSERT_EQ(r.rc, 0) << r.err;
+  // A tokenizer already there stays unless asked (data may have been prepared with it).
+  const std::string merges = slurp(dir + "/tok/vocab.bpe");
+  expect_error(run_cli("tokenizer train --input '" + dir + "/input.txt' --vocab-size 300 --out '" +
+                       dir + "/tok'"),
+               "--overwrite");
+  EXPECT_EQ(slurp(dir + "/tok/vocab.bpe"), merges);
+  r = run_cli("tokenizer train --input '" + dir + "/input.txt' --vocab-size 400 --out '" + dir +
+              "/tok' --overwrite");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(dir + "/tok/vocab.bpe"), merges);  // the same training: the same merges
   r = run_cli("prepare --tokenizer '" + dir + "/tok' --input '" + dir + "/input.txt' --out-dir '" +
               dir + "/data'");
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -64,7 +77,7 @@ TEST(TrainBpe, ATokenizerOfYourOwn) {
   r = run_cli("sample --checkpoint '" + dir + "/run/last.safetensors' --num-tokens 5");
   EXPECT_EQ(r.rc, 0) << r.err;
   // Resuming on data of another tokenizer is refused.
-  const std::string chars = prepared(dir, shakespeare(20000));
+  const std::string chars = prepared(dir, shakespeare(20000), " --overwrite");
   expect_error(run_cli("train --resume --data-dir '" + chars + "' --out-dir '" + dir + "/run'"),
                "differs from the checkpoint's");
 }

@@ -76,11 +76,13 @@ inline std::string shakespeare(size_t n) {
   return all.substr(0, n);
 }
 
-// Writes a text and prepares it into dir/data; returns the data dir.
-inline std::string prepared(const std::string& dir, const std::string& text) {
+// Writes a text and prepares it into dir/data (flags: e.g. " --overwrite" over another
+// prepare's files); returns the data dir.
+inline std::string prepared(const std::string& dir, const std::string& text,
+                            const std::string& flags = "") {
   spit(dir + "/input.txt", text);
   const CliResult r =
-      run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'");
+      run_cli("prepare --input '" + dir + "/input.txt' --out-dir '" + dir + "/data'" + flags);
   if (r.rc != 0) ADD_FAILURE() << "prepare failed: " << r.err;
   return dir + "/data";
 }
