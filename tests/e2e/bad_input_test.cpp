@@ -22,19 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sanitizers reserve terabytes of address space, so a process limit (ulimit -v) stops them first.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+// Sanitizers reserve terabytes of address space, so a process limit (ulimit -v) stops them first
+// (test::kSanitized).
 
 std::string data_dir() {
   static const std::string d = prepared(scratch_dir("bad_input_data"), shakespeare(20000));
