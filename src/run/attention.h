@@ -45,7 +45,8 @@ void run_attention(const AttentionRequest& req, std::FILE* out);
 
 // The page's data (the fields above) for ids (1 to block_size of them) through gpt, whose
 // parameters are ck's (restore_params) and whose ExecContext keeps the weights
-// (its fused_attention_min_T above T; run_attention sets INT_MAX). Runs one forward; no file I/O.
+// (its fused_attention_min_T above T; run_attention sets INT_MAX). Runs one forward; no file I/O
+// (attention_data.cpp, which needs only the model, the checkpoint and the tokenizer).
 nlohmann::json attention_page_data(const Checkpoint& ck, GPT& gpt, const std::vector<int32_t>& ids);
 
 }  // namespace scratchgpt
