@@ -287,6 +287,7 @@ function renderAttention(root, data, options = {}) {
                head: clamp(options.head, data.n_head, 0),
                query: clamp(options.query, m.T, m.T - 1), perRow: options.perRow !== false };
   const draw = () => {
+    root.style.minHeight = `${root.offsetHeight}px`;  // the page keeps its height: no scroll jump
     root.replaceChildren();
     root.classList.add('attention');
     const pick = change => {
@@ -305,6 +306,7 @@ function renderAttention(root, data, options = {}) {
                       legend(st, hatch)),
                    all);
     root.append(hatchDefs(hatch), configLine(data, m.T), top, panel, trace(m, st));
+    root.style.minHeight = '';
     root.querySelectorAll('[data-pos]').forEach(e =>
       e.addEventListener('click', () => pick({ query: Number(e.dataset.pos) })));
   };
@@ -313,7 +315,7 @@ function renderAttention(root, data, options = {}) {
 
 // The CLI's page (scratchgpt attention): its data island, the pick kept in the URL's #fragment
 // (#layer=1&head=2&query=5&scale=abs), so a link reproduces a view.
-if (document.getElementById('attention-data')) {
+if (document.getElementById('attention-data') && document.getElementById('attention')) {
   const hash = new URLSearchParams(location.hash.slice(1));
   const int = k => (hash.has(k) ? Number(hash.get(k)) : undefined);
   const keep = s => history.replaceState(
