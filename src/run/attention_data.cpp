@@ -96,15 +96,14 @@ nlohmann::json attention_page_data(const Checkpoint& ck, GPT& gpt,
   for (int32_t id : ids) d["tokens"].push_back(visible(ck.tokenizer.decode_one(id)));
   for (int l = 0; l < g.n_layer; ++l) {
     const float* att = gpt.attention_weights(l);  // (B = 1, NH, T, T)
-    SG_CHECK(att != nullptr, "layer ", l,
-             " kept no attention weights: build the GPT with "
-             "fused_attention_min_T above ",
-             T);
+    SG_CHECK(att != nullptr, "layer ", l, " kept no attention weights: build the GPT with ",
+             "fused_attention_min_T above ", T);
     nlohmann::json layer = nlohmann::json::array();
     for (int h = 0; h < g.n_head; ++h)
       layer.push_back(packed_rows(att + static_cast<size_t>(h) * T * T, T));
     d["weights"].push_back(std::move(layer));
-    d["qkv"].push_back(base64_floats(gpt.attention_qkv(l), static_cast<size_t>(T) * 3 * C));
+    const float* qkv = gpt.attention_qkv(l);  // (B = 1, T, 3C)
+    d["qkv"].push_back(base64_floats(qkv, static_cast<size_t>(T) * 3 * C));
   }
   return d;
 }
