@@ -12,8 +12,9 @@ void register_attention(CLI::App& app) {
   auto r = std::make_shared<AttentionRequest>();
   auto* cmd = app.add_subcommand(
       "attention",
-      "Draw a GPT's attention on a prompt: one self-contained HTML page with every layer and "
-      "head as a heatmap (query rows, key columns, the future masked) and as lines between tokens");
+      "Draw a GPT's attention on a prompt: one self-contained HTML page showing a layer and head "
+      "at a time (picked from an overview of all) as a heatmap (query rows, key columns, the "
+      "future masked) and as lines query -> key, and a clicked token's computation traced");
   cmd->add_option("--checkpoint", r->checkpoint, "a GPT checkpoint")->required();
   cmd->add_option("--prompt", r->prompt, "the text to run through the model")->required();
   cmd->add_option("--out", r->out, "the .html file to write, e.g. attention.html")->required();

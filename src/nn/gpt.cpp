@@ -105,6 +105,16 @@ const float* GPT::attention_weights(int layer) const {
   return a.fused ? nullptr : a.att;
 }
 
+const float* GPT::attention_qkv(int layer) const {
+  SG_CHECK(layer >= 0 && layer < L, "layer ", layer, " is outside the model's ", L, " layers");
+  return blocks[static_cast<size_t>(layer)].attn.c_attn.out;
+}
+
+const float* GPT::attention_heads(int layer) const {
+  SG_CHECK(layer >= 0 && layer < L, "layer ", layer, " is outside the model's ", L, " layers");
+  return blocks[static_cast<size_t>(layer)].attn.y;
+}
+
 void GPT::init(Rng& rng) {
   auto fill = [](const Tensor& t, float value) { std::fill(t.begin(), t.end(), value); };
   auto normal = [&rng](const Tensor& t, double std) { rng.normal(t.data, t.numel(), 0.0, std); };

@@ -67,6 +67,11 @@ class GPT : public LanguageModel {
   // (the stored kernel: T below the ExecContext's fused_attention_min_T, or dropout); null when
   // the fused kernel ran. Row t is query position t's softmax over key positions 0..t.
   const float* attention_weights(int layer) const;
+  // Layer l's q, k, v from the last forward, as its c_attn wrote them (B, T, 3C): q in columns
+  // [0, C), k in [C, 2C), v in [2C, 3C), head h at h*HS within each (what the attention page
+  // traces); and its heads' outputs, concatenated before c_proj (B, T, C).
+  const float* attention_qkv(int layer) const;
+  const float* attention_heads(int layer) const;
 
   // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
   void reset_cache() override;

@@ -4,7 +4,8 @@
 // the gradient norm and tokens/s, the runs overlaid in colours (to compare seeds or settings),
 // and each run's config (from its last.safetensors or best.safetensors) and best val loss. Each
 // chart is an <svg data-chart="NAME"> holding one <path data-run="R" data-series="NAME"> per run
-// and series, a point per logged line. With --csv, the same series as CSV (run,type,iter,loss,...)
+// and series, a point per logged line (val loss also a <circle class="marker"> per evaluation;
+// ticks at 1-2-5 round values; a never-negative series' axis not below 0). With --csv, the same series as CSV (run,type,iter,loss,...)
 // for spreadsheets and pandas. 'train --report FILE' redraws the page at every evaluation,
 // reloading itself every 30 s while the run goes on. Leaves out: a server pushing updates.
 #pragma once

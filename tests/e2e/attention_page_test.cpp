@@ -1,22 +1,31 @@
 // attention_page_test.cpp: 'scratchgpt attention' writes a page whose numbers are the model's
-// attention: read back from the page's data, every layer's weights are causal softmax rows, and
-// layer 0's equal the weights computed here in double from the checkpoint's tensors (x = wte + wpe,
-// LayerNorm, c_attn, q.k / sqrt(hs), masked softmax). A real browser (Debian's chromium, headless)
-// renders the page to one panel per layer and head; the test skips that part, saying so, where
-// chromium is missing (CI installs it). Character and BPE models; bad input is a one-line error; a
-// checkpoint path made to break the page's scripts is only data.
+// attention: read back from the page's data (float32 in base64), every layer's weights are causal
+// softmax rows; layer 0's weights, q, k and v equal those computed here in double from
+// the checkpoint's tensors (x = wte + wpe, LayerNorm, c_attn, q.k / sqrt(hs), masked softmax, the
+// weighted sum of v); and in every layer the data agrees with itself: softmax(q.k * scale) from its
+// q and k is its weights, and sum_j w_j v_j its head outputs. A real browser (Debian's chromium,
+// headless) renders the page: one chosen head, a legend, masked cells never in the weights' colour,
+// each row's largest weight fully shaded, a thumbnail per layer x head, and the trace's numbers for
+// a query picked by the URL. The test skips the browser part, saying so, where chromium is missing
+// (CI installs it). Character and BPE models; a 52-character prompt's page stays under 1 MB; bad
+// input is a one-line error; a checkpoint path made to break the page's scripts is only data.
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "core/safetensors.h"
 #include "test_util.h"
 #include "io/checkpoint.h"
+#include "nn/gpt.h"
+#include "run/attention.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;
@@ -34,8 +43,114 @@ nlohmann::json page_data(const std::string& html_path) {
   return nlohmann::json::parse(page.substr(a + open.size(), b - a - open.size()));
 }
 
-// Layer 0's attention in double from the checkpoint: (NH, T, T).
-std::vector<double> layer0_attention(const Checkpoint& ck, const std::vector<int>& ids) {
+// A base64 string (RFC 4648) of float32 little-endian values, decoded independently of the page's
+// writer.
+std::vector<float> floats(const std::string& b64) {
+  std::vector<unsigned char> bytes;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : b64) {
+    int v = -1;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    if (v < 0) continue;  // '=' padding
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push_back(static_cast<unsigned char>((acc >> bits) & 0xFF));
+    }
+  }
+  EXPECT_EQ(bytes.size() % 4, 0u);
+  std::vector<float> out(bytes.size() / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const uint32_t u = bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) |
+                       (uint32_t{bytes[4 * i + 3]} << 24);
+    std::memcpy(&out[i], &u, 4);
+  }
+  return out;
+}
+
+// The page's numbers unpacked: weights[l][h] (T, T) with the future 0, qkv[l] (T, 3C).
+struct Numbers {
+  int T = 0, L = 0, NH = 0, C = 0, HS = 0;
+  double scale = 0;
+  std::vector<std::vector<std::vector<double>>> weights;
+  std::vector<std::vector<float>> qkv;
+  double w(int l, int h, int i, int j) const {
+    return weights[l][h][static_cast<size_t>(i) * T + j];
+  }
+  double at(int l, int t, int col) const { return qkv[l][static_cast<size_t>(t) * 3 * C + col]; }
+};
+
+Numbers numbers(const nlohmann::json& d) {
+  Numbers n;
+  n.T = static_cast<int>(d["ids"].size());
+  n.L = d["n_layer"], n.NH = d["n_head"], n.C = d["n_embd"], n.HS = d["head_size"];
+  n.scale = d["scale"];
+  EXPECT_EQ(n.HS * n.NH, n.C);
+  EXPECT_NEAR(n.scale, 1.0 / std::sqrt(double(n.HS)), 1e-12);
+  for (int l = 0; l < n.L; ++l) {
+    n.weights.emplace_back();
+    for (int h = 0; h < n.NH; ++h) {
+      const std::vector<float> tri = floats(d["weights"][l][h]);
+      EXPECT_EQ(tri.size(), static_cast<size_t>(n.T) * (n.T + 1) / 2) << "the lower triangle";
+      std::vector<double> full(static_cast<size_t>(n.T) * n.T, 0.0);
+      size_t k = 0;
+      for (int i = 0; i < n.T; ++i)
+        for (int j = 0; j <= i && k < tri.size(); ++j)
+          full[static_cast<size_t>(i) * n.T + j] = tri[k++];
+      n.weights.back().push_back(full);
+    }
+    n.qkv.push_back(floats(d["qkv"][l]));
+    EXPECT_EQ(n.qkv.back().size(), static_cast<size_t>(n.T) * 3 * n.C);
+  }
+  return n;
+}
+
+// The trace's numbers from the page's own q, k, v: softmax(q.k * scale) over keys 0..i is each
+// weights row, in every layer, head and query; and sum_j w_j v_j, the page's head output, is the
+// engine's (heads[l]: GPT::attention_heads, (T, C)) where the caller has it.
+void expect_trace_agrees(const Numbers& n, const std::vector<std::vector<float>>& heads = {}) {
+  for (int l = 0; l < n.L; ++l)
+    for (int h = 0; h < n.NH; ++h)
+      for (int i = 0; i < n.T; ++i) {
+        std::vector<double> s(i + 1);
+        double m = -1e300, z = 0;
+        for (int j = 0; j <= i; ++j) {
+          double d = 0;
+          for (int e = 0; e < n.HS; ++e)
+            d += n.at(l, i, h * n.HS + e) * n.at(l, j, n.C + h * n.HS + e);
+          s[j] = d * n.scale;
+          m = std::max(m, s[j]);
+        }
+        for (int j = 0; j <= i; ++j) z += std::exp(s[j] - m);
+        for (int j = 0; j <= i; ++j)
+          ASSERT_NEAR(n.w(l, h, i, j), std::exp(s[j] - m) / z, 1e-5)
+              << l << " " << h << " " << i << " " << j;
+        for (int e = 0; e < n.HS && !heads.empty(); ++e) {
+          double y = 0;
+          for (int j = 0; j <= i; ++j) y += n.w(l, h, i, j) * n.at(l, j, 2 * n.C + h * n.HS + e);
+          ASSERT_NEAR(heads[l][static_cast<size_t>(i) * n.C + h * n.HS + e], y, 1e-5)
+              << l << " " << h << " " << i;
+        }
+      }
+}
+
+// Layer 0 in double from the checkpoint: qkv (T, 3C) and the attention (NH, T, T).
+struct Layer0 {
+  std::vector<double> qkv, att;
+};
+
+Layer0 layer0_attention(const Checkpoint& ck, const std::vector<int>& ids) {
   const int C = ck.cfg.gpt.n_embd, NH = ck.cfg.gpt.n_head, HS = C / NH;
   const int T = static_cast<int>(ids.size());
   const std::vector<float> wte = ck.st.f32("wte"), wpe = ck.st.f32("wpe");
@@ -76,47 +191,165 @@ std::vector<double> layer0_attention(const Checkpoint& ck, const std::vector<int
       for (int j = 0; j <= i; ++j)
         att[(static_cast<size_t>(hd) * T + i) * T + j] = std::exp(s[j] - m) / z;
     }
-  return att;
+  return {qkv, att};
 }
 
-void expect_causal_softmax_rows(const nlohmann::json& d, int T) {
-  for (const auto& layer : d["weights"])
-    for (const auto& head : layer) {
-      ASSERT_EQ(head.size(), static_cast<size_t>(T * T));
-      for (int i = 0; i < T; ++i) {
+// The page's layer 0 against the double oracle: weights (the attention) and q, k, v.
+void expect_layer0(const Numbers& n, const Layer0& want) {
+  const int T = n.T;
+  for (int h = 0; h < n.NH; ++h)
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j)
+        ASSERT_NEAR(n.w(0, h, i, j), want.att[(static_cast<size_t>(h) * T + i) * T + j], 1e-5)
+            << h << " " << i;
+  for (size_t k = 0; k < want.qkv.size(); ++k) ASSERT_NEAR(n.qkv[0][k], want.qkv[k], 1e-4) << k;
+}
+
+void expect_causal_softmax_rows(const Numbers& n) {
+  for (int l = 0; l < n.L; ++l)
+    for (int h = 0; h < n.NH; ++h)
+      for (int i = 0; i < n.T; ++i) {
         double sum = 0;
-        for (int j = 0; j < T; ++j) {
-          const double w = head[i * T + j];
-          if (j > i) {
-            EXPECT_EQ(w, 0.0) << "the future is masked";
-          }
-          sum += w;
+        for (int j = 0; j <= i; ++j) {
+          EXPECT_GE(n.w(l, h, i, j), 0.0);
+          sum += n.w(l, h, i, j);
         }
         EXPECT_NEAR(sum, 1.0, 1e-5);
       }
-    }
 }
 
-// The page in a real browser: one panel per layer and head, each pair once.
-void expect_browser_panels(const std::string& html, int L, int NH) {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0)
+bool have_chromium() { return std::system("command -v chromium >/dev/null 2>&1") == 0; }
+
+// The DOM chromium (headless) builds for html with the given #fragment.
+std::string browser_dom(const std::string& html, const std::string& fragment) {
+  const std::string dom = html + ".dom";
+  const std::string cmd =
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom 'file://" + html +
+      "#" + fragment + "' >'" + dom + "' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return slurp(dom);
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The numbers of the text between open and the next close (e.g. a trace's vector), as doubles.
+std::vector<double> numbers_in(const std::string& text, const std::string& open,
+                               const std::string& close) {
+  std::vector<double> v;
+  const size_t a = text.find(open);
+  if (a == std::string::npos) return v;
+  std::istringstream in(
+      text.substr(a + open.size(), text.find(close, a + open.size()) - a - open.size()));
+  for (double x; in >> x;) v.push_back(x);
+  return v;
+}
+
+// The heatmap of the chosen head: each row's cells shaded by weight / the row's max (per row)
+// or by the weight (absolute), to the 3 decimals written; each row's largest at 1.000 per row.
+void expect_shading(const std::string& dom, const Numbers& n, int l, int h, bool per_row) {
+  for (int i = 0; i < n.T; ++i) {
+    const std::string open = "<g class=\"row\" data-row=\"" + std::to_string(i) + "\">";
+    const size_t a = dom.find(open), b = dom.find("</g>", a);
+    ASSERT_NE(a, std::string::npos) << open;
+    const std::string row = dom.substr(a, b - a);
+    double row_max = 0, top = 0;
+    for (int j = 0; j <= i; ++j) row_max = std::max(row_max, n.w(l, h, i, j));
+    int cells = 0;
+    for (size_t at = row.find("fill-opacity=\""); at != std::string::npos;
+         at = row.find("fill-opacity=\"", at + 1)) {
+      const double shade = std::stod(row.substr(at + 14));
+      const double want = per_row ? n.w(l, h, i, cells) / row_max : n.w(l, h, i, cells);
+      EXPECT_NEAR(shade, want, 5.01e-4) << "row " << i << " key " << cells;
+      top = std::max(top, shade);
+      ++cells;
+    }
+    EXPECT_EQ(cells, i + 1) << "row " << i << ": a cell per key up to the query";
+    if (per_row) {
+      EXPECT_EQ(top, 1.0) << "row " << i << "'s largest weight is fully shaded";
+    }
+  }
+}
+
+// The page in a real browser, at layer l, head h, query q: one chosen head and a thumbnail per
+// layer x head; the legend; the masked future hatched, never in the weights' colour, and no CSS
+// rule styling every <line> (one recoloured the hatch); shading per row; the trace's numbers.
+void expect_browser_page(const std::string& html, const Numbers& n, int l, int h, int q) {
+  if (!have_chromium())
     GTEST_SKIP() << "chromium is not installed (apt-get install chromium): the page was not "
                     "rendered in a browser";
-  const std::string dom = html + ".dom";
-  const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom 'file://" +
-                          html + "' >'" + dom + "' 2>/dev/null";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  const std::string text = slurp(dom);
-  const std::string open = "<section class=\"panel\" data-layer=\"";
-  std::set<std::pair<int, int>> seen;
-  for (size_t at = text.find(open); at != std::string::npos; at = text.find(open, at + 1)) {
-    int l = -1, h = -1;
-    ASSERT_EQ(std::sscanf(text.c_str() + at + open.size(), "%d\" data-head=\"%d", &l, &h), 2);
-    seen.insert({l, h});
+  const std::string frag =
+      "layer=" + std::to_string(l) + "&head=" + std::to_string(h) + "&query=" + std::to_string(q);
+  const std::string dom = browser_dom(html, frag);
+  EXPECT_EQ(count(dom, "<section class=\"panel\""), 1) << "one head at a time";
+  EXPECT_EQ(count(dom, "<section class=\"panel\" data-layer=\"" + std::to_string(l) +
+                           "\" data-head=\"" + std::to_string(h) + "\""),
+            1);
+  EXPECT_EQ(count(dom, "<canvas class=\"thumb"), n.L * n.NH) << "the overview's thumbnails";
+  EXPECT_EQ(count(dom, "<div class=\"legend\">"), 1);
+  EXPECT_NE(dom.find("Per-row shading"), std::string::npos);
+  int masked = 0;
+  for (size_t at = dom.find("<rect class=\"masked\""); at != std::string::npos;
+       at = dom.find("<rect class=\"masked\"", at + 1), ++masked) {
+    const std::string tag = dom.substr(at, dom.find('>', at) - at);
+    EXPECT_NE(tag.find("fill=\"url(#attention-hatch-"), std::string::npos) << tag;
+    EXPECT_EQ(tag.find("1f5fbf"), std::string::npos) << tag;
   }
-  EXPECT_EQ(seen.size(), static_cast<size_t>(L * NH));
-  for (int l = 0; l < L; ++l)
-    for (int h = 0; h < NH; ++h) EXPECT_TRUE(seen.count({l, h})) << l << "," << h;
+  EXPECT_EQ(masked, n.T * (n.T - 1) / 2 + 1) << "the future's cells and the legend's swatch";
+  const std::string page = slurp(html),
+                    css = page.substr(page.find("<style>"),
+                                      page.find("</style>") - page.find("<style>"));
+  for (size_t at = css.find("line"); at != std::string::npos; at = css.find("line", at + 1))
+    if (std::string(" ,}>\n").find(css[at - 1]) != std::string::npos &&
+        std::string(" {,:[>\n").find(css[at + 4]) !=
+            std::string::npos)  // the bare element selector
+      ADD_FAILURE() << "a CSS rule styles every <line>, the hatch's too: "
+                    << css.substr(at - 20, 40);
+  expect_shading(dom, n, l, h, /*per_row=*/true);
+  // The trace: q, each q.k_j, the weights, and the weighted sum of v, to the 4 decimals shown.
+  EXPECT_NE(
+      dom.find("<section class=\"trace\" data-layer=\"" + std::to_string(l) + "\" data-head=\"" +
+               std::to_string(h) + "\" data-query=\"" + std::to_string(q) + "\""),
+      std::string::npos);
+  const std::vector<double> shown_q = numbers_in(dom, "<div class=\"vec q\">", "<");
+  ASSERT_EQ(shown_q.size(), static_cast<size_t>(n.HS));
+  for (int e = 0; e < n.HS; ++e) EXPECT_NEAR(shown_q[e], n.at(l, q, h * n.HS + e), 5.1e-5);
+  std::vector<double> sum(n.HS, 0.0);
+  for (int j = 0; j < n.T; ++j) {
+    const size_t row = dom.find("<tr data-key=\"" + std::to_string(j) + "\"");
+    ASSERT_NE(row, std::string::npos) << j;
+    double dot = 0;
+    for (int e = 0; e < n.HS; ++e) dot += n.at(l, q, h * n.HS + e) * n.at(l, j, n.C + h * n.HS + e);
+    const std::string tail = dom.substr(row);
+    EXPECT_NEAR(numbers_in(tail, "<td class=\"dot\">", "<").at(0), dot, 5.1e-5) << j;
+    EXPECT_NEAR(numbers_in(tail, "<td class=\"weight\">", "<").at(0), n.w(l, h, q, j), 5.1e-5) << j;
+    for (int e = 0; e < n.HS; ++e) sum[e] += n.w(l, h, q, j) * n.at(l, j, 2 * n.C + h * n.HS + e);
+  }
+  const std::vector<double> shown = numbers_in(dom, "<div class=\"vec out-sum\">", "<");
+  ASSERT_EQ(shown.size(), static_cast<size_t>(n.HS));
+  for (int e = 0; e < n.HS; ++e) EXPECT_NEAR(shown[e], sum[e], 5.1e-5) << e;
+  expect_shading(browser_dom(html, frag + "&scale=abs"), n, l, h, /*per_row=*/false);
+}
+
+// attention_page_data called here on a model built as run_attention builds it: its JSON is the
+// page's, and its GPT's head outputs (GPT::attention_heads) are the sums the page computes.
+std::vector<std::vector<float>> engine_heads(const Checkpoint& ck, const std::vector<int32_t>& ids,
+                                             const nlohmann::json& page) {
+  ExecContext ctx;
+  ctx.fused_attention_min_T = INT_MAX;
+  GPT gpt(ck.cfg.gpt, ctx);
+  restore_params(ck, gpt, /*with_optimizer=*/false);
+  nlohmann::json d = attention_page_data(ck, gpt, ids);
+  d["checkpoint"] = page["checkpoint"];  // the page names the path as given on the command line
+  EXPECT_EQ(d, page) << "the page's data is attention_page_data's";
+  std::vector<std::vector<float>> heads;
+  const size_t n = ids.size() * static_cast<size_t>(ck.cfg.gpt.n_embd);
+  for (int l = 0; l < ck.cfg.gpt.n_layer; ++l)
+    heads.emplace_back(gpt.attention_heads(l), gpt.attention_heads(l) + n);
+  return heads;
 }
 
 }  // namespace
@@ -140,15 +373,13 @@ TEST(AttentionPage, CharacterModelPageHoldsItsAttention) {
   ASSERT_EQ(d["ids"].get<std::vector<int>>(), ids);
   EXPECT_EQ(d["tokens"][0], "R");
   EXPECT_EQ(d["tokens"][6], "\xC2\xB7");  // the space, shown as a middle dot
-  const int T = static_cast<int>(ids.size());
-  ASSERT_EQ(d["weights"].size(), 2u);
-  ASSERT_EQ(d["weights"][0].size(), 2u);
-  expect_causal_softmax_rows(d, T);
-  const std::vector<double> want = layer0_attention(ck, ids);
-  for (int h = 0; h < 2; ++h)
-    for (int i = 0; i < T * T; ++i)
-      EXPECT_NEAR(d["weights"][0][h][i].get<double>(), want[static_cast<size_t>(h * T * T + i)], 1e-5);
-  expect_browser_panels(dir + "/page.html", 2, 2);
+  const Numbers n = numbers(d);
+  ASSERT_EQ(n.L, 2);
+  ASSERT_EQ(n.NH, 2);
+  expect_causal_softmax_rows(n);
+  expect_layer0(n, layer0_attention(ck, ids));
+  expect_trace_agrees(n, engine_heads(ck, ids32, d));
+  expect_browser_page(dir + "/page.html", n, 1, 1, 5);
 }
 
 TEST(AttentionPage, BpeModelLongPromptsAndBadInput) {
@@ -164,12 +395,11 @@ TEST(AttentionPage, BpeModelLongPromptsAndBadInput) {
   EXPECT_NE(r.err.find("note:"), std::string::npos) << r.err;
   const nlohmann::json d = page_data(dir + "/page.html");
   ASSERT_EQ(d["ids"].size(), 16u);
-  expect_causal_softmax_rows(d, 16);
+  const Numbers n = numbers(d);
+  expect_causal_softmax_rows(n);
   const Checkpoint c = load_checkpoint(ck);
-  const std::vector<int> ids = d["ids"].get<std::vector<int>>();
-  const std::vector<double> want = layer0_attention(c, ids);
-  for (int i = 0; i < 16 * 16; ++i)
-    EXPECT_NEAR(d["weights"][0][1][i].get<double>(), want[static_cast<size_t>(256 + i)], 1e-5);
+  expect_layer0(n, layer0_attention(c, d["ids"].get<std::vector<int>>()));
+  expect_trace_agrees(n, engine_heads(c, d["ids"].get<std::vector<int32_t>>(), d));
   expect_error(run_cli("attention --checkpoint '" + ck + "' --prompt '' --out '" + dir + "/x.html'"),
                "--prompt is empty");
   expect_error(run_cli("attention --checkpoint '" + dir + "/none.safetensors' --prompt hi --out '" +
@@ -221,6 +451,31 @@ TEST(AttentionPage, AHostilePathCannotBreakThePagesScripts) {
   EXPECT_EQ(page.find("<!--"), std::string::npos);
   const nlohmann::json d = page_data(dir + "/page.html");
   EXPECT_EQ(d["checkpoint"], ck);
-  expect_causal_softmax_rows(d, static_cast<int>(d["ids"].size()));
-  expect_browser_panels(dir + "/page.html", d["n_layer"].get<int>(), d["n_head"].get<int>());
+  const Numbers n = numbers(d);
+  expect_causal_softmax_rows(n);
+  expect_browser_page(dir + "/page.html", n, 0, 0, n.T - 1);
+}
+
+// The issue's case: a 52-character prompt through shakespeare-char-small's shape (4 layers x 4
+// heads, C = 128, context 64) made a 6.2 MB page of 16 panels; with the numbers as float32 in
+// base64 and one head drawn at a time it stays under 1 MB, and the browser draws it whole.
+TEST(AttentionPage, A52CharacterPromptStaysSmall) {
+  const std::string dir = scratch_dir("attention_size");
+  const std::string data = prepared(dir, shakespeare(20000));
+  CliResult r = run_cli("train --preset shakespeare-char-small --batch-size 2 --max-iters 1 "
+                        "--eval-interval 1 --eval-iters 1 --threads 1 --data-dir '" + data +
+                        "' --out-dir '" + dir + "/run'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string prompt = "ROMEO: O, she doth teach the torches to burn bright!";
+  ASSERT_EQ(prompt.size(), 52u);
+  r = run_cli("attention --checkpoint '" + dir + "/run/last.safetensors' --prompt '" + prompt +
+              "' --out '" + dir + "/page.html'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const size_t bytes = fs::file_size(dir + "/page.html");
+  std::printf("a 52-character prompt, 4 layers x 4 heads, C = 128: %zu bytes\n", bytes);
+  EXPECT_LT(bytes, 1000000u);
+  const Numbers n = numbers(page_data(dir + "/page.html"));
+  ASSERT_EQ(n.T, 52);
+  expect_trace_agrees(n);
+  expect_browser_page(dir + "/page.html", n, 3, 2, 51);
 }

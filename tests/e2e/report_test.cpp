@@ -1,11 +1,13 @@
 // report_test.cpp: 'scratchgpt report' draws runs' metrics.jsonl: the loss chart's path of each run
 // has one point per logged training step (read in a real browser: Debian's chromium, headless;
 // where it is missing, saying so, the points the page's script would draw are read from its data
-// island), two runs overlay, the CSV holds every line's numbers as metrics.jsonl has them (RFC
-// 4180: run names quoted, formula-like ones led by '), and a directory without metrics is a
-// one-line error.
+// island), val loss has a marker at each evaluation, the ticks sit at round values (1, 2 or 5 x
+// 10^k apart) and the learning rate's never go below 0, two runs overlay, the CSV holds every
+// line's numbers as metrics.jsonl has them (RFC 4180: run names quoted, formula-like ones led by
+// '), and a directory without metrics is a one-line error.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -19,6 +21,12 @@ using namespace scratchgpt::test;
 namespace fs = std::filesystem;
 
 namespace {
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 // A page as the test reads it: headless chromium's DOM, drawn by the page's script, where chromium
 // is installed; otherwise the page's source, whose data island holds what the script draws.
@@ -61,14 +69,47 @@ int points(const Drawn& page, int run, const std::string& series) {
   return n;
 }
 
+// The SVG of <svg ... data-chart="chart"> in the browser's DOM.
+std::string chart(const std::string& dom, const std::string& name) {
+  const size_t a = dom.find("data-chart=\"" + name + "\"");
+  if (a == std::string::npos) return "";
+  return dom.substr(a, dom.find("</svg>", a) - a);
+}
+
+// The values of a chart's tick labels of one axis (class "tick x" or "tick y").
+std::vector<double> ticks(const std::string& svg, const std::string& axis) {
+  std::vector<double> v;
+  const std::string open = "<text class=\"tick " + axis + "\"";
+  for (size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1))
+    v.push_back(std::stod(svg.substr(svg.find('>', at) + 1)));
+  return v;
+}
+
+// Ticks at round values: evenly spaced by 1, 2 or 5 x 10^k, each a multiple of that step.
+void expect_round_ticks(const std::vector<double>& t, const std::string& what) {
+  ASSERT_GE(t.size(), 2u) << what;
+  const double step = t[1] - t[0], unit = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+  const double f = step / unit;
+  EXPECT_TRUE(std::fabs(f - 1) < 1e-6 || std::fabs(f - 2) < 1e-6 || std::fabs(f - 5) < 1e-6)
+      << what << ": step " << step;
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_NEAR(t[i] / step, std::round(t[i] / step), 1e-3) << what << ": " << t[i];
+    if (i > 0) {
+      EXPECT_NEAR(t[i] - t[i - 1], step, step * 1e-3) << what;
+    }
+  }
+}
+
 }  // namespace
 
 TEST(Report, ChartsHoldEveryLoggedStep) {
   const std::string dir = scratch_dir("report");
   const std::string data = prepared(dir, shakespeare(20000));
-  const std::string common = "train --preset shakespeare-char-small --n-layer 1 --n-head 2 "
-                             "--n-embd 16 --block-size 16 --batch-size 2 --eval-interval 5 "
-                             "--eval-iters 1 --threads 1 --data-dir '" + data + "'";
+  const std::string common =
+      "train --preset shakespeare-char-small --n-layer 1 --n-head 2 "
+      "--n-embd 16 --block-size 16 --batch-size 2 --eval-interval 5 "
+      "--eval-iters 1 --threads 1 --data-dir '" +
+      data + "'";
   CliResult r = run_cli(common + " --max-iters 12 --out-dir '" + dir + "/a'");
   ASSERT_EQ(r.rc, 0) << r.err;
   r = run_cli(common + " --max-iters 7 --seed 7 --out-dir '" + dir + "/b'");
@@ -105,6 +146,20 @@ TEST(Report, ChartsHoldEveryLoggedStep) {
   EXPECT_EQ(points(page, 1, "lr"), 7);
   EXPECT_NE(page.text.find("data-chart=\"grad_norm\""), std::string::npos);
   EXPECT_NE(page.text.find("data-chart=\"tokens_per_s\""), std::string::npos);
+  if (page.by_browser) {
+    const int evals = static_cast<int>(metrics(dir + "/a/metrics.jsonl", "eval").size());
+    ASSERT_GE(evals, 2);
+    const std::string loss = chart(page.text, "loss"), lr = chart(page.text, "lr");
+    EXPECT_EQ(count_of(loss, "<circle class=\"marker\" data-run=\"0\" data-series=\"val_loss\""),
+              evals);
+    EXPECT_EQ(count_of(loss, "<circle class=\"marker\" data-run=\"0\" data-series=\"train_loss\""),
+              0);
+    for (const char* name : {"loss", "lr", "grad_norm", "tokens_per_s"}) {
+      expect_round_ticks(ticks(chart(page.text, name), "y"), std::string(name) + " y");
+      expect_round_ticks(ticks(chart(page.text, name), "x"), std::string(name) + " x");
+    }
+    for (double t : ticks(lr, "y")) EXPECT_GE(t, 0.0) << "a learning rate below 0";
+  }
 
   fs::create_directories(dir + "/empty");
   expect_error(run_cli("report --run '" + dir + "/empty' --out '" + dir + "/x.html'"),
