@@ -69,7 +69,8 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   if (opt.trace || !opt.html.empty()) {
     ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(),
                            N, C);
-    trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]");
+    trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]",
+                       token_labels(T, false));
   }
   if (!opt.html.empty()) {
     write_trace_page(opt.html, opt.overwrite,
@@ -91,6 +92,8 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   if (opt.trace) {  // its x is the head's input, ln1(x)
     step(lout, "Trace: sa.heads[0] on ln1(x), batch element 0");
     say(lout, kHeadTraceCode);
+    say(lout, trace_axes_sentence("wei", "key.weight, query.weight and value.weight (of "
+                                  "sa.heads[0])", "(head_size, n_embd)", "k = x @ key.weight.T"));
     print_trace(lout, trace);
     return;
   }

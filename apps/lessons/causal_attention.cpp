@@ -37,7 +37,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     rng.manual_seed(123);
     stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
     ca.init(rng);
-    trace = trace_causal_attention(ca, batch, 2, T);
+    trace = trace_causal_attention(ca, batch, 2, T, token_labels(T, journey_inputs(opt)));
   }
   if (!opt.html.empty()) {
     write_trace_page(
@@ -49,7 +49,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
         kCausalAttentionTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs, {T, d_in});
@@ -60,6 +60,8 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
         "CausalAttention(d_in, d_out, context_length=T, dropout=0.0); ca(batch):");
     say(lout, kCausalAttentionTraceCode);
+    say(lout, trace_axes_sentence("attn_scores", "W_query.weight, W_key.weight and W_value.weight",
+                                  "(d_out, d_in)", "keys = x @ W_key.weight.T"));
     print_trace(lout, trace);
     return;
   }

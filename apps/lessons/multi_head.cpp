@@ -39,7 +39,7 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
     rng.manual_seed(123);
     stones::MultiHeadAttention<float> mha(d_in, d_out, T, 0.0f, num_heads);
     mha.init(rng);
-    trace = trace_multi_head_attention(mha, batch, B, T);
+    trace = trace_multi_head_attention(mha, batch, B, T, token_labels(T, journey_inputs(opt)));
   }
   if (!opt.html.empty()) {
     write_trace_page(
@@ -51,7 +51,7 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
         kMultiHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs.data(), {T, d_in});
@@ -63,6 +63,13 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
         "MultiHeadAttention(d_in, d_out, context_length=T, dropout=0.0, num_heads); "
         "mha(batch):");
     say(lout, kMultiHeadTraceCode);
+    say(lout, trace_axes_sentence("attn_scores", "W_query.weight, W_key.weight, W_value.weight "
+                                  "and out_proj.weight", "(d_out, d_in) and (d_out, d_out)",
+                                  "keys = x @ W_key.weight.T"));
+    say(lout,
+        "Each head is a slice of head_dim = d_out / num_heads columns of keys, queries and "
+        "values (the split); each head attends on its own, and their outputs are put side by "
+        "side again (the concatenation) before out_proj mixes them.");
     print_trace(lout, trace);
     return;
   }

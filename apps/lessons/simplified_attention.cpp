@@ -29,7 +29,7 @@ void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
   std::string sentence;
   const std::vector<float> input_store = book_inputs(opt, T, C, sentence);
   const float* inputs = input_store.data();  // (T, C)
-  const bool journey = !opt.T && !opt.d_in && !opt.seed;
+  const bool journey = journey_inputs(opt);
   step(lout, "Attention scores for one query");
   if (journey) {
     say(lout,

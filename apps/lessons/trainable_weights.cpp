@@ -25,7 +25,7 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
   const float* inputs = input_store.data();  // (T, d_in)
   const float* x_2 = inputs + d_in;          // (d_in)
   Rng rng;
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs, {T, d_in});
