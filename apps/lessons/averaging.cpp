@@ -4,6 +4,8 @@
 // src/stones/bow_average.h.
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -20,6 +22,28 @@ bool allclose(const std::vector<float>& a, const std::vector<float>& b) {
     if (std::fabs(a[i] - b[i]) > 1e-8 + 1e-5 * std::fabs(b[i])) return false;
   return true;
 }
+// "7 = 3 + 4": the first column of c = a @ b worked out row by row, as running sums of b
+// divided by how many rows they hold (b: (3, 2) of small integers, c: (3, 2)).
+void running_sums(LessonOut& lout, const float* b, const float* c) {
+  say(lout,
+      "Row t of a has t+1 equal entries 1/(t+1), so row t of c is a running sum of the rows of b "
+      "up to t, divided by t+1. The first column, by hand:");
+  float sum = 0;
+  std::string terms;
+  for (int t = 0; t < 3; ++t) {
+    sum += b[t * 2];
+    terms += (t ? " + " : "") + std::to_string(static_cast<int>(b[t * 2]));
+    char avg[32];
+    std::snprintf(avg, sizeof avg, "%.4f", static_cast<double>(c[t * 2]));
+    lout.line("  c[" + std::to_string(t) + ", 0]: " + terms + " = " +
+              std::to_string(static_cast<int>(sum)) + ", / " + std::to_string(t + 1) + " = " +
+              avg);
+  }
+  say(lout,
+      "Without the division (a = tril(ones(3, 3))), c would hold the sums themselves: "
+      "tril @ b adds up everything up to each row.");
+}
+
 }  // namespace
 
 void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
@@ -61,6 +85,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   show(lout, "a=", a.data(), {3, 3});
   show(lout, "b=", b.data(), {3, 2});
   show(lout, "c=", c.data(), {3, 2});
+  running_sums(lout, b.data(), c.data());
 
   step(lout, "Version 2: wei = tril / row sums, xbow2 = wei @ x");
   say(lout, "The (T, T) weights broadcast over the batch: (B, T, T) @ (B, T, C) -> (B, T, C).");

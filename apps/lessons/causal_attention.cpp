@@ -18,6 +18,38 @@
 
 namespace scratchgpt::lessons {
 
+namespace {
+
+// Why rows of the dropped causal weights can vanish, which ones did, the 1 / (1 - p) rescaling,
+// and why a copy of the book may show another pattern.
+void explain_dropout(LessonOut& lout, const std::vector<float>& dropped,
+                     const std::vector<float>& mask, int T) {
+  say(lout,
+      "Each entry is dropped on its own, with probability 0.5; the kept ones are multiplied by "
+      "1 / (1 - 0.5) = 2, so a row no longer sums to one, but its expected sum still does (row "
+      "0's single weight 1 becomes 2 or 0).");
+  for (int t = 0; t < T; ++t) {
+    bool zero = true;
+    for (int s = 0; s < T; ++s) zero = zero && dropped[int64_t{t} * T + s] == 0.0f;
+    if (!zero) continue;
+    std::string kept;
+    for (int s = t + 1; s < T; ++s)
+      if (mask[int64_t{t} * T + s] != 0.0f) kept += (kept.empty() ? "" : ", ") + std::to_string(s);
+    say(lout, "Row " + std::to_string(t) + " is all zeros: the causal mask had left only its first " +
+                  std::to_string(t + 1) + " weights (columns 0.." + std::to_string(t) +
+                  ") non-zero, and dropout happened to drop each of them" +
+                  (kept.empty() ? std::string(".")
+                               : "; it kept column(s) " + kept + ", which the mask had zeroed.") +
+                  " In this training step that token's context vector is zero.");
+  }
+  say(lout,
+      "Note: if your copy of the book prints another pattern of zeros, its PyTorch drew the "
+      "dropout noise differently (builds differ here, e.g. with MKL); these are the draws of "
+      "Debian's PyTorch 1.13, which the tests compare.");
+}
+
+}  // namespace
+
 void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
   // The weights and dropout keep the book's seeds (789, 123).
@@ -119,6 +151,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   std::vector<float> dropped(T * T);
   for (int i = 0; i < T * T; ++i) dropped[i] = weights[i] * mask[i];
   show(lout, "dropout(attn_weights):", dropped.data(), {T, T});
+  explain_dropout(lout, dropped, mask, T);
 
   step(lout, "The CausalAttention class on a batch");
   say(lout,

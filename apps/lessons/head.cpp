@@ -125,8 +125,7 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
       "And a value: x is what a token privately knows, v = value(x) is what it tells the tokens "
       "that find it interesting (those whose query matches its key); out = wei @ v adds up what "
       "each token hears.");
-  if (!opt.order.empty())
-    say(lout,
+  say(lout,
         "Picture a classroom: every pupil has notes of their own (x), a label on their desk "
         "saying what they know about (the key), a question they want answered (the query), and "
         "a summary they are willing to share (the value). Each pupil listens most to the desks "
@@ -155,6 +154,11 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(lout, "wei[0] (scaled):", head.wei.data(), {T, T});
+  say(lout,
+      "Note: the lecture prints all of out[0]; here only the first four numbers of its first "
+      "row. Some entries of out[0] are sums that nearly cancel, which PyTorch prints in "
+      "scientific notation, where the order of the additions (one BLAS or another) shows in the "
+      "5th digit.");
   show(lout, "out[0, 0, :4]:", out.data(), {std::min(HS, 4)});
 
   step(lout, "Why scale: the variance of the scores");

@@ -21,74 +21,15 @@
 #include <utility>
 #include <vector>
 
+#include "lesson_util.h"
 #include "test_util.h"
 
 namespace {
 
-struct CliRun {
-  int rc = -1;
-  std::string out;
-};
-
-// Runs the CLI through the shell; `args` are appended as given.
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + SCRATCHGPT_BINARY + "' " + args;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-// Every "tensor(...)" and "torch.Size(...)" block, in order (parentheses matched).
-std::vector<std::string> tensor_blocks(const std::string& s) {
-  std::vector<std::string> blocks;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t a = s.find("tensor(", i), b = s.find("torch.Size(", i);
-    size_t start = std::min(a, b);
-    if (start == std::string::npos) break;
-    const bool word_start =
-        start == 0 || !(std::isalnum(static_cast<unsigned char>(s[start - 1])) ||
-                        s[start - 1] == '.' || s[start - 1] == '_');
-    if (!word_start) {
-      i = start + 1;
-      continue;
-    }
-    int depth = 0;
-    size_t j = s.find('(', start);
-    for (; j < s.size(); ++j) {
-      if (s[j] == '(') ++depth;
-      if (s[j] == ')' && --depth == 0) break;
-    }
-    blocks.push_back(s.substr(start, j + 1 - start));
-    i = j + 1;
-  }
-  return blocks;
-}
-
-// The numbers in a block ("inf", "nan" included), to say how far apart two blocks are.
-std::vector<double> numbers(const std::string& s) {
-  std::vector<double> v;
-  const char* p = s.c_str();
-  while (*p) {
-    if (std::isdigit(static_cast<unsigned char>(*p)) || *p == '-' || *p == 'i' || *p == 'n') {
-      char* end = nullptr;
-      const double x = std::strtod(p, &end);
-      if (end != p) {
-        v.push_back(x);
-        p = end;
-        continue;
-      }
-    }
-    ++p;
-  }
-  return v;
-}
+using scratchgpt::test::CliRun;
+using scratchgpt::test::numbers;
+using scratchgpt::test::run_cli;
+using scratchgpt::test::tensor_blocks;
 
 nlohmann::json fixtures() {
   std::ifstream in(scratchgpt::test::fixture_path("lessons/lessons.json"));
@@ -339,6 +280,21 @@ TEST(LessonTrace, HeadAtT2C3IsTheHandTracedCase) {
       EXPECT_NEAR(o[t * 3 + i], soft[t * 2] * v[i] + soft[t * 2 + 1] * v[3 + i], 2e-4);
 }
 
+// Seed 001's snippet (query, key, value created in that order at B, T, C = 4, 3, 5, head_size
+// 6, seed 1337) prints PyTorch's numbers with --order, and other numbers than the lecture's order.
+TEST(LessonShapes, CreationOrderOfSeed001sSnippetIsPyTorchs) {
+  const std::string shape = "--B 4 --T 3 --C 5 --head-size 6";
+  for (const std::string extra : {"", " --trace"}) {
+    const std::string flags = shape + " --order query,key,value" + extra;
+    const std::string out = check_items("head", flags, shape_items("head", flags));
+    EXPECT_NE(out.find("query, key, value = nn.Linear(5, 6, bias=False), created in that order."),
+              std::string::npos)
+        << out;
+    const CliRun lecture = run_cli("lesson head " + shape + extra + " 2>&1");
+    EXPECT_NE(tensor_blocks(lecture.out), tensor_blocks(out)) << flags;
+  }
+}
+
 // An impossible shape, or a flag the lesson does not take, is one line naming the flag.
 TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
   const std::pair<const char*, const char*> cases[] = {
@@ -364,6 +320,11 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
       {"trainable-weights --d-in 0", "--d-in"},
       {"simplified-attention --d-out 2", "--d-out"},
       {"head --B 100000 --T 100000", "--T"},
+      {"head --order key,key,value", "--order"},
+      {"head --order query,key", "--order"},
+      {"averaging --order query,key,value", "--order"},
+      {"head --random-inputs", "--random-inputs"},
+      {"trainable-weights --context-length 4", "--context-length"},
   };
   for (const auto& [args, flag] : cases) {
     CliRun r = run_cli(std::string("lesson ") + args + " 2>&1");
