@@ -93,6 +93,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   stones::bow_weights_tril(wei.data(), T);
   stones::bow_apply(xbow2.data(), wei.data(), x.data(), B, T, C);
   show(lout, "wei:", wei.data(), {T, T});
+  label_scores(lout, T, false);
   show(lout, "xbow2[0]:", xbow2.data(), {T, C});
   lout.line(std::string("allclose(xbow, xbow2): ") + (allclose(xbow, xbow2) ? "True" : "False"));
 
@@ -102,8 +103,10 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
       "weights and -inf into 0. Later these zeros become learned affinities: self-attention.");
   stones::bow_weights_softmax(wei.data(), T, /*before_softmax=*/true);
   show(lout, "wei (masked):", wei.data(), {T, T});
+  label_scores(lout, T, false);
   stones::bow_weights_softmax(wei.data(), T);
   show(lout, "wei (softmax):", wei.data(), {T, T});
+  label_scores(lout, T, false);
   std::vector<float> xbow3(x.size());  // (B, T, C)
   stones::bow_apply(xbow3.data(), wei.data(), x.data(), B, T, C);
   show(lout, "xbow3[0]:", xbow3.data(), {T, C});

@@ -108,14 +108,17 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   sa_v2.forward(ctx.data(), inputs, T);
   const std::vector<float>& attn_scores = sa_v2.scores;  // (T, T) queries @ keys.T
   show(lout, "attn_weights:", sa_v2.weights.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Masking, first attempt: zero the future, renormalise");
   std::vector<float> mask_simple(T * T), masked_simple(T * T), norm(T * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) mask_simple[i * T + j] = j <= i ? 1.0f : 0.0f;
   show(lout, "mask_simple:", mask_simple.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   for (int i = 0; i < T * T; ++i) masked_simple[i] = sa_v2.weights[i] * mask_simple[i];
   show(lout, "masked_simple:", masked_simple.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   say(lout, "Dividing each row by its sum makes the rows sum to one again.");
   for (int i = 0; i < T; ++i) {
     float row_sum = 0;
@@ -123,6 +126,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     for (int j = 0; j < T; ++j) norm[i * T + j] = masked_simple[i * T + j] / row_sum;
   }
   show(lout, "masked_simple_norm:", norm.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Masking, the efficient way: -inf before softmax");
   say(lout,
@@ -133,10 +137,12 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     for (int j = 0; j < T; ++j)
       masked[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : attn_scores[i * T + j];
   show(lout, "masked:", masked.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   for (int i = 0; i < T * T; ++i)
     scaled[i] = stones::apply_scale(masked[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), T, T);
   show(lout, "attn_weights:", weights.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Dropout on the attention weights");
   say(lout,

@@ -146,6 +146,7 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   head.forward(out.data(), x.data(), B, T);
   show_size(lout, "out.shape:", {B, T, HS});
   show(lout, "wei[0] (unscaled):", head.wei.data(), {T, T});
+  label_scores(lout, T, false);
 
   step(lout, "Scaled attention");
   say(lout,
@@ -154,6 +155,7 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(lout, "wei[0] (scaled):", head.wei.data(), {T, T});
+  label_scores(lout, T, false);
   say(lout,
       "Note: the lecture prints all of out[0]; here only the first four numbers of its first "
       "row. Some entries of out[0] are sums that nearly cancel, which PyTorch prints in "

@@ -106,6 +106,14 @@ void show_size(LessonOut& out, const std::string& label, const std::vector<int64
   out.size(label, shape);
 }
 
+void label_scores(LessonOut& out, int T, bool journey) {
+  out.label(token_labels(T, journey), "t (query)", token_labels(T, journey), "s (key)");
+}
+
+void label_keys(LessonOut& out, int T, bool journey) {
+  out.label({}, "", token_labels(T, journey), "s (key)");
+}
+
 const float kJourneyInputs[6 * 3] = {
     0.43f, 0.15f, 0.89f,  // Your     (x^1)
     0.55f, 0.87f, 0.66f,  // journey  (x^2)

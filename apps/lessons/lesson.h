@@ -59,6 +59,12 @@ void show(LessonOut& out, const std::string& label, const int64_t* data,
 void show_scalar(LessonOut& out, const std::string& label, float value);
 void show_size(LessonOut& out, const std::string& label, const std::vector<int64_t>& shape);
 
+// Labels the (T, T) tensor just shown: query token t on the rows, key token s on the columns
+// (token_labels); for the record only, the text is unchanged.
+void label_scores(LessonOut& out, int T, bool journey);
+// Labels the (T) tensor just shown (one query's scores or weights): key token s.
+void label_keys(LessonOut& out, int T, bool journey);
+
 // The six embedded tokens of "Your journey starts with one step" (Raschka ch. 3), (6, 3).
 extern const float kJourneyInputs[6 * 3];
 

@@ -74,6 +74,15 @@ void LessonOut::trace(const TraceMatrix& m) {
   for (const std::string& note : m.notes) line(note);
 }
 
+void LessonOut::label(std::vector<std::string> rows, std::string row_axis,
+                      std::vector<std::string> cols, std::string col_axis) {
+  Shown& s = keep_ ? steps_.back().items.back() : scratch_;
+  s.rows = std::move(rows);
+  s.cols = std::move(cols);
+  s.row_axis = std::move(row_axis);
+  s.col_axis = std::move(col_axis);
+}
+
 std::string LessonOut::record_json() const {
   static const char* const kKinds[] = {"say", "text", "tensor", "size"};
   nlohmann::json steps = nlohmann::json::array();

@@ -48,6 +48,9 @@ class LessonOut {
   void tensor(const std::string& label, const int64_t* data, const std::vector<int64_t>& shape);
   void size(const std::string& label, const std::vector<int64_t>& shape);  // "torch.Size([..])"
   void trace(const TraceMatrix& m);  // "name tensor(...)", keeping its op, mask and labels
+  // Labels the axes of the tensor just written (for the record only; the text is unchanged).
+  void label(std::vector<std::string> rows, std::string row_axis, std::vector<std::string> cols,
+             std::string col_axis);
   const std::vector<ShownStep>& record() const { return steps_; }
   // The record as JSON: [{"title": ..., "items": [{"kind": "say"|"text"|"tensor"|"size", ...}]}];
   // a tensor's "rows", "cols", "row_axis", "col_axis" where the lesson labelled its axes.

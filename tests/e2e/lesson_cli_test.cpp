@@ -239,6 +239,20 @@ TEST(LessonJson, TraceLabelsFitTheShapes) {
     EXPECT_GE(matrices, 10);
     EXPECT_GE(square, 5);
   }
+  // Outside the traces too: every labelled tensor has one label per row and per column.
+  int labelled = 0;
+  for (const char* name : kLessons)
+    for (const auto& item : items_of(record(name))) {
+      if (item.at("kind") != "tensor" || !item.contains("cols")) continue;
+      ++labelled;
+      const std::vector<int64_t> shape = item.at("shape");
+      EXPECT_EQ(item.at("cols").size(), static_cast<size_t>(shape.back())) << item.at("text");
+      if (item.contains("rows")) {
+        ASSERT_EQ(shape.size(), 2u) << item.at("text");
+        EXPECT_EQ(item.at("rows").size(), static_cast<size_t>(shape[0])) << item.at("text");
+      }
+    }
+  EXPECT_GE(labelled, 15);
   // The book's sentence labels its tokens with its words.
   for (const auto& item : items_of(record("causal-attention --trace")))
     if (item.value("text", "") == "x[0]:")
