@@ -110,7 +110,6 @@ std::string lesson_help(const lessons::Lesson& l) {
   return os.str();
 }
 
-
 // What the command line gave.
 struct LessonCli {
   std::string name;
@@ -124,17 +123,16 @@ struct LessonCli {
 
 // The options of the sizes given, checked against the lesson's flags; --context-length is the
 // lecture's block_size (positional, block) or the book's T (causal-attention, multi-head).
-lessons::LessonOptions lesson_options(const lessons::Lesson& l, CLI::App& cmd,
-                                      const LessonCli& o) {
+lessons::LessonOptions lesson_options(const lessons::Lesson& l, CLI::App& cmd, const LessonCli& o) {
   lessons::LessonOptions lo = o.lesson;
   auto given = [&](const std::string& flag) {
     if (cmd.get_option("--" + flag)->count() == 0) return false;
     const bool context = flag == "context-length" && takes(l, "block-size");
     if (!takes(l, flag) && !context)
       fail("lesson ", l.name, " does not take --", flag,
-           std::string(l.flags).empty() ? std::string("; it takes no sizes")
-                                        : "; it takes " + flag_list(l) + " (see 'scratchgpt lesson " +
-                                              l.name + " --help')");
+           std::string(l.flags).empty()
+               ? std::string("; it takes no sizes")
+               : "; it takes " + flag_list(l) + " (see 'scratchgpt lesson " + l.name + " --help')");
     return true;
   };
   for (const auto& [flag, value] : o.sizes) {
@@ -153,8 +151,8 @@ lessons::LessonOptions lesson_options(const lessons::Lesson& l, CLI::App& cmd,
                               : to == "d-out"     ? lo.d_out
                                                   : lo.block_size;
     if (dst && *dst != value)
-      fail("--context-length ", value, " and --", to, " ", *dst,
-           " name the same size in lesson ", l.name, ": give one of them");
+      fail("--context-length ", value, " and --", to, " ", *dst, " name the same size in lesson ",
+           l.name, ": give one of them");
     dst = static_cast<int>(value);
   }
   if (given("seed")) lo.seed = o.seed;

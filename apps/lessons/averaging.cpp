@@ -36,8 +36,7 @@ void running_sums(LessonOut& lout, const float* b, const float* c) {
     char avg[32];
     std::snprintf(avg, sizeof avg, "%.4f", static_cast<double>(c[t * 2]));
     lout.line("  c[" + std::to_string(t) + ", 0]: " + terms + " = " +
-              std::to_string(static_cast<int>(sum)) + ", / " + std::to_string(t + 1) + " = " +
-              avg);
+              std::to_string(static_cast<int>(sum)) + ", / " + std::to_string(t + 1) + " = " + avg);
   }
   say(lout,
       "Without the division (a = tril(ones(3, 3))), c would hold the sums themselves: "
@@ -54,7 +53,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   Rng rng;
   step(lout, "A toy sequence");
   say(lout, "torch.manual_seed(" + seed_text(seed) + "); B, T, C = " + std::to_string(B) + ", " +
-              std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
+                std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
   say(lout,
       "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
       "x[b, 0..t].");

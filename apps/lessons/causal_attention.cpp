@@ -35,11 +35,12 @@ void explain_dropout(LessonOut& lout, const std::vector<float>& dropped,
     std::string kept;
     for (int s = t + 1; s < T; ++s)
       if (mask[int64_t{t} * T + s] != 0.0f) kept += (kept.empty() ? "" : ", ") + std::to_string(s);
-    say(lout, "Row " + std::to_string(t) + " is all zeros: the causal mask had left only its first " +
+    say(lout, "Row " + std::to_string(t) +
+                  " is all zeros: the causal mask had left only its first " +
                   std::to_string(t + 1) + " weights (columns 0.." + std::to_string(t) +
                   ") non-zero, and dropout happened to drop each of them" +
                   (kept.empty() ? std::string(".")
-                               : "; it kept column(s) " + kept + ", which the mask had zeroed.") +
+                                : "; it kept column(s) " + kept + ", which the mask had zeroed.") +
                   " In this training step that token's context vector is zero.");
   }
   say(lout,

@@ -111,8 +111,9 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   }
   step(lout, "A single Head");
   say(lout, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
-              ", " + std::to_string(T) + ", " + c + "); " + order[0] + ", " + order[1] + ", " +
-              order[2] + " = nn.Linear(" + c + ", " + hs + ", bias=False), created in that order.");
+                ", " + std::to_string(T) + ", " + c + "); " + order[0] + ", " + order[1] + ", " +
+                order[2] + " = nn.Linear(" + c + ", " + hs +
+                ", bias=False), created in that order.");
   if (order[0] != "key" || order[1] != "query")
     say(lout,
         "The lecture's Head creates key, query, value; in another order the same seed gives "
@@ -126,10 +127,10 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
       "that find it interesting (those whose query matches its key); out = wei @ v adds up what "
       "each token hears.");
   say(lout,
-        "Picture a classroom: every pupil has notes of their own (x), a label on their desk "
-        "saying what they know about (the key), a question they want answered (the query), and "
-        "a summary they are willing to share (the value). Each pupil listens most to the desks "
-        "whose label fits their question, and takes home a mix of those summaries.");
+      "Picture a classroom: every pupil has notes of their own (x), a label on their desk "
+      "saying what they know about (the key), a question they want answered (the query), and "
+      "a summary they are willing to share (the value). Each pupil listens most to the desks "
+      "whose label fits their question, and takes home a mix of those summaries.");
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   if (opt.trace) {
     step(lout, "Trace: one Head on batch element 0");

@@ -32,10 +32,12 @@ const std::vector<Lesson>& all_lessons() {
        lesson_trainable_weights, "T=6 d-in=3 d-out=2 seed=123 random-inputs"},
       {"causal-attention", "Raschka ch. 3.5",
        "masking the future two ways, dropout on attention weights, CausalAttention",
-       lesson_causal_attention, "T=6 context-length d-in=3 d-out=2 seed=123 random-inputs trace html"},
+       lesson_causal_attention,
+       "T=6 context-length d-in=3 d-out=2 seed=123 random-inputs trace html"},
       {"multi-head", "Raschka ch. 3.6",
        "stacked heads (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention",
-       lesson_multi_head, "T=6 context-length d-in=3 d-out=2 n-head=2 seed=123 random-inputs trace html"},
+       lesson_multi_head,
+       "T=6 context-length d-in=3 d-out=2 n-head=2 seed=123 random-inputs trace html"},
   };
   return kLessons;
 }

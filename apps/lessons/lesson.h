@@ -25,9 +25,9 @@ struct LessonOptions {
   bool random_inputs = false;  // --random-inputs: the book's lessons on torch.rand(T, d_in)
   std::string order;           // head --order: the creation order of key, query, value ("" = the
                                // lecture's key,query,value)
-  bool trace = false;      // --trace: every intermediate of one head, batch element 0
-  std::string html;        // --html FILE: the same trace as a self-contained page
-  bool overwrite = false;  // --overwrite: replace an existing --html FILE
+  bool trace = false;          // --trace: every intermediate of one head, batch element 0
+  std::string html;            // --html FILE: the same trace as a self-contained page
+  bool overwrite = false;      // --overwrite: replace an existing --html FILE
 };
 
 struct Lesson {

@@ -18,13 +18,13 @@ struct TraceMatrix;
 struct Shown {
   enum class Kind { kSay, kText, kTensor, kSize };
   Kind kind = Kind::kSay;
-  std::string text;             // the sentence, the line, or the tensor's label ("wei[0]:")
-  std::string op;               // a traced matrix: the operation that made it ("k = key(x)")
-  std::vector<double> values;   // kTensor: the elements in row-major order (int64 exactly)
-  std::vector<int64_t> shape;   // kTensor, kSize: the shape ({} = a scalar)
-  bool integer = false;         // an int64 tensor (torch.long)
+  std::string text;                // the sentence, the line, or the tensor's label ("wei[0]:")
+  std::string op;                  // a traced matrix: the operation that made it ("k = key(x)")
+  std::vector<double> values;      // kTensor: the elements in row-major order (int64 exactly)
+  std::vector<int64_t> shape;      // kTensor, kSize: the shape ({} = a scalar)
+  bool integer = false;            // an int64 tensor (torch.long)
   std::vector<std::string> cells;  // kTensor: each element as PyTorch prints it ("0.3796")
-  std::vector<bool> masked;     // a traced matrix: elements shown as masked (empty: none)
+  std::vector<bool> masked;        // a traced matrix: elements shown as masked (empty: none)
   // A matrix's axes: a label per row and per column ("Your", "t=0", "c=1") and what each axis
   // is ("t (query)", "s (key)"); empty: none given. A vector's labels are `cols`.
   std::vector<std::string> rows, cols;

@@ -68,8 +68,8 @@ std::string step_markup(const TraceMatrix& m) {
   if (col_heads) {  // the column labels, and in the corner which axis is which
     h << "<tr>";
     if (row_heads)
-      h << "<th class=\"corner\">" << html_escape(m.row_axis) << " \\ "
-        << html_escape(m.col_axis) << "</th>";
+      h << "<th class=\"corner\">" << html_escape(m.row_axis) << " \\ " << html_escape(m.col_axis)
+        << "</th>";
     for (const std::string& c : m.cols) h << "<th>" << html_escape(c) << "</th>";
     h << "</tr>\n";
   }

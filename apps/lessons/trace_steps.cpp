@@ -47,8 +47,9 @@ TraceMatrix scores_matrix(TraceMatrix m, const std::vector<std::string>& tokens)
 }
 
 // nn.Linear's weight (out, in), labelled.
-TraceMatrix weight_matrix(const std::string& name, const std::string& op, const std::vector<float>& w,
-                          int out, int in, const std::string& out_axis, const std::string& in_axis) {
+TraceMatrix weight_matrix(const std::string& name, const std::string& op,
+                          const std::vector<float>& w, int out, int in, const std::string& out_axis,
+                          const std::string& in_axis) {
   return labelled({name, op, w, {out, in}, {}}, numbered("o=", out), out_axis, numbered("i=", in),
                   in_axis);
 }
@@ -59,9 +60,9 @@ std::vector<std::string> worked_dot(const std::string& score, const std::string&
                                     const std::string& kn, const float* q, const float* k, int n,
                                     int t, int s, const std::vector<std::string>& tokens) {
   const std::string ts = std::to_string(t), ss = std::to_string(s);
-  std::vector<std::string> lines = {
-      "worked dot product: " + score + "[" + ts + ", " + ss + "] = " + qn + "[" + ts + "] . " +
-      kn + "[" + ss + "] (query " + tokens[t] + ", key " + tokens[s] + "), term by term:"};
+  std::vector<std::string> lines = {"worked dot product: " + score + "[" + ts + ", " + ss +
+                                    "] = " + qn + "[" + ts + "] . " + kn + "[" + ss + "] (query " +
+                                    tokens[t] + ", key " + tokens[s] + "), term by term:"};
   float dot = 0;
   for (int i = 0; i < n; ++i) {
     dot += q[i] * k[i];
@@ -154,27 +155,29 @@ std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector
   };
   auto weight = [&](const char* name, const stones::Linear<float>& l) {
     return weight_matrix(std::string(name) + ".weight:",
-                         std::string(name) + " = nn.Linear(C, head_size, bias=False)", l.weight,
-                         HS, C, "head_size (output)", "C (input)");
+                         std::string(name) + " = nn.Linear(C, head_size, bias=False)", l.weight, HS,
+                         C, "head_size (output)", "C (input)");
   };
   const int t = T - 1;  // the worked examples: the last query, which sees every key
-  TraceMatrix wei_m = scores_matrix({"wei = q @ k.transpose(-2, -1) [0]:",
-                                     "wei = q @ k.transpose(-2, -1)", wei, t_t, {}},
-                                    tokens);
-  wei_m.notes = worked_dot("wei", "q", "k", head.q.data() + int64_t{t} * HS, head.k.data(), HS, t,
-                           0, tokens);
-  TraceMatrix soft = scores_matrix(
-      {"F.softmax(wei, dim=-1) [0]:", "wei = F.softmax(wei, dim=-1)",
-       {head.wei.begin(), head.wei.begin() + tt}, t_t, future},
+  TraceMatrix wei_m = scores_matrix(
+      {"wei = q @ k.transpose(-2, -1) [0]:", "wei = q @ k.transpose(-2, -1)", wei, t_t, {}},
       tokens);
+  wei_m.notes =
+      worked_dot("wei", "q", "k", head.q.data() + int64_t{t} * HS, head.k.data(), HS, t, 0, tokens);
+  TraceMatrix soft = scores_matrix({"F.softmax(wei, dim=-1) [0]:",
+                                    "wei = F.softmax(wei, dim=-1)",
+                                    {head.wei.begin(), head.wei.begin() + tt},
+                                    t_t,
+                                    future},
+                                   tokens);
   soft.notes = worked_softmax("wei", masked.data() + int64_t{t} * T, T, t, tokens);
   return {
       rows_of_tokens({"x[0]:", x_op, {x.begin(), x.begin() + tc}, t_c, {}}, chans, "C (channel)"),
       weight("key", head.key),
       weight("query", head.query),
       weight("value", head.value),
-      rows_of_tokens({"k[0]:", "k = key(x)", {head.k.begin(), head.k.begin() + th}, t_hs, {}},
-                     dims, "head_size"),
+      rows_of_tokens({"k[0]:", "k = key(x)", {head.k.begin(), head.k.begin() + th}, t_hs, {}}, dims,
+                     "head_size"),
       rows_of_tokens({"q[0]:", "q = query(x)", {head.q.begin(), head.q.begin() + th}, t_hs, {}},
                      dims, "head_size"),
       rows_of_tokens({"v[0]:", "v = value(x)", {head.v.begin(), head.v.begin() + th}, t_hs, {}},
@@ -189,9 +192,9 @@ std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector
                      "wei = wei.masked_fill(tril == 0, float('-inf'))", masked, t_t, future},
                     tokens),
       soft,
-      rows_of_tokens({"out = wei @ v [0]:", "out = wei @ v", {out.begin(), out.begin() + th}, t_hs,
-                      {}},
-                     dims, "head_size"),
+      rows_of_tokens(
+          {"out = wei @ v [0]:", "out = wei @ v", {out.begin(), out.begin() + th}, t_hs, {}}, dims,
+          "head_size"),
   };
 }
 
@@ -228,19 +231,22 @@ std::vector<TraceMatrix> book_scores(const float* q, const float* k, int d_k, in
   const int t = T - 1;  // the worked examples: the last query, which sees every key
   const std::string product = "attn_scores = queries @ keys.transpose(" + n.dims + ")";
   TraceMatrix s0 = scores_matrix({product + " " + n.at + ":", product, scores, t_t, {}}, tokens);
-  s0.notes = worked_dot("attn_scores", "queries", "keys", q + int64_t{t} * d_k, k, d_k, t, 0, tokens);
+  s0.notes =
+      worked_dot("attn_scores", "queries", "keys", q + int64_t{t} * d_k, k, d_k, t, 0, tokens);
   TraceMatrix w = scores_matrix({"attn_weights = torch.softmax(..., dim=-1) " + n.at + ":",
                                  "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, "
                                  "dim=-1)",
-                                 {weights, weights + tt}, t_t, future},
+                                 {weights, weights + tt},
+                                 t_t,
+                                 future},
                                 tokens);
   w.notes = worked_softmax("attn_weights", scaled.data() + int64_t{t} * T, T, t, tokens);
   const std::string fill = "attn_scores.masked_fill_(" + n.fill + ", -torch.inf)";
   return {
       s0,
-      scores_matrix({"mask = torch.triu(torch.ones(T, T), diagonal=1):", n.mask_op, mask, t_t,
-                     future},
-                    tokens),
+      scores_matrix(
+          {"mask = torch.triu(torch.ones(T, T), diagonal=1):", n.mask_op, mask, t_t, future},
+          tokens),
       scores_matrix({fill + " " + n.at + ":", fill, masked, t_t, future}, tokens),
       {"scale = keys.shape[-1]**0.5:", n.scale_op, {scale}, {}, {}},
       scores_matrix({"attn_scores / keys.shape[-1]**0.5 " + n.at + ":",
@@ -289,11 +295,12 @@ std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& 
   const BookNames names{"[0]", "1, 2", "mask.bool()",
                         "mask = torch.triu(torch.ones(T, T), diagonal=1)",
                         "scale = keys.shape[-1]**0.5"};
-  for (TraceMatrix& m : book_scores(ca.q.data(), ca.k.data(), OC, T, ca.weights.data(), names, tokens))
+  for (TraceMatrix& m :
+       book_scores(ca.q.data(), ca.k.data(), OC, T, ca.weights.data(), names, tokens))
     trace.push_back(std::move(m));
-  trace.push_back(token_rows("context_vec = attn_weights @ values [0]:",
-                             "context_vec = attn_weights @ values", out.data(), T, OC, "d_out",
-                             tokens));
+  trace.push_back(
+      token_rows("context_vec = attn_weights @ values [0]:", "context_vec = attn_weights @ values",
+                 out.data(), T, OC, "d_out", tokens));
   return trace;
 }
 
@@ -321,9 +328,9 @@ std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<f
     return s;
   };
   auto weight = [&](const char* name, const stones::Linear<float>& l, int in, const char* in_axis) {
-    return weight_matrix(std::string(name) + ".weight:",
-                         std::string(name) + " = nn.Linear(" + in_axis + ", d_out)", l.weight, OC,
-                         in, "d_out (output)", std::string(in_axis) + " (input)");
+    return weight_matrix(
+        std::string(name) + ".weight:", std::string(name) + " = nn.Linear(" + in_axis + ", d_out)",
+        l.weight, OC, in, "d_out (output)", std::string(in_axis) + " (input)");
   };
   std::vector<TraceMatrix> trace = {
       token_rows("x[0]:", "x = batch", x.data(), T, C, "d_in", tokens),
@@ -331,16 +338,17 @@ std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<f
       weight("W_key", mha.W_key, C, "d_in"),
       weight("W_value", mha.W_value, C, "d_in"),
       weight("out_proj", mha.out_proj, OC, "d_out"),
-      labelled({"out_proj.bias:", "out_proj = nn.Linear(d_out, d_out)", mha.out_proj.bias, {OC}, {}},
-               {}, "", numbered("o=", OC), "d_out"),
+      labelled(
+          {"out_proj.bias:", "out_proj = nn.Linear(d_out, d_out)", mha.out_proj.bias, {OC}, {}}, {},
+          "", numbered("o=", OC), "d_out"),
       token_rows("keys[0]:", "keys = self.W_key(x)", mha.k.data(), T, OC, "d_out", tokens),
       token_rows("queries[0]:", "queries = self.W_query(x)", mha.q.data(), T, OC, "d_out", tokens),
       token_rows("values[0]:", "values = self.W_value(x)", mha.v.data(), T, OC, "d_out", tokens)};
   for (int h = 0; h < NH; ++h) {  // the split: each head's (T, head_dim) slice
     const std::string at = "[0, " + std::to_string(h) + "]:";
-    trace.push_back(token_rows("keys" + at,
-                               "keys = keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
-                               head(mha.k, h).data(), T, HS, "head_dim", tokens));
+    trace.push_back(token_rows(
+        "keys" + at, "keys = keys.view(b, num_tokens, num_heads, head_dim).transpose(1, 2)",
+        head(mha.k, h).data(), T, HS, "head_dim", tokens));
     trace.push_back(token_rows("queries" + at, "queries = queries.view(...).transpose(1, 2)",
                                head(mha.q, h).data(), T, HS, "head_dim", tokens));
     trace.push_back(token_rows("values" + at, "values = values.view(...).transpose(1, 2)",
@@ -356,22 +364,24 @@ std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<f
   std::vector<bool> future(tt);
   for (int64_t ts = 0; ts < tt; ++ts) future[ts] = ts % T > ts / T;  // s > t
   for (int h = 1; h < NH; ++h)  // the other heads' weights: each head attends in its own way
-    trace.push_back(scores_matrix(
-        {"attn_weights = torch.softmax(..., dim=-1) [0, " + std::to_string(h) + "]:",
-         "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
-         {mha.weights.begin() + h * tt, mha.weights.begin() + (h + 1) * tt}, {T, T}, future},
-        tokens));
+    trace.push_back(
+        scores_matrix({"attn_weights = torch.softmax(..., dim=-1) [0, " + std::to_string(h) + "]:",
+                       "attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)",
+                       {mha.weights.begin() + h * tt, mha.weights.begin() + (h + 1) * tt},
+                       {T, T},
+                       future},
+                      tokens));
   for (int h = 0; h < NH; ++h)
-    trace.push_back(token_rows("(attn_weights @ values) [0, " + std::to_string(h) + "]:",
-                               "attn_weights @ values", head(mha.context, h).data(), T, HS,
-                               "head_dim", tokens));
+    trace.push_back(token_rows(
+        "(attn_weights @ values) [0, " + std::to_string(h) + "]:", "attn_weights @ values",
+        head(mha.context, h).data(), T, HS, "head_dim", tokens));
   trace.push_back(token_rows("context_vec (heads concatenated) [0]:",
                              "context_vec = (attn_weights @ values).transpose(1, 2).contiguous()"
                              ".view(b, num_tokens, self.d_out)",
                              mha.context.data(), T, OC, "d_out", tokens));
-  trace.push_back(token_rows("context_vec = self.out_proj(context_vec) [0]:",
-                             "context_vec = self.out_proj(context_vec)", out.data(), T, OC, "d_out",
-                             tokens));
+  trace.push_back(token_rows(
+      "context_vec = self.out_proj(context_vec) [0]:", "context_vec = self.out_proj(context_vec)",
+      out.data(), T, OC, "d_out", tokens));
   return trace;
 }
 

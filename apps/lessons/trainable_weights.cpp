@@ -47,7 +47,7 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
 
   step(lout, "Query, keys and values");
   say(lout, "query_2 = x_2 @ W_query projects the " + std::to_string(d_in) + "-d input to a " +
-              std::to_string(d_out) + "-d query; keys and values are computed for every input.");
+                std::to_string(d_out) + "-d query; keys and values are computed for every input.");
   say(lout,
       "The key is what a token is matched on, the value what it hands over once matched: the "
       "context vector is a sum of values, never of raw inputs.");

@@ -23,9 +23,9 @@ using scratchgpt::test::numbers;
 using scratchgpt::test::run_cli;
 using scratchgpt::test::tensor_blocks;
 
-const char* const kLessons[] = {"averaging",         "positional",       "head",
-                                "block",             "simplified-attention",
-                                "trainable-weights", "causal-attention", "multi-head"};
+const char* const kLessons[] = {
+    "averaging",         "positional",       "head",      "block", "simplified-attention",
+    "trainable-weights", "causal-attention", "multi-head"};
 
 CliRun lesson(const std::string& args) { return run_cli("lesson " + args + " 2>&1"); }
 
@@ -67,26 +67,54 @@ struct HelpCase {
   std::map<std::string, std::string> flags;  // flag -> default ("" = none)
 };
 
-const std::set<std::string> kAllFlags = {"--B",          "--T",          "--C",
-                                         "--head-size",  "--n-head",     "--block-size",
-                                         "--d-in",       "--d-out",      "--seed",
-                                         "--order",      "--trace",      "--html",
-                                         "--random-inputs", "--context-length"};
+const std::set<std::string> kAllFlags = {"--B",
+                                         "--T",
+                                         "--C",
+                                         "--head-size",
+                                         "--n-head",
+                                         "--block-size",
+                                         "--d-in",
+                                         "--d-out",
+                                         "--seed",
+                                         "--order",
+                                         "--trace",
+                                         "--html",
+                                         "--random-inputs",
+                                         "--context-length"};
 
 TEST(LessonCli, HelpOfALessonListsItsFlagsWithDefaultsOnly) {
   const HelpCase cases[] = {
       {"averaging", {{"--B", "4"}, {"--T", "8"}, {"--C", "2"}, {"--seed", "1337"}}},
       {"head",
-       {{"--B", "4"}, {"--T", "8"}, {"--C", "32"}, {"--head-size", "16"}, {"--seed", "1337"},
-        {"--order", "key,query,value"}, {"--trace", ""}, {"--html", ""}}},
+       {{"--B", "4"},
+        {"--T", "8"},
+        {"--C", "32"},
+        {"--head-size", "16"},
+        {"--seed", "1337"},
+        {"--order", "key,query,value"},
+        {"--trace", ""},
+        {"--html", ""}}},
       {"block",
-       {{"--B", "2"}, {"--T", "4"}, {"--C", "8"}, {"--n-head", "2"}, {"--head-size", "C/n-head"},
-        {"--block-size", "8"}, {"--seed", "1337"}, {"--trace", ""}, {"--html", ""}}},
+       {{"--B", "2"},
+        {"--T", "4"},
+        {"--C", "8"},
+        {"--n-head", "2"},
+        {"--head-size", "C/n-head"},
+        {"--block-size", "8"},
+        {"--seed", "1337"},
+        {"--trace", ""},
+        {"--html", ""}}},
       {"simplified-attention",
        {{"--T", "6"}, {"--d-in", "3"}, {"--seed", "123"}, {"--random-inputs", ""}}},
       {"multi-head",
-       {{"--T", "6"}, {"--context-length", ""}, {"--d-in", "3"}, {"--d-out", "2"},
-        {"--n-head", "2"}, {"--seed", "123"}, {"--random-inputs", ""}, {"--trace", ""},
+       {{"--T", "6"},
+        {"--context-length", ""},
+        {"--d-in", "3"},
+        {"--d-out", "2"},
+        {"--n-head", "2"},
+        {"--seed", "123"},
+        {"--random-inputs", ""},
+        {"--trace", ""},
         {"--html", ""}}},
       {"bigram", {}},
   };
@@ -105,8 +133,9 @@ TEST(LessonCli, HelpOfALessonListsItsFlagsWithDefaultsOnly) {
         continue;
       }
       ASSERT_EQ(lines.count(f), 1u) << name << " misses " << f << "\n" << r.out;
-      if (!want->second.empty())
+      if (!want->second.empty()) {
         EXPECT_NE(lines[f].find("; default " + want->second), std::string::npos) << lines[f];
+      }
     }
     EXPECT_EQ(lines.count("--json"), 1u) << name;
   }
@@ -138,7 +167,8 @@ TEST(LessonCli, EveryDefaultGivenExplicitlyPrintsWhatLeavingItOutPrints) {
   for (const char* args : {"simplified-attention --seed 123", "causal-attention --T 6 --d-in 3",
                            "multi-head --seed 123 --trace", "head --order key,query,value"}) {
     const std::string name = std::string(args).substr(0, std::string(args).find(' '));
-    const std::string rest = std::string(args).find("--trace") != std::string::npos ? " --trace" : "";
+    const std::string rest =
+        std::string(args).find("--trace") != std::string::npos ? " --trace" : "";
     EXPECT_EQ(lesson(args).out, lesson(name + rest).out) << args;
   }
   // --random-inputs draws torch.rand(6, 3) with seed 123: printed, and not the journey.
@@ -166,8 +196,7 @@ std::vector<nlohmann::json> items_of(const nlohmann::json& rec) {
 }
 
 const char* const kTraces[] = {"head --B 2 --T 5 --C 6 --head-size 4 --seed 44 --trace",
-                               "block --trace",
-                               "causal-attention --trace",
+                               "block --trace", "causal-attention --trace",
                                "multi-head --T 4 --d-in 3 --d-out 6 --n-head 3 --seed 7 --trace"};
 
 // --json is valid JSON, and its tensors and sizes, in order, are the text output's: each cell
@@ -255,9 +284,10 @@ TEST(LessonJson, TraceLabelsFitTheShapes) {
   EXPECT_GE(labelled, 15);
   // The book's sentence labels its tokens with its words.
   for (const auto& item : items_of(record("causal-attention --trace")))
-    if (item.value("text", "") == "x[0]:")
-      EXPECT_EQ(item.at("rows"), nlohmann::json({"Your", "journey", "starts", "with", "one",
-                                                 "step"}));
+    if (item.value("text", "") == "x[0]:") {
+      EXPECT_EQ(item.at("rows"),
+                nlohmann::json({"Your", "journey", "starts", "with", "one", "step"}));
+    }
 }
 
 // A traced matrix's printed numbers, by its label, and the text lines that follow it.
@@ -342,21 +372,20 @@ void check_worked(const std::string& args, const std::string& q, const std::stri
 }
 
 TEST(LessonTrace, WorkedDotProductAndSoftmaxRowMatchThePrintedMatrices) {
-  const char* head[] = {"q[0]:", "k[0]:", "wei = q @ k.transpose(-2, -1) [0]:",
-                        "wei.masked_fill(tril == 0, float('-inf')) [0]:",
-                        "F.softmax(wei, dim=-1) [0]:"};
-  for (const char* args : {"head --B 1 --T 2 --C 3 --head-size 3 --trace",
-                           "head --B 2 --T 5 --C 6 --head-size 4 --seed 44 --trace",
-                           "head --B 4 --T 3 --C 5 --head-size 6 --order query,key,value --trace",
-                           "block --trace"})
+  const char* head[] = {
+      "q[0]:", "k[0]:", "wei = q @ k.transpose(-2, -1) [0]:",
+      "wei.masked_fill(tril == 0, float('-inf')) [0]:", "F.softmax(wei, dim=-1) [0]:"};
+  for (const char* args :
+       {"head --B 1 --T 2 --C 3 --head-size 3 --trace",
+        "head --B 2 --T 5 --C 6 --head-size 4 --seed 44 --trace",
+        "head --B 4 --T 3 --C 5 --head-size 6 --order query,key,value --trace", "block --trace"})
     check_worked(args, head[0], head[1], head[2], head[3], head[4]);
-  check_worked("causal-attention --trace", "queries[0]:", "keys[0]:",
-               "attn_scores = queries @ keys.transpose(1, 2) [0]:",
-               "attn_scores / keys.shape[-1]**0.5 [0]:",
-               "attn_weights = torch.softmax(..., dim=-1) [0]:");
-  check_worked("multi-head --T 4 --d-in 3 --d-out 6 --n-head 3 --seed 7 --trace",
-               "queries[0, 0]:", "keys[0, 0]:",
-               "attn_scores = queries @ keys.transpose(2, 3) [0, 0]:",
+  check_worked(
+      "causal-attention --trace",
+      "queries[0]:", "keys[0]:", "attn_scores = queries @ keys.transpose(1, 2) [0]:",
+      "attn_scores / keys.shape[-1]**0.5 [0]:", "attn_weights = torch.softmax(..., dim=-1) [0]:");
+  check_worked("multi-head --T 4 --d-in 3 --d-out 6 --n-head 3 --seed 7 --trace", "queries[0, 0]:",
+               "keys[0, 0]:", "attn_scores = queries @ keys.transpose(2, 3) [0, 0]:",
                "attn_scores / keys.shape[-1]**0.5 [0, 0]:",
                "attn_weights = torch.softmax(..., dim=-1) [0, 0]:");
 }
@@ -373,7 +402,8 @@ TEST(LessonTrace, MultiHeadShowsEveryHeadAfterTheSplitAndTheConcatenation) {
       ASSERT_EQ(m.count(name), 1u) << name;
       for (int t = 0; t < T; ++t)
         for (int i = 0; i < HS; ++i)
-          EXPECT_EQ(m[name].cells[t * HS + i], m[std::string(what) + "[0]:"].cells[t * OC + h * HS + i])
+          EXPECT_EQ(m[name].cells[t * HS + i],
+                    m[std::string(what) + "[0]:"].cells[t * OC + h * HS + i])
               << name;
     }
   const Traced& cat = m["context_vec (heads concatenated) [0]:"];

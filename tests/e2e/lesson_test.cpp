@@ -471,9 +471,13 @@ TEST(LessonHtml, PageHoldsEveryMatrixOfTheTraceWithPyTorchsNumbers) {
       {"head", "--B 2 --T 5 --C 6 --head-size 4 --seed 44 --trace", &head_names, {10, 11, 12}},
       {"block", "--B 1 --T 3 --C 6 --n-head 2 --seed 7 --trace", &head_names, {10, 11, 12}},
       {"causal-attention", "--trace", &book_names, {8, 9, 11, 12}},
-      {"causal-attention", "--T 3 --d-in 2 --d-out 2 --seed 7 --trace", &book_names,
+      {"causal-attention",
+       "--T 3 --d-in 2 --d-out 2 --seed 7 --trace",
+       &book_names,
        {8, 9, 11, 12}},
-      {"multi-head", "--T 4 --d-in 3 --d-out 4 --n-head 2 --seed 7 --trace", &mha_names,
+      {"multi-head",
+       "--T 4 --d-in 3 --d-out 4 --n-head 2 --seed 7 --trace",
+       &mha_names,
        {16, 17, 19, 20, 21}}};
   for (const auto& [lesson, flags, names_of, with_mask] : runs) {
     SCOPED_TRACE(lesson + " " + flags);
