@@ -47,7 +47,8 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
         "MultiHeadAttention(d_in=" +
             din + ", d_out=" + dout + ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
-            "); batch element 0, head 0, every intermediate in order.",
+            "); batch element 0: every head after the split, head 0's scores in full, the "
+            "concatenation.",
         kMultiHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
@@ -57,7 +58,7 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
     show(lout, "inputs:", inputs.data(), {T, d_in});
   }
   if (opt.trace) {
-    step(lout, "Trace: MultiHeadAttention on batch element 0, head 0");
+    step(lout, "Trace: MultiHeadAttention on batch element 0, every head");
     say(lout,
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
         "MultiHeadAttention(d_in, d_out, context_length=T, dropout=0.0, num_heads); "
