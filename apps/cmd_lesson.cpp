@@ -234,7 +234,7 @@ void register_lesson(CLI::App& app) {
     for (const auto& l : lessons::all_lessons())
       if (opts->name == l.name) lesson = &l;
     if (opts->help) {
-      std::cout << (lesson ? lesson_help(*lesson) : cmd->help());
+      std::cout << (lesson ? lesson_help(*lesson) : cmd->help("scratchgpt"));
       return;
     }
     if (opts->name.empty()) {
