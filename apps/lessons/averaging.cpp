@@ -4,6 +4,8 @@
 // src/stones/bow_average.h.
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -20,6 +22,27 @@ bool allclose(const std::vector<float>& a, const std::vector<float>& b) {
     if (std::fabs(a[i] - b[i]) > 1e-8 + 1e-5 * std::fabs(b[i])) return false;
   return true;
 }
+// "7 = 3 + 4": the first column of c = a @ b worked out row by row, as running sums of b
+// divided by how many rows they hold (b: (3, 2) of small integers, c: (3, 2)).
+void running_sums(LessonOut& lout, const float* b, const float* c) {
+  say(lout,
+      "Row t of a has t+1 equal entries 1/(t+1), so row t of c is a running sum of the rows of b "
+      "up to t, divided by t+1. The first column, by hand:");
+  float sum = 0;
+  std::string terms;
+  for (int t = 0; t < 3; ++t) {
+    sum += b[t * 2];
+    terms += (t ? " + " : "") + std::to_string(static_cast<int>(b[t * 2]));
+    char avg[32];
+    std::snprintf(avg, sizeof avg, "%.4f", static_cast<double>(c[t * 2]));
+    lout.line("  c[" + std::to_string(t) + ", 0]: " + terms + " = " +
+              std::to_string(static_cast<int>(sum)) + ", / " + std::to_string(t + 1) + " = " + avg);
+  }
+  say(lout,
+      "Without the division (a = tril(ones(3, 3))), c would hold the sums themselves: "
+      "tril @ b adds up everything up to each row.");
+}
+
 }  // namespace
 
 void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
@@ -30,7 +53,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   Rng rng;
   step(lout, "A toy sequence");
   say(lout, "torch.manual_seed(" + seed_text(seed) + "); B, T, C = " + std::to_string(B) + ", " +
-              std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
+                std::to_string(T) + ", " + std::to_string(C) + "; x = torch.randn(B, T, C).");
   say(lout,
       "We want each token to talk to the tokens before it: x[b, t] should become the mean of "
       "x[b, 0..t].");
@@ -61,6 +84,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   show(lout, "a=", a.data(), {3, 3});
   show(lout, "b=", b.data(), {3, 2});
   show(lout, "c=", c.data(), {3, 2});
+  running_sums(lout, b.data(), c.data());
 
   step(lout, "Version 2: wei = tril / row sums, xbow2 = wei @ x");
   say(lout, "The (T, T) weights broadcast over the batch: (B, T, T) @ (B, T, C) -> (B, T, C).");
@@ -68,6 +92,7 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
   stones::bow_weights_tril(wei.data(), T);
   stones::bow_apply(xbow2.data(), wei.data(), x.data(), B, T, C);
   show(lout, "wei:", wei.data(), {T, T});
+  label_scores(lout, T, false);
   show(lout, "xbow2[0]:", xbow2.data(), {T, C});
   lout.line(std::string("allclose(xbow, xbow2): ") + (allclose(xbow, xbow2) ? "True" : "False"));
 
@@ -77,8 +102,10 @@ void lesson_averaging(const LessonOptions& opt, LessonOut& lout) {
       "weights and -inf into 0. Later these zeros become learned affinities: self-attention.");
   stones::bow_weights_softmax(wei.data(), T, /*before_softmax=*/true);
   show(lout, "wei (masked):", wei.data(), {T, T});
+  label_scores(lout, T, false);
   stones::bow_weights_softmax(wei.data(), T);
   show(lout, "wei (softmax):", wei.data(), {T, T});
+  label_scores(lout, T, false);
   std::vector<float> xbow3(x.size());  // (B, T, C)
   stones::bow_apply(xbow3.data(), wei.data(), x.data(), B, T, C);
   show(lout, "xbow3[0]:", xbow3.data(), {T, C});

@@ -69,7 +69,8 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   if (opt.trace || !opt.html.empty()) {
     ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(),
                            N, C);
-    trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]");
+    trace = trace_head(sa.heads[0], h, B, T, C, "x = ln1(x): the input of sa.heads[0]",
+                       token_labels(T, false));
   }
   if (!opt.html.empty()) {
     write_trace_page(opt.html, opt.overwrite,
@@ -83,14 +84,18 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   }
   step(lout, "A Block");
   say(lout, "torch.manual_seed(" + seed_text(seed) + "); block = Block(n_embd=" + c +
-              ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
-              std::to_string(n_head) + " heads of " + std::to_string(head_size) +
-              "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
-              " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
-              std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
+                ", n_head=" + std::to_string(n_head) + "): sa = MultiHeadAttention(" +
+                std::to_string(n_head) + " heads of " + std::to_string(head_size) +
+                "), ffwd = FeedForward (" + c + " -> " + c4 + " -> " + c +
+                " with ReLU), ln1, ln2 = nn.LayerNorm(" + c + "). Then x = torch.randn(" +
+                std::to_string(B) + ", " + std::to_string(T) + ", " + c + ").");
   if (opt.trace) {  // its x is the head's input, ln1(x)
     step(lout, "Trace: sa.heads[0] on ln1(x), batch element 0");
     say(lout, kHeadTraceCode);
+    say(lout, trace_axes_sentence("wei",
+                                  "key.weight, query.weight and value.weight (of "
+                                  "sa.heads[0])",
+                                  "(head_size, n_embd)", "k = x @ key.weight.T"));
     print_trace(lout, trace);
     return;
   }
@@ -101,7 +106,8 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x.data(), ln_w.data(), ln_b.data(), N,
                          C);
   show(lout, "ln1(x)[0]:", h.data(), {T, C});
-  say(lout, "The heads let tokens exchange information (causally); the projection mixes the heads.");
+  say(lout,
+      "The heads let tokens exchange information (causally); the projection mixes the heads.");
   sa.forward(a.data(), h.data(), B, T);
   show(lout, "sa(ln1(x))[0]:", a.data(), {T, C});
   say(lout, "The residual connection adds it to x: gradients flow straight through the sum.");
@@ -110,7 +116,7 @@ void lesson_block(const LessonOptions& opt, LessonOut& lout) {
 
   step(lout, "Computation: x + ffwd(ln2(x))");
   say(lout, "Each token then thinks on its own: Linear(" + c + ", " + c4 + "), ReLU, Linear(" + c4 +
-              ", " + c + ").");
+                ", " + c + ").");
   ref::layernorm_forward(h.data(), mean.data(), rstd.data(), x1.data(), ln_w.data(), ln_b.data(), N,
                          C);
   ffwd.forward(f.data(), h.data(), N);

@@ -18,6 +18,39 @@
 
 namespace scratchgpt::lessons {
 
+namespace {
+
+// Why rows of the dropped causal weights can vanish, which ones did, the 1 / (1 - p) rescaling,
+// and why a copy of the book may show another pattern.
+void explain_dropout(LessonOut& lout, const std::vector<float>& dropped,
+                     const std::vector<float>& mask, int T) {
+  say(lout,
+      "Each entry is dropped on its own, with probability 0.5; the kept ones are multiplied by "
+      "1 / (1 - 0.5) = 2, so a row no longer sums to one, but its expected sum still does (row "
+      "0's single weight 1 becomes 2 or 0).");
+  for (int t = 0; t < T; ++t) {
+    bool zero = true;
+    for (int s = 0; s < T; ++s) zero = zero && dropped[int64_t{t} * T + s] == 0.0f;
+    if (!zero) continue;
+    std::string kept;
+    for (int s = t + 1; s < T; ++s)
+      if (mask[int64_t{t} * T + s] != 0.0f) kept += (kept.empty() ? "" : ", ") + std::to_string(s);
+    say(lout, "Row " + std::to_string(t) +
+                  " is all zeros: the causal mask had left only its first " +
+                  std::to_string(t + 1) + " weights (columns 0.." + std::to_string(t) +
+                  ") non-zero, and dropout happened to drop each of them" +
+                  (kept.empty() ? std::string(".")
+                                : "; it kept column(s) " + kept + ", which the mask had zeroed.") +
+                  " In this training step that token's context vector is zero.");
+  }
+  say(lout,
+      "Note: if your copy of the book prints another pattern of zeros, its PyTorch drew the "
+      "dropout noise differently (builds differ here, e.g. with MKL); these are the draws of "
+      "Debian's PyTorch 1.13, which the tests compare.");
+}
+
+}  // namespace
+
 void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   // The book's sentence, or with --T --d-in --seed a random one (see book_inputs); --d-out.
   // The weights and dropout keep the book's seeds (789, 123).
@@ -37,7 +70,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     rng.manual_seed(123);
     stones::CausalAttention<float> ca(d_in, d_out, T, 0.0f);
     ca.init(rng);
-    trace = trace_causal_attention(ca, batch, 2, T);
+    trace = trace_causal_attention(ca, batch, 2, T, token_labels(T, journey_inputs(opt)));
   }
   if (!opt.html.empty()) {
     write_trace_page(
@@ -49,7 +82,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
         kCausalAttentionTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs, {T, d_in});
@@ -60,6 +93,8 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); ca = "
         "CausalAttention(d_in, d_out, context_length=T, dropout=0.0); ca(batch):");
     say(lout, kCausalAttentionTraceCode);
+    say(lout, trace_axes_sentence("attn_scores", "W_query.weight, W_key.weight and W_value.weight",
+                                  "(d_out, d_in)", "keys = x @ W_key.weight.T"));
     print_trace(lout, trace);
     return;
   }
@@ -74,14 +109,17 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   sa_v2.forward(ctx.data(), inputs, T);
   const std::vector<float>& attn_scores = sa_v2.scores;  // (T, T) queries @ keys.T
   show(lout, "attn_weights:", sa_v2.weights.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Masking, first attempt: zero the future, renormalise");
   std::vector<float> mask_simple(T * T), masked_simple(T * T), norm(T * T);  // (T, T)
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) mask_simple[i * T + j] = j <= i ? 1.0f : 0.0f;
   show(lout, "mask_simple:", mask_simple.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   for (int i = 0; i < T * T; ++i) masked_simple[i] = sa_v2.weights[i] * mask_simple[i];
   show(lout, "masked_simple:", masked_simple.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   say(lout, "Dividing each row by its sum makes the rows sum to one again.");
   for (int i = 0; i < T; ++i) {
     float row_sum = 0;
@@ -89,6 +127,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     for (int j = 0; j < T; ++j) norm[i * T + j] = masked_simple[i * T + j] / row_sum;
   }
   show(lout, "masked_simple_norm:", norm.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Masking, the efficient way: -inf before softmax");
   say(lout,
@@ -99,10 +138,12 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
     for (int j = 0; j < T; ++j)
       masked[i * T + j] = j > i ? -std::numeric_limits<float>::infinity() : attn_scores[i * T + j];
   show(lout, "masked:", masked.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
   for (int i = 0; i < T * T; ++i)
     scaled[i] = stones::apply_scale(masked[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), T, T);
   show(lout, "attn_weights:", weights.data(), {T, T});
+  label_scores(lout, T, journey_inputs(opt));
 
   step(lout, "Dropout on the attention weights");
   say(lout,
@@ -117,6 +158,7 @@ void lesson_causal_attention(const LessonOptions& opt, LessonOut& lout) {
   std::vector<float> dropped(T * T);
   for (int i = 0; i < T * T; ++i) dropped[i] = weights[i] * mask[i];
   show(lout, "dropout(attn_weights):", dropped.data(), {T, T});
+  explain_dropout(lout, dropped, mask, T);
 
   step(lout, "The CausalAttention class on a batch");
   say(lout,

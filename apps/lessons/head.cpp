@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "kernels/ref/softmax.h"
 #include "lessons/lesson.h"
@@ -27,6 +28,52 @@ float variance(const std::vector<float>& v) {
   double ss = 0;
   for (float x : v) ss += (x - mean) * (x - mean);
   return static_cast<float>(ss / static_cast<double>(v.size() - 1));
+}
+
+// --order: the creation order of the three layers, "key,query,value" (the lecture's Head) or
+// any permutation (seed 001's snippet: "query,key,value"); fails naming --order otherwise.
+std::vector<std::string> layer_order(const std::string& order) {
+  std::vector<std::string> names;
+  std::string cur;
+  for (char ch : order + ",") {
+    if (ch != ',') {
+      cur += ch;
+      continue;
+    }
+    names.push_back(cur);
+    cur.clear();
+  }
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted != std::vector<std::string>{"key", "query", "value"})
+    fail("--order must name key, query and value once each, e.g. query,key,value; got '", order,
+         "'");
+  return names;
+}
+
+// The lecture's notes on attention, in our words.
+void attention_notes(LessonOut& lout) {
+  step(lout, "Notes on attention");
+  say(lout,
+      "Attention is a way of communicating: picture the T tokens as the nodes of a directed "
+      "graph; every node collects a weighted sum of the values of the nodes that point to it, "
+      "with weights computed from the data. With the tril mask, node t hears nodes 0..t: itself "
+      "and its past.");
+  say(lout,
+      "Attention has no notion of space: it works on a set of vectors and would give the same "
+      "answer for the past tokens in any order. That is why tokens are given position "
+      "embeddings first (lesson positional).");
+  say(lout,
+      "The sequences of a batch never talk to each other: wei has one (T, T) matrix per batch "
+      "element, and the batched matmul keeps them apart.");
+  say(lout,
+      "Masking the future makes this a decoder block, as language modelling needs: a token may "
+      "not see what it must predict. An encoder block (for, say, classifying a whole sentence) "
+      "leaves the mask out, so every token hears every other.");
+  say(lout,
+      "This is self-attention: queries, keys and values all come from the same x. In "
+      "cross-attention the queries come from x while the keys and values come from somewhere "
+      "else, such as an encoder's output that the tokens consult.");
 }
 
 }  // namespace
@@ -46,10 +93,13 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   std::vector<float> x(int64_t{B} * T * C);  // (B, T, C)
   rng.randn(x.data(), static_cast<int64_t>(x.size()));
   stones::Head<float> head(C, HS, T, 0.0f);
-  head.init(rng);
+  const std::vector<std::string> order =
+      layer_order(opt.order.empty() ? "key,query,value" : opt.order);
+  for (const std::string& name : order)  // nn.Linear's draws, in creation order
+    (name == "key" ? head.key : name == "query" ? head.query : head.value).init(rng);
   std::vector<TraceMatrix> trace;
   if (opt.trace || !opt.html.empty())
-    trace = trace_head(head, x, B, T, C, "x = torch.randn(B, T, C)");
+    trace = trace_head(head, x, B, T, C, "x = torch.randn(B, T, C)", token_labels(T, false));
   if (!opt.html.empty()) {
     write_trace_page(
         opt.html, opt.overwrite, "One self-attention Head, traced (scratchgpt lesson head)",
@@ -61,15 +111,32 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   }
   step(lout, "A single Head");
   say(lout, "torch.manual_seed(" + seed_text(seed) + "); x = torch.randn(" + std::to_string(B) +
-              ", " + std::to_string(T) + ", " + c + "); key, query, value = nn.Linear(" + c + ", " +
-              hs + ", bias=False), created in that order.");
+                ", " + std::to_string(T) + ", " + c + "); " + order[0] + ", " + order[1] + ", " +
+                order[2] + " = nn.Linear(" + c + ", " + hs +
+                ", bias=False), created in that order.");
+  if (order[0] != "key" || order[1] != "query")
+    say(lout,
+        "The lecture's Head creates key, query, value; in another order the same seed gives "
+        "the layers other weights, so the numbers differ (each nn.Linear takes the next numbers "
+        "of the generator).");
   say(lout,
       "Every token emits a query (what am I looking for?) and a key (what do I contain?); "
       "wei = q @ k.transpose(-2, -1) makes the affinities data-dependent.");
+  say(lout,
+      "And a value: x is what a token privately knows, v = value(x) is what it tells the tokens "
+      "that find it interesting (those whose query matches its key); out = wei @ v adds up what "
+      "each token hears.");
+  say(lout,
+      "Picture a classroom: every pupil has notes of their own (x), a label on their desk "
+      "saying what they know about (the key), a question they want answered (the query), and "
+      "a summary they are willing to share (the value). Each pupil listens most to the desks "
+      "whose label fits their question, and takes home a mix of those summaries.");
   std::vector<float> out(int64_t{B} * T * HS);  // (B, T, HS)
   if (opt.trace) {
     step(lout, "Trace: one Head on batch element 0");
     say(lout, kHeadTraceCode);
+    say(lout, trace_axes_sentence("wei", "key.weight, query.weight and value.weight",
+                                  "(head_size, C)", "k = x @ key.weight.T"));
     print_trace(lout, trace);
     return;
   }
@@ -80,6 +147,7 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   head.forward(out.data(), x.data(), B, T);
   show_size(lout, "out.shape:", {B, T, HS});
   show(lout, "wei[0] (unscaled):", head.wei.data(), {T, T});
+  label_scores(lout, T, false);
 
   step(lout, "Scaled attention");
   say(lout,
@@ -88,6 +156,12 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   head.scaled = true;
   head.forward(out.data(), x.data(), B, T);
   show(lout, "wei[0] (scaled):", head.wei.data(), {T, T});
+  label_scores(lout, T, false);
+  say(lout,
+      "Note: the lecture prints all of out[0]; here only the first four numbers of its first "
+      "row. Some entries of out[0] are sums that nearly cancel, which PyTorch prints in "
+      "scientific notation, where the order of the additions (one BLAS or another) shows in the "
+      "5th digit.");
   show(lout, "out[0, 0, :4]:", out.data(), {std::min(HS, 4)});
 
   step(lout, "Why scale: the variance of the scores");
@@ -119,6 +193,7 @@ void lesson_head(const LessonOptions& opt, LessonOut& lout) {
   for (int i = 0; i < 5; ++i) v8[i] = v[i] * 8;
   ref::softmax_forward(p, v8, 1, 5);
   show(lout, "softmax(8x):", p, {5});
+  attention_notes(lout);
 }
 
 }  // namespace scratchgpt::lessons

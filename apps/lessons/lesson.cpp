@@ -15,27 +15,29 @@ const std::vector<Lesson>& all_lessons() {
        lesson_bigram},
       {"averaging", "lecture",
        "the mathematical trick: averaging the past by loops, by a tril matrix, by softmax",
-       lesson_averaging, "B T C seed"},
+       lesson_averaging, "B=4 T=8 C=2 seed=1337"},
       {"positional", "lecture",
        "token embeddings plus position embeddings: the same token at four positions",
-       lesson_positional, "B T C block-size seed"},
+       lesson_positional, "B=2 T=4 C=4 block-size=8 seed=1337"},
       {"head", "lecture", "one self-attention Head: keys, queries, the tril mask, HS^-0.5 scaling",
-       lesson_head, "B T C head-size seed trace html"},
+       lesson_head, "B=4 T=8 C=32 head-size=16 seed=1337 order=key,query,value trace html"},
       {"block", "lecture",
        "a transformer Block: x + sa(ln1(x)), then x + ffwd(ln2(x)), step by step", lesson_block,
-       "B T C n-head head-size block-size seed trace html"},
+       "B=2 T=4 C=8 n-head=2 head-size=C/n-head block-size=8 seed=1337 trace html"},
       {"simplified-attention", "Raschka ch. 3.3",
        "attention without trainable weights on \"Your journey starts with one step\"",
-       lesson_simplified_attention, "T d-in seed"},
+       lesson_simplified_attention, "T=6 d-in=3 seed=123 random-inputs"},
       {"trainable-weights", "Raschka ch. 3.4",
        "W_query, W_key, W_value, scaled dot products, SelfAttention_v1 and _v2",
-       lesson_trainable_weights, "T d-in d-out seed"},
+       lesson_trainable_weights, "T=6 d-in=3 d-out=2 seed=123 random-inputs"},
       {"causal-attention", "Raschka ch. 3.5",
        "masking the future two ways, dropout on attention weights, CausalAttention",
-       lesson_causal_attention, "T d-in d-out seed trace html"},
+       lesson_causal_attention,
+       "T=6 context-length d-in=3 d-out=2 seed=123 random-inputs trace html"},
       {"multi-head", "Raschka ch. 3.6",
        "stacked heads (MultiHeadAttentionWrapper) and the efficient MultiHeadAttention",
-       lesson_multi_head, "T d-in d-out n-head seed trace html"},
+       lesson_multi_head,
+       "T=6 context-length d-in=3 d-out=2 n-head=2 seed=123 random-inputs trace html"},
   };
   return kLessons;
 }
@@ -46,8 +48,21 @@ void check_elements(int64_t elements, const char* flags) {
          " elements (at most 67108864)");
 }
 
+bool journey_inputs(const LessonOptions& opt) {
+  return !opt.random_inputs && opt.T.value_or(6) == 6 && opt.d_in.value_or(3) == 3 &&
+         opt.seed.value_or(123) == 123;
+}
+
+std::vector<std::string> token_labels(int T, bool journey) {
+  static const char* const kWords[6] = {"Your", "journey", "starts", "with", "one", "step"};
+  std::vector<std::string> labels;
+  for (int t = 0; t < T; ++t)
+    labels.push_back(journey && T == 6 ? kWords[t] : "t=" + std::to_string(t));
+  return labels;
+}
+
 std::vector<float> book_inputs(const LessonOptions& opt, int& T, int& d_in, std::string& sentence) {
-  if (!opt.T && !opt.d_in && !opt.seed) {
+  if (journey_inputs(opt)) {
     T = 6;
     d_in = 3;
     sentence =
@@ -91,6 +106,14 @@ void show_scalar(LessonOut& out, const std::string& label, float value) {
 
 void show_size(LessonOut& out, const std::string& label, const std::vector<int64_t>& shape) {
   out.size(label, shape);
+}
+
+void label_scores(LessonOut& out, int T, bool journey) {
+  out.label(token_labels(T, journey), "t (query)", token_labels(T, journey), "s (key)");
+}
+
+void label_keys(LessonOut& out, int T, bool journey) {
+  out.label({}, "", token_labels(T, journey), "s (key)");
 }
 
 const float kJourneyInputs[6 * 3] = {

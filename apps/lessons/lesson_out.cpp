@@ -67,6 +67,20 @@ void LessonOut::trace(const TraceMatrix& m) {
   Shown& s = keep_ ? steps_.back().items.back() : scratch_;
   s.op = m.op;
   s.masked = m.masked;
+  s.rows = m.rows;
+  s.cols = m.cols;
+  s.row_axis = m.row_axis;
+  s.col_axis = m.col_axis;
+  for (const std::string& note : m.notes) line(note);
+}
+
+void LessonOut::label(std::vector<std::string> rows, std::string row_axis,
+                      std::vector<std::string> cols, std::string col_axis) {
+  Shown& s = keep_ ? steps_.back().items.back() : scratch_;
+  s.rows = std::move(rows);
+  s.cols = std::move(cols);
+  s.row_axis = std::move(row_axis);
+  s.col_axis = std::move(col_axis);
 }
 
 std::string LessonOut::record_json() const {
@@ -84,6 +98,10 @@ std::string LessonOut::record_json() const {
       }
       if (!s.op.empty()) j["op"] = s.op;
       if (!s.masked.empty()) j["masked"] = s.masked;
+      if (!s.rows.empty()) j["rows"] = s.rows;
+      if (!s.cols.empty()) j["cols"] = s.cols;
+      if (!s.row_axis.empty()) j["row_axis"] = s.row_axis;
+      if (!s.col_axis.empty()) j["col_axis"] = s.col_axis;
       items.push_back(std::move(j));
     }
     if (st.title.empty() && items.empty()) continue;  // nothing before the first step

@@ -18,13 +18,17 @@ struct TraceMatrix;
 struct Shown {
   enum class Kind { kSay, kText, kTensor, kSize };
   Kind kind = Kind::kSay;
-  std::string text;             // the sentence, the line, or the tensor's label ("wei[0]:")
-  std::string op;               // a traced matrix: the operation that made it ("k = key(x)")
-  std::vector<double> values;   // kTensor: the elements in row-major order (int64 exactly)
-  std::vector<int64_t> shape;   // kTensor, kSize: the shape ({} = a scalar)
-  bool integer = false;         // an int64 tensor (torch.long)
+  std::string text;                // the sentence, the line, or the tensor's label ("wei[0]:")
+  std::string op;                  // a traced matrix: the operation that made it ("k = key(x)")
+  std::vector<double> values;      // kTensor: the elements in row-major order (int64 exactly)
+  std::vector<int64_t> shape;      // kTensor, kSize: the shape ({} = a scalar)
+  bool integer = false;            // an int64 tensor (torch.long)
   std::vector<std::string> cells;  // kTensor: each element as PyTorch prints it ("0.3796")
-  std::vector<bool> masked;     // a traced matrix: elements shown as masked (empty: none)
+  std::vector<bool> masked;        // a traced matrix: elements shown as masked (empty: none)
+  // A matrix's axes: a label per row and per column ("Your", "t=0", "c=1") and what each axis
+  // is ("t (query)", "s (key)"); empty: none given. A vector's labels are `cols`.
+  std::vector<std::string> rows, cols;
+  std::string row_axis, col_axis;
 };
 
 struct ShownStep {
@@ -43,9 +47,13 @@ class LessonOut {
   void tensor(const std::string& label, const float* data, const std::vector<int64_t>& shape);
   void tensor(const std::string& label, const int64_t* data, const std::vector<int64_t>& shape);
   void size(const std::string& label, const std::vector<int64_t>& shape);  // "torch.Size([..])"
-  void trace(const TraceMatrix& m);  // "name tensor(...)", keeping its op and mask
+  void trace(const TraceMatrix& m);  // "name tensor(...)", keeping its op, mask and labels
+  // Labels the axes of the tensor just written (for the record only; the text is unchanged).
+  void label(std::vector<std::string> rows, std::string row_axis, std::vector<std::string> cols,
+             std::string col_axis);
   const std::vector<ShownStep>& record() const { return steps_; }
-  // The record as JSON: [{"title": ..., "items": [{"kind": "say"|"text"|"tensor"|"size", ...}]}].
+  // The record as JSON: [{"title": ..., "items": [{"kind": "say"|"text"|"tensor"|"size", ...}]}];
+  // a tensor's "rows", "cols", "row_axis", "col_axis" where the lesson labelled its axes.
   std::string record_json() const;
 
  private:

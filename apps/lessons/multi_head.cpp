@@ -39,7 +39,7 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
     rng.manual_seed(123);
     stones::MultiHeadAttention<float> mha(d_in, d_out, T, 0.0f, num_heads);
     mha.init(rng);
-    trace = trace_multi_head_attention(mha, batch, B, T);
+    trace = trace_multi_head_attention(mha, batch, B, T, token_labels(T, journey_inputs(opt)));
   }
   if (!opt.html.empty()) {
     write_trace_page(
@@ -47,31 +47,40 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
         "MultiHeadAttention(d_in=" +
             din + ", d_out=" + dout + ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
-            "); batch element 0, head 0, every intermediate in order.",
+            "); batch element 0: every head after the split, head 0's scores in full, the "
+            "concatenation.",
         kMultiHeadTraceCode, trace);
     std::cerr << "wrote " << opt.html << "\n";
   }
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs.data(), {T, d_in});
   }
   if (opt.trace) {
-    step(lout, "Trace: MultiHeadAttention on batch element 0, head 0");
+    step(lout, "Trace: MultiHeadAttention on batch element 0, every head");
     say(lout,
         "batch = torch.stack((inputs, inputs)); torch.manual_seed(123); mha = "
         "MultiHeadAttention(d_in, d_out, context_length=T, dropout=0.0, num_heads); "
         "mha(batch):");
     say(lout, kMultiHeadTraceCode);
+    say(lout, trace_axes_sentence("attn_scores",
+                                  "W_query.weight, W_key.weight, W_value.weight "
+                                  "and out_proj.weight",
+                                  "(d_out, d_in) and (d_out, d_out)", "keys = x @ W_key.weight.T"));
+    say(lout,
+        "Each head is a slice of head_dim = d_out / num_heads columns of keys, queries and "
+        "values (the split); each head attends on its own, and their outputs are put side by "
+        "side again (the concatenation) before out_proj mixes them.");
     print_trace(lout, trace);
     return;
   }
   step(lout, "Stacking causal heads");
   say(lout, "torch.manual_seed(123); MultiHeadAttentionWrapper(d_in=" + din + ", d_out=" + dout +
-              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " +
-              (num_heads == 2 ? std::string("two") : nh) +
-              " CausalAttention heads and concatenates them: " + nh + " heads x " + dout +
-              " dims = " + std::to_string(num_heads * d_out) + " output dims.");
+                ", context_length=" + t + ", dropout=0.0, num_heads=" + nh + ") runs " +
+                (num_heads == 2 ? std::string("two") : nh) +
+                " CausalAttention heads and concatenates them: " + nh + " heads x " + dout +
+                " dims = " + std::to_string(num_heads * d_out) + " output dims.");
   rng.manual_seed(123);
   stones::MultiHeadAttentionWrapper<float> wrapper(d_in, d_out, T, 0.0f, num_heads);
   wrapper.init(rng);
@@ -102,13 +111,14 @@ void lesson_multi_head(const LessonOptions& opt, LessonOut& lout) {
   show(lout, "Second head:", aat + 9, {3, 3});
 
   step(lout, "One projection split across heads");
-  say(lout, "torch.manual_seed(123); MultiHeadAttention(d_in=" + din + ", d_out=" + dout +
-              ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
-              "): one W_query/W_key/W_value of d_out columns viewed as "
-              "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
-              "output projection out_proj. head_dim = " +
-              std::to_string(d_out / num_heads) + " here, and the output has d_out = " + dout +
-              " dims.");
+  say(lout,
+      "torch.manual_seed(123); MultiHeadAttention(d_in=" + din + ", d_out=" + dout +
+          ", context_length=" + t + ", dropout=0.0, num_heads=" + nh +
+          "): one W_query/W_key/W_value of d_out columns viewed as "
+          "(B, T, num_heads, head_dim) and transposed to (B, num_heads, T, head_dim), then an "
+          "output projection out_proj. head_dim = " +
+          std::to_string(d_out / num_heads) + " here, and the output has d_out = " + dout +
+          " dims.");
   rng.manual_seed(123);
   stones::MultiHeadAttention<float> mha(d_in, d_out, T, 0.0f, num_heads);
   mha.init(rng);

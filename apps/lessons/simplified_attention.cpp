@@ -29,7 +29,7 @@ void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
   std::string sentence;
   const std::vector<float> input_store = book_inputs(opt, T, C, sentence);
   const float* inputs = input_store.data();  // (T, C)
-  const bool journey = !opt.T && !opt.d_in && !opt.seed;
+  const bool journey = journey_inputs(opt);
   step(lout, "Attention scores for one query");
   if (journey) {
     say(lout,
@@ -48,6 +48,7 @@ void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
     attn_scores_2[i] = dot;
   }
   show(lout, "attn_scores_2:", attn_scores_2.data(), {T});
+  label_keys(lout, T, journey);
 
   step(lout, "Normalising the scores into weights");
   say(lout, "Dividing by the sum makes them sum to one ...");
@@ -55,20 +56,28 @@ void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
   std::vector<float> w_tmp(T), exps(T), w_naive(T), w(T);  // (T) each
   for (int i = 0; i < T; ++i) w_tmp[i] = attn_scores_2[i] / total;
   show(lout, "Attention weights:", w_tmp.data(), {T});
+  label_keys(lout, T, journey);
   show_scalar(lout, "Sum:", torch_sum(w_tmp.data(), T));
   say(lout, "... but softmax is better behaved: exp(x) / exp(x).sum() (naive) ...");
   for (int i = 0; i < T; ++i) exps[i] = std::exp(attn_scores_2[i]);
   const float exp_sum = torch_sum(exps.data(), T);
   for (int i = 0; i < T; ++i) w_naive[i] = exps[i] / exp_sum;
   show(lout, "Attention weights:", w_naive.data(), {T});
+  label_keys(lout, T, journey);
   show_scalar(lout, "Sum:", torch_sum(w_naive.data(), T));
   say(lout, "... and torch.softmax subtracts the maximum first, so large scores cannot overflow.");
   ref::softmax_forward(w.data(), attn_scores_2.data(), 1, T);
   show(lout, "Attention weights:", w.data(), {T});
+  label_keys(lout, T, journey);
   show_scalar(lout, "Sum:", torch_sum(w.data(), T));
 
   step(lout, "The context vector z^(2)");
   say(lout, "The weighted sum of all inputs: context_vec_2 += attn_weights_2[i] * x_i.");
+  say(lout,
+      "Here each input plays three parts at once: it is compared with the query (as a key), "
+      "and it is what gets summed (as a value). The next lesson gives the query, the key and "
+      "the value a weight matrix each, so what a token is matched on and what it passes on "
+      "can differ.");
   std::vector<float> context_vec_2(C, 0.0f);  // (C)
   for (int i = 0; i < T; ++i)
     for (int c = 0; c < C; ++c) context_vec_2[c] += w[i] * inputs[i * C + c];
@@ -84,11 +93,14 @@ void lesson_simplified_attention(const LessonOptions& opt, LessonOut& lout) {
       loops[i * T + j] = dot;
     }
   show(lout, "attn_scores (loops):", loops.data(), {T, T});
+  label_scores(lout, T, journey);
   stones::SimplifiedAttention<float> attention;
   std::vector<float> all_context_vecs(int64_t{T} * C);  // (T, C)
   attention.forward(all_context_vecs.data(), inputs, T, C);
   show(lout, "attn_scores (inputs @ inputs.T):", attention.scores.data(), {T, T});
+  label_scores(lout, T, journey);
   show(lout, "attn_weights:", attention.weights.data(), {T, T});
+  label_scores(lout, T, journey);
   std::vector<float> row_sums(T);
   for (int i = 0; i < T; ++i) row_sums[i] = torch_sum(attention.weights.data() + i * T, T);
   show(lout, "All row sums:", row_sums.data(), {T});

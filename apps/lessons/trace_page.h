@@ -24,30 +24,53 @@ struct TraceMatrix {
   std::vector<float> data;  // (rows, cols), row-major; a scalar has shape {}
   std::vector<int64_t> shape;
   std::vector<bool> masked;  // per element: shown as masked (empty: none)
+  // Each row's and column's label ("Your", "t=0", "i=1") and what the axes are ("t (query)",
+  // "s (key)"); empty: none (a vector's labels are cols).
+  std::vector<std::string> rows = {}, cols = {};
+  std::string row_axis = {}, col_axis = {};
+  // Lines printed after the matrix: a worked example of how one of its numbers is made.
+  std::vector<std::string> notes = {};
 };
 
-// The lecture's Head (gpt.py, scaled) on batch element 0 of x (B, T, C): x, k, q, v,
-// wei = q @ k^T, the scale, the scaled scores, tril, the masked scores, softmax, out; runs
-// head.forward (sets head.scaled). x_op says where x came from, for the page.
+// The traces (trace_steps.cpp) label the token axis with `tokens` (T of them; otherwise "t=0",
+// "t=1", ...), label every matrix's axes (the (T, T) ones: query t on the rows, key s on the
+// columns), and note under the scores a worked dot product and under the weights a worked
+// softmax row, both for the last query t = T-1, in fixed decimals.
+
+// The lecture's Head (gpt.py, scaled) on batch element 0 of x (B, T, C): x, key.weight,
+// query.weight, value.weight, k, q, v, wei = q @ k^T, the scale, the scaled scores, tril, the
+// masked scores, softmax, out; runs head.forward (sets head.scaled). x_op says where x came from.
 std::vector<TraceMatrix> trace_head(stones::Head<float>& head, const std::vector<float>& x, int B,
-                                    int T, int C, const std::string& x_op);
+                                    int T, int C, const std::string& x_op,
+                                    const std::vector<std::string>& tokens = {});
 // Its one line of code, as the trace prints it.
 extern const char* const kHeadTraceCode;
 
 // Raschka's CausalAttention (ch. 3.5, no dropout) on batch element 0 of x (B, T, d_in), in the
-// book's order: x, keys, queries, values, attn_scores, mask (triu), the masked scores, the scale
-// sqrt(d_k), the scaled scores, attn_weights, context_vec. Runs ca.forward.
+// book's order: x, W_query.weight, W_key.weight, W_value.weight, keys, queries, values,
+// attn_scores, mask (triu), the masked scores, the scale sqrt(d_k), the scaled scores,
+// attn_weights, context_vec. Runs ca.forward.
 std::vector<TraceMatrix> trace_causal_attention(stones::CausalAttention<float>& ca,
-                                                const std::vector<float>& x, int B, int T);
+                                                const std::vector<float>& x, int B, int T,
+                                                const std::vector<std::string>& tokens = {});
 extern const char* const kCausalAttentionTraceCode;
 
 // Raschka's MultiHeadAttention (ch. 3.6.2, no dropout) on batch element 0 of x (B, T, d_in): x,
-// keys, queries, values (T, d_out), head 0 of each after view/transpose (T, head_dim), then head
-// 0's attn_scores, mask, masked scores, scale, scaled scores, attn_weights, its context, and the
-// output after out_proj. Runs mha.forward.
+// the weights (W_query, W_key, W_value, out_proj and its bias), keys, queries, values
+// (T, d_out), every head h's keys, queries, values after view/transpose (T, head_dim), head 0's
+// attn_scores, mask, masked scores, scale, scaled scores, attn_weights, the other heads'
+// attn_weights, each head's context, the heads concatenated (T, d_out), and the output after
+// out_proj. Runs mha.forward.
 std::vector<TraceMatrix> trace_multi_head_attention(stones::MultiHeadAttention<float>& mha,
-                                                    const std::vector<float>& x, int B, int T);
+                                                    const std::vector<float>& x, int B, int T,
+                                                    const std::vector<std::string>& tokens = {});
 extern const char* const kMultiHeadTraceCode;
+
+// The sentence before a trace: which axis of a (T, T) matrix is the query and which the key,
+// and how the weights are read, e.g. ("wei", "key.weight, ...", "(head_size, C)",
+// "k = x @ key.weight.T").
+std::string trace_axes_sentence(const std::string& scores, const std::string& weights,
+                                const std::string& weight_shape, const std::string& example);
 
 // "name tensor(...)" per matrix, in order, as the text trace prints it (and recorded with its op
 // and mask).

@@ -25,7 +25,7 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
   const float* inputs = input_store.data();  // (T, d_in)
   const float* x_2 = inputs + d_in;          // (d_in)
   Rng rng;
-  if (opt.T || opt.d_in || opt.seed) {
+  if (!journey_inputs(opt)) {
     step(lout, "The inputs");
     say(lout, sentence);
     show(lout, "inputs:", inputs, {T, d_in});
@@ -47,7 +47,10 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
 
   step(lout, "Query, keys and values");
   say(lout, "query_2 = x_2 @ W_query projects the " + std::to_string(d_in) + "-d input to a " +
-              std::to_string(d_out) + "-d query; keys and values are computed for every input.");
+                std::to_string(d_out) + "-d query; keys and values are computed for every input.");
+  say(lout,
+      "The key is what a token is matched on, the value what it hands over once matched: the "
+      "context vector is a sum of values, never of raw inputs.");
   std::vector<float> query_2(d_out), keys(int64_t{T} * d_out), values(int64_t{T} * d_out);
   stones::mm(query_2.data(), x_2, W_query.data(), 1, d_in, d_out);
   stones::mm(keys.data(), inputs, W_key.data(), T, d_in, d_out);      // (T, d_out)
@@ -64,6 +67,7 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
   std::vector<float> scores(T), scaled(T), weights(T), context(d_out);  // (T), (T), (T), (d_out)
   stones::mm(scores.data(), keys.data(), query_2.data(), T, d_out, 1);  // = query_2 @ keys.T
   show(lout, "attn_scores_2:", scores.data(), {T});
+  label_keys(lout, T, journey_inputs(opt));
   say(lout,
       "softmax(attn_scores_2 / d_k**0.5): dividing by sqrt(d_k) keeps the softmax from "
       "saturating when d_k is large.");
@@ -71,6 +75,7 @@ void lesson_trainable_weights(const LessonOptions& opt, LessonOut& lout) {
     scaled[i] = stones::apply_scale(scores[i], stones::Scale::kDivideSqrt, d_out);
   ref::softmax_forward(weights.data(), scaled.data(), 1, T);
   show(lout, "attn_weights_2:", weights.data(), {T});
+  label_keys(lout, T, journey_inputs(opt));
   stones::mm(context.data(), weights.data(), values.data(), 1, T, d_out);
   show(lout, "context_vec_2:", context.data(), {d_out});
 

@@ -14,9 +14,16 @@ RASCHKA_INPUTS = [[0.43, 0.15, 0.89],  # Your     (x^1)
                   [0.05, 0.80, 0.55]]  # step     (x^6)
 
 
-def book_inputs(r, T=None, d_in=None, seed=None):
-    """The book's sentence, or (any of T, d_in, seed given) T random embeddings of size d_in."""
-    if T is None and d_in is None and seed is None:
+def journey(T=None, d_in=None, seed=None, random_inputs=False):
+    """True when the book's sentence is used: no --random-inputs, and T, d_in, seed are left out
+    or the book's own 6, 3, 123 (`scratchgpt lesson`'s rule, lessons/lesson.h journey_inputs)."""
+    return not random_inputs and (T or 6) == 6 and (d_in or 3) == 3 and (
+        123 if seed is None else seed) == 123
+
+
+def book_inputs(r, T=None, d_in=None, seed=None, random_inputs=False):
+    """The book's sentence, or T random embeddings of size d_in (see journey)."""
+    if journey(T, d_in, seed, random_inputs):
         return torch.tensor(RASCHKA_INPUTS)
     torch.manual_seed(123 if seed is None else seed)
     inputs = torch.rand(6 if T is None else T, 3 if d_in is None else d_in)
@@ -24,9 +31,9 @@ def book_inputs(r, T=None, d_in=None, seed=None):
     return inputs
 
 
-def lesson_simplified_attention(r, T=None, d_in=None, seed=None):
-    inputs = book_inputs(r, T, d_in, seed)
-    ulp = not (T is None and d_in is None and seed is None)  # the book's own sums stay exact
+def lesson_simplified_attention(r, T=None, d_in=None, seed=None, random_inputs=False):
+    inputs = book_inputs(r, T, d_in, seed, random_inputs)
+    ulp = not journey(T, d_in, seed, random_inputs)  # the book's own sums stay exact
     T = inputs.shape[0]
     query = inputs[1]  # 2nd input token is the query
     attn_scores_2 = torch.empty(inputs.shape[0])
@@ -164,8 +171,8 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(context_vec)
 
 
-def lesson_trainable_weights(r, T=None, d_in=None, d_out=2, seed=None):
-    inputs = book_inputs(r, T, d_in, seed)
+def lesson_trainable_weights(r, T=None, d_in=None, d_out=2, seed=None, random_inputs=False):
+    inputs = book_inputs(r, T, d_in, seed, random_inputs)
     x_2 = inputs[1]
     d_in = inputs.shape[1]
     torch.manual_seed(123)
@@ -202,8 +209,9 @@ def lesson_trainable_weights(r, T=None, d_in=None, d_out=2, seed=None):
     r.t("SelfAttention_v2:", sa_v2(inputs))
 
 
-def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None, trace=False):
-    inputs = book_inputs(r, T, d_in, seed)
+def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None, random_inputs=False,
+                            trace=False):
+    inputs = book_inputs(r, T, d_in, seed, random_inputs)
     T, d_in = inputs.shape
     if trace:  # --trace: the CausalAttention of the last step, batch element 0, in the book's order
         x = torch.stack((inputs, inputs), dim=0)
@@ -213,6 +221,8 @@ def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None, trace=Fals
         queries = ca.W_query(x)
         values = ca.W_value(x)
         r.t("x[0]:", x[0])
+        for name in ("W_query", "W_key", "W_value"):
+            r.t(name + ".weight:", getattr(ca, name).weight)
         r.t("keys[0]:", keys[0])
         r.t("queries[0]:", queries[0])
         r.t("values[0]:", values[0])
@@ -268,8 +278,9 @@ def lesson_causal_attention(r, T=None, d_in=None, d_out=2, seed=None, trace=Fals
     r.t("context_vecs.shape:", context_vecs.shape)
 
 
-def lesson_multi_head(r, T=None, d_in=None, d_out=2, n_head=2, seed=None, trace=False):
-    inputs = book_inputs(r, T, d_in, seed)
+def lesson_multi_head(r, T=None, d_in=None, d_out=2, n_head=2, seed=None, random_inputs=False,
+                      trace=False):
+    inputs = book_inputs(r, T, d_in, seed, random_inputs)
     batch = torch.stack((inputs, inputs), dim=0)
     if trace:  # --trace: the last step's MultiHeadAttention, batch element 0, head 0
         T, d_in = inputs.shape
@@ -281,15 +292,19 @@ def lesson_multi_head(r, T=None, d_in=None, d_out=2, n_head=2, seed=None, trace=
         queries = mha.W_query(x)
         values = mha.W_value(x)
         r.t("x[0]:", x[0])
+        for name in ("W_query", "W_key", "W_value", "out_proj"):
+            r.t(name + ".weight:", getattr(mha, name).weight)
+        r.t("out_proj.bias:", mha.out_proj.bias)
         r.t("keys[0]:", keys[0])
         r.t("queries[0]:", queries[0])
         r.t("values[0]:", values[0])
         keys = keys.view(b, num_tokens, mha.num_heads, mha.head_dim).transpose(1, 2)
         queries = queries.view(b, num_tokens, mha.num_heads, mha.head_dim).transpose(1, 2)
         values = values.view(b, num_tokens, mha.num_heads, mha.head_dim).transpose(1, 2)
-        r.t("keys[0, 0]:", keys[0, 0])
-        r.t("queries[0, 0]:", queries[0, 0])
-        r.t("values[0, 0]:", values[0, 0])
+        for h in range(mha.num_heads):  # the split: every head's slice
+            r.t(f"keys[0, {h}]:", keys[0, h])
+            r.t(f"queries[0, {h}]:", queries[0, h])
+            r.t(f"values[0, {h}]:", values[0, h])
         attn_scores = queries @ keys.transpose(2, 3)
         r.t("attn_scores = queries @ keys.transpose(2, 3) [0, 0]:", attn_scores[0, 0])
         r.t("mask = torch.triu(torch.ones(T, T), diagonal=1):", mha.mask[:T, :T])
@@ -300,10 +315,14 @@ def lesson_multi_head(r, T=None, d_in=None, d_out=2, n_head=2, seed=None, trace=
         scaled = attn_scores / scale
         r.t("attn_scores / keys.shape[-1]**0.5 [0, 0]:", scaled[0, 0])
         attn_weights = torch.softmax(scaled, dim=-1)
-        r.t("attn_weights = torch.softmax(..., dim=-1) [0, 0]:", attn_weights[0, 0])
+        for h in range(mha.num_heads):
+            r.t(f"attn_weights = torch.softmax(..., dim=-1) [0, {h}]:", attn_weights[0, h])
         ctx = attn_weights @ values
-        r.t("(attn_weights @ values) [0, 0]:", ctx[0, 0])
-        context_vec = mha.out_proj(ctx.transpose(1, 2).contiguous().view(b, num_tokens, mha.d_out))
+        for h in range(mha.num_heads):
+            r.t(f"(attn_weights @ values) [0, {h}]:", ctx[0, h])
+        context_vec = ctx.transpose(1, 2).contiguous().view(b, num_tokens, mha.d_out)
+        r.t("context_vec (heads concatenated) [0]:", context_vec[0])
+        context_vec = mha.out_proj(context_vec)
         r.t("context_vec = self.out_proj(context_vec) [0]:", context_vec[0])
         return
     torch.manual_seed(123)

@@ -51,6 +51,10 @@ SHAPES = [
     ("head", dict(B=1, T=2, C=3, head_size=3, trace=True)),
     ("head", dict(B=1, T=2, C=3, head_size=3, seed=7, trace=True)),
     ("head", dict(B=2, T=5, C=6, head_size=4, seed=44, trace=True)),
+    # Seed 001's snippet: query, key, value created in that order, B, T, C = 4, 3, 5, head_size 6.
+    ("head", dict(B=4, T=3, C=5, head_size=6, order="query,key,value")),
+    ("head", dict(B=4, T=3, C=5, head_size=6, order="query,key,value", trace=True)),
+    ("head", dict(B=1, T=3, C=4, head_size=2, seed=3, order="value,key,query", trace=True)),
     ("block", dict(B=1, T=2, C=6, n_head=3, seed=7)),
     ("block", dict(B=2, T=5, C=12, n_head=2, seed=43)),
     ("block", dict(B=1, T=12, C=4, n_head=1, block_size=12, seed=0)),
@@ -59,6 +63,7 @@ SHAPES = [
     ("simplified-attention", dict(T=2, d_in=3, seed=7)),
     ("simplified-attention", dict(T=5, d_in=6, seed=42)),
     ("simplified-attention", dict(seed=1)),
+    ("simplified-attention", dict(random_inputs=True)),
     ("trainable-weights", dict(T=2, d_in=3, d_out=3, seed=7)),
     ("trainable-weights", dict(T=5, d_in=6, d_out=4, seed=42)),
     ("trainable-weights", dict(d_out=1)),
@@ -72,6 +77,8 @@ SHAPES = [
     ("multi-head", dict(d_out=4, n_head=2)),
     ("multi-head", dict(trace=True)),
     ("multi-head", dict(T=4, d_in=3, d_out=4, n_head=2, seed=7, trace=True)),
+    ("multi-head", dict(T=3, d_in=4, d_out=6, n_head=3, seed=11, trace=True)),
+    ("causal-attention", dict(T=4, random_inputs=True, trace=True)),
 ]
 
 

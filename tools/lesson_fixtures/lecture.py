@@ -157,6 +157,9 @@ def trace_head(r, x, key, query, value, head_size):
     q = query(x)  # (B, T, hs)
     v = value(x)  # (B, T, hs)
     r.t("x[0]:", x[0])
+    r.t("key.weight:", key.weight)
+    r.t("query.weight:", query.weight)
+    r.t("value.weight:", value.weight)
     r.t("k[0]:", k[0])
     r.t("q[0]:", q[0])
     r.t("v[0]:", v[0])
@@ -176,12 +179,14 @@ def trace_head(r, x, key, query, value, head_size):
     r.t("out = wei @ v [0]:", out[0])
 
 
-def lesson_head(r, B=4, T=8, C=32, head_size=16, seed=1337, trace=False):
+def lesson_head(r, B=4, T=8, C=32, head_size=16, seed=1337, order="key,query,value",
+                trace=False):
     torch.manual_seed(seed)
     x = torch.randn(B, T, C)  # B, T, C = batch, time, channels
-    key = nn.Linear(C, head_size, bias=False)
-    query = nn.Linear(C, head_size, bias=False)
-    value = nn.Linear(C, head_size, bias=False)
+    # The lecture's Head creates key, query, value; seed 001's snippet query, key, value
+    # (--order): the layers are created, and draw their weights, in the order given.
+    layers = {name: nn.Linear(C, head_size, bias=False) for name in order.split(",")}
+    key, query, value = layers["key"], layers["query"], layers["value"]
     if trace:  # --trace: the scaled Head of gpt.py, every intermediate of batch element 0
         trace_head(r, x, key, query, value, head_size)
         return
