@@ -67,6 +67,9 @@ class GPT : public LanguageModel {
   // (the stored kernel: T below the ExecContext's fused_attention_min_T, or dropout); null when
   // the fused kernel ran. Row t is query position t's softmax over key positions 0..t.
   const float* attention_weights(int layer) const;
+  // Layer l's module and the activations its last forward kept (c_attn.out: q, k, v; attn.y):
+  // what the book's page traces for one head (web/gpt/gpt_web.cpp).
+  const Block& block(int layer) const { return blocks.at(static_cast<size_t>(layer)); }
 
   // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
   void reset_cache() override;
