@@ -25,15 +25,16 @@
 
   // --- the attention renderer of assets/attention.js -------------------------------------------
   // Today's attention.js draws the page it is embedded in when it loads: it runs here once per
-  // drawing with `document` narrowed to `root`. When attention.js offers renderAttention(root,
-  // data), this function becomes that one call.
+  // drawing with `document` narrowed to `root`. An attention.js that defines renderAttention(root,
+  // data) is loaded as it is and called instead (then the legacy branch can go).
   let legacy = null;
   function showAttention(root, data) {
-    if (typeof renderAttention === 'function') return renderAttention(root, data);
     if (legacy === null) {
       legacy = { js: asset('attention.js'), html: asset('attention.html') };
       addAsset('style', 'attention.css');
+      if (/\bfunction renderAttention\b/.test(legacy.js)) addAsset('script', 'attention.js');
     }
+    if (typeof renderAttention === 'function') return renderAttention(root, data);
     root.innerHTML = legacy.html;
     const island = JSON.stringify(data);
     const scoped = { body: root, querySelector: s => root.querySelector(s),
@@ -66,7 +67,7 @@
     out.textContent = '';
     out.append(el('b', {}, e.prompt.value), d.text.slice(e.prompt.value.length));
     view.generated = d.text;
-    document.getElementById('generated-data').textContent = JSON.stringify(d);
+    document.getElementById('gpt-generated-data').textContent = JSON.stringify(d);
     status.textContent = d.note.trim();
   }
 
@@ -74,7 +75,7 @@
   function attend(text) {
     view.text = text;
     view.data = engine('gpt_attention', ['string'], [text]);
-    document.getElementById('attention-data').textContent = JSON.stringify(view.data);
+    document.getElementById('gpt-attention-data').textContent = JSON.stringify(view.data);
     const d = view.data, T = d.ids.length;
     document.getElementById('model').textContent =
         `This one: ${d.n_layer} layers, ${d.n_head} heads, ${d.n_embd} wide, context ` +
@@ -107,9 +108,11 @@
     const chosen = document.getElementById('chosen');
     showAttention(chosen, one);
     const panel = chosen.querySelector('.panel');  // the renderer numbered it layer 0, head 0
-    panel.dataset.layer = l;
-    panel.dataset.head = h;
-    panel.querySelector('h3').textContent = `layer ${l}, head ${h}`;
+    if (panel) {
+      panel.dataset.layer = l;
+      panel.dataset.head = h;
+      panel.querySelector('h3').textContent = `layer ${l}, head ${h}`;
+    }
     drawTrace();
     writeQuery();
   }
@@ -120,7 +123,7 @@
   function drawTrace() {
     const d = view.data, t = view.pos, tr = engine('gpt_trace', ['number', 'number', 'number'],
                                                    [view.layer, view.head, t]);
-    document.getElementById('trace-data').textContent = JSON.stringify(tr);
+    document.getElementById('gpt-trace-data').textContent = JSON.stringify(tr);
     const tok = i => el('code', { class: 'tok' }, d.tokens[i]);
     document.getElementById('trace-title').textContent =
         `Query ${t} (${d.tokens[t]}) in layer ${tr.layer}, head ${tr.head}, traced`;
@@ -129,7 +132,8 @@
     const scores = tr.dots.map(x => x * tr.scale), max = Math.max(...scores);
     const exps = scores.map(s => Math.exp(s - max)), sum = exps.reduce((a, b) => a + b, 0);
     const best = tr.weights.slice(0, t + 1).indexOf(Math.max(...tr.weights.slice(0, t + 1)));
-    const terms = tr.q.slice(0, 3).map((q, i) => `${f4(q)}\u00d7${f4(tr.keys[best][i])}`);
+    const par = x => (x < 0 ? `(${f4(x)})` : f4(x));
+    const terms = tr.q.slice(0, 3).map((q, i) => `${par(q)}\u00d7${par(tr.keys[best][i])}`);
     root.append(
         el('p', {}, '1. The query of ', tok(t), ` (c_attn's first ${tr.head_size} numbers of this head): q = `, vec(tr.q)),
         el('p', {}, `2. Each key k_j (j \u2264 ${t}) is dotted with q; worked for the key it weighs most, `, tok(best),
