@@ -1,0 +1,51 @@
+// make_pages.js: writes the lesson book's pages (node make_pages.js OUT_DIR, run by scripts/web.sh
+// after lessons.js is built into OUT_DIR): index.html and one NAME.html per lesson of the lesson
+// table, in its order, from the templates beside this file. Leaves out: any lesson content (the
+// pages run the lessons themselves).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const out = process.argv[2];
+const here = __dirname;
+const escape = s => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+                             .replace(/"/g, '&quot;');
+const SOURCES = {
+  'lecture': 'Let\'s build GPT: from scratch, in code, spelled out (the lecture)',
+  'Raschka': 'Build a Large Language Model (From Scratch), chapter 3',
+};
+
+function contents(lessons) {
+  let html = '', group = '';
+  for (const l of lessons) {
+    const g = l.source.startsWith('Raschka') ? 'Raschka' : 'lecture';
+    if (g !== group) {
+      html += (group ? '</ol>\n' : '') + `<h2>${escape(SOURCES[g])}</h2>\n<ol class="toc">\n`;
+      group = g;
+    }
+    html += `<li><a href="${escape(l.name)}.html">${escape(l.name)}</a> ` +
+            `<span class="desc">${escape(l.description)}</span> ` +
+            `<span class="source">${escape(l.source)}</span></li>\n`;
+  }
+  return html + '</ol>';
+}
+
+function nav(lessons, i) {
+  const prev = i > 0 ? ` · <a href="${escape(lessons[i - 1].name)}.html">← ${escape(lessons[i - 1].name)}</a>` : '';
+  const next = i + 1 < lessons.length ? ` · <a href="${escape(lessons[i + 1].name)}.html">${escape(lessons[i + 1].name)} →</a>` : '';
+  return prev + next;
+}
+
+require(path.resolve(out, 'lessons.js'))().then(module => {
+  const lessons = JSON.parse(module.lessons_json());
+  const index = fs.readFileSync(path.join(here, 'index.html'), 'utf8');
+  fs.writeFileSync(path.join(out, 'index.html'), index.replace('@CONTENTS@', contents(lessons)));
+  const page = fs.readFileSync(path.join(here, 'lesson.html'), 'utf8');
+  lessons.forEach((l, i) => {
+    const html = page.replace(/@NAME@/g, escape(l.name)).replace('@DESCRIPTION@', escape(l.description))
+                     .replace('@SOURCE@', escape(l.source)).replace('@NAV@', nav(lessons, i));
+    fs.writeFileSync(path.join(out, l.name + '.html'), html);
+  });
+  for (const f of ['book.js', 'book.css']) fs.copyFileSync(path.join(here, f), path.join(out, f));
+  console.log(`wrote ${out}/index.html and ${lessons.length} lesson pages`);
+});
