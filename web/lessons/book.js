@@ -270,8 +270,15 @@ function start(module) {
   show(module, name, settings);
 }
 
+// The module compiles synchronously (-sWASM_ASYNC_COMPILATION=0: headless Chromium's virtual
+// time does not wait for a background compile), so the factory returns it ready, or its promise.
+function loadLessons() {
+  const m = createLessons();
+  return typeof m.then === 'function' ? m : m.ready || Promise.resolve(m);
+}
+
 window.addEventListener('DOMContentLoaded', () => {
-  createLessons().then(start, e => {
+  loadLessons().then(start, e => {
     const error = document.getElementById('error');
     error.textContent = 'the lessons\' WebAssembly did not load: ' + e;
     error.hidden = false;

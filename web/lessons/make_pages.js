@@ -36,7 +36,8 @@ function nav(lessons, i) {
   return prev + next;
 }
 
-require(path.resolve(out, 'lessons.js'))().then(module => {
+const created = require(path.resolve(out, 'lessons.js'))();
+(typeof created.then === 'function' ? created : created.ready || Promise.resolve(created)).then(module => {
   const lessons = JSON.parse(module.lessons_json());
   const index = fs.readFileSync(path.join(here, 'index.html'), 'utf8');
   fs.writeFileSync(path.join(out, 'index.html'), index.replace('@CONTENTS@', contents(lessons)));
