@@ -15,7 +15,9 @@ const SOURCES = {
   'Raschka': 'Build a Large Language Model (From Scratch), chapter 3',
 };
 
-function contents(lessons) {
+// A lesson that cannot run in the page at its defaults (the bigram lesson reads the 1 MB Tiny
+// Shakespeare text) is listed with why, and the command that runs it, instead of a page.
+function contents(lessons, why) {
   let html = '', group = '';
   for (const l of lessons) {
     const g = l.source.startsWith('Raschka') ? 'Raschka' : 'lecture';
@@ -23,9 +25,12 @@ function contents(lessons) {
       html += (group ? '</ol>\n' : '') + `<h2>${escape(SOURCES[g])}</h2>\n<ol class="toc">\n`;
       group = g;
     }
-    html += `<li><a href="${escape(l.name)}.html">${escape(l.name)}</a> ` +
-            `<span class="desc">${escape(l.description)}</span> ` +
-            `<span class="source">${escape(l.source)}</span></li>\n`;
+    const link = why[l.name] ? `<code>scratchgpt lesson ${escape(l.name)}</code>`
+                             : `<a href="${escape(l.name)}.html">${escape(l.name)}</a>`;
+    html += `<li>${link} <span class="desc">${escape(l.description)}</span> ` +
+            `<span class="source">${escape(l.source)}</span>` +
+            (why[l.name] ? `<br><span class="cli-only">command line only (in a page it stops with: ${escape(why[l.name])})</span>` : '') +
+            '</li>\n';
   }
   return html + '</ol>';
 }
@@ -38,9 +43,14 @@ function nav(lessons, i) {
 
 const created = require(path.resolve(out, 'lessons.js'))();
 (typeof created.then === 'function' ? created : created.ready || Promise.resolve(created)).then(module => {
-  const lessons = JSON.parse(module.lessons_json());
+  const all = JSON.parse(module.lessons_json()), why = {};
+  for (const l of all) {
+    const run = JSON.parse(module.lesson_json(l.name, '{}'));
+    if (run.error) why[l.name] = run.error;
+  }
+  const lessons = all.filter(l => !why[l.name]);
   const index = fs.readFileSync(path.join(here, 'index.html'), 'utf8');
-  fs.writeFileSync(path.join(out, 'index.html'), index.replace('@CONTENTS@', contents(lessons)));
+  fs.writeFileSync(path.join(out, 'index.html'), index.replace('@CONTENTS@', contents(all, why)));
   const page = fs.readFileSync(path.join(here, 'lesson.html'), 'utf8');
   lessons.forEach((l, i) => {
     const html = page.replace(/@NAME@/g, escape(l.name)).replace('@DESCRIPTION@', escape(l.description))
