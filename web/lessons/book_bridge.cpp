@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "core/check.h"
 #include "lessons/lesson.h"
@@ -52,9 +53,17 @@ uint64_t parse_number(const std::string& flag, const std::string& text, uint64_t
     ok = static_cast<bool>(in >> v);
   }
   if (!ok || v < lo || v > hi)
-    fail("--", flag, " must be between ", lo, " and ", hi, ", got '", text, "'");
+    fail("--", flag, " must be between ", lo, " and ", hi, ", got ", text);
   return v;
 }
+
+// The size flags and the LessonOptions field each sets (the CLI's own names).
+const std::pair<const char*, std::optional<int> LessonOptions::*> kSizes[] = {
+    {"B", &LessonOptions::B},           {"T", &LessonOptions::T},
+    {"C", &LessonOptions::C},           {"head-size", &LessonOptions::head_size},
+    {"n-head", &LessonOptions::n_head}, {"block-size", &LessonOptions::block_size},
+    {"d-in", &LessonOptions::d_in},     {"d-out", &LessonOptions::d_out},
+};
 
 // The page's settings {"B": "1", "head_size": "3", "trace": "1"} as the CLI's LessonOptions,
 // checked as `scratchgpt lesson` checks its flags.
@@ -72,16 +81,15 @@ LessonOptions parse_options(const Lesson& l, const nlohmann::json& settings) {
     } else if (flag == "seed") {
       lo.seed = parse_number(flag, text, 0, UINT64_MAX);
     } else {
-      const int v = static_cast<int>(parse_number(flag, text, 1, 1 << 20));
-      std::optional<int>& dst = flag == "B"           ? lo.B
-                                : flag == "T"         ? lo.T
-                                : flag == "C"         ? lo.C
-                                : flag == "head-size" ? lo.head_size
-                                : flag == "n-head"    ? lo.n_head
-                                : flag == "d-in"      ? lo.d_in
-                                : flag == "d-out"     ? lo.d_out
-                                                      : lo.block_size;
-      dst = v;
+      bool known = false;
+      for (const auto& [name, member] : kSizes)
+        if (flag == name) {
+          lo.*member = static_cast<int>(parse_number(flag, text, 1, 1 << 20));
+          known = true;
+        }
+      if (!known)
+        fail("the lesson book cannot set --", flag, " yet: run 'scratchgpt lesson ", l.name, " --",
+             flag, " ...' on the command line");
     }
   }
   return lo;
