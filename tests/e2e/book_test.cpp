@@ -295,6 +295,45 @@ TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
   fs::remove_all(tmp);
 }
 
+// A page inside a harness page (same origin with --allow-file-access-from-files) that sets B to 1
+// and ticks trace as a learner would, then copies the redrawn steps and the page's new query.
+std::string harness(const std::string& page_url) {
+  return "<pre id=\"query\"></pre><div id=\"copy\"></div><iframe id=\"f\" src=\"" + page_url +
+         "\"></iframe><script>\n"
+         "const f = document.getElementById('f');\n"
+         "f.addEventListener('load', () => setTimeout(() => {\n"
+         "  const d = f.contentDocument, inputs = [...d.querySelectorAll('#controls input')];\n"
+         "  const b = inputs.find(i => i.previousSibling.textContent === 'B');\n"
+         "  b.value = '1'; b.dispatchEvent(new Event('input'));\n"
+         "  const t = inputs.find(i => i.type === 'checkbox');\n"
+         "  t.checked = true; t.dispatchEvent(new Event('change'));\n"
+         "  setTimeout(() => {\n"
+         "    document.getElementById('query').textContent = f.contentWindow.location.search;\n"
+         "    document.getElementById('copy').innerHTML = d.getElementById('steps').outerHTML;\n"
+         "    document.body.dataset.ready = d.body.dataset.ready;\n"
+         "  }, 1000);\n"
+         "}, 500));\n</script>";
+}
+
+TEST(Book, ControlsRecomputeTheStepsAndWriteTheQuery) {
+  SKIP_WITHOUT_BOOK();
+  const fs::path tmp = scratch_dir();
+  std::ofstream(tmp / "harness.html") << harness(page_url("head", "?T=3"));
+  const std::string dom = run("timeout 90 '" + chromium() +
+                              "' --headless --disable-gpu --no-sandbox --no-first-run "
+                              "--allow-file-access-from-files --host-resolver-rules='MAP * ~NOTFOUND' "
+                              "--virtual-time-budget=8000 --user-data-dir='" + (tmp / "h").string() +
+                              "' --dump-dom 'file://" + (tmp / "harness.html").string() + "' 2>/dev/null");
+  const size_t q = dom.find("<pre id=\"query\">");
+  ASSERT_NE(q, std::string::npos);
+  EXPECT_EQ(unescape(dom.substr(q + 16, dom.find('<', q + 16) - q - 16)), "?B=1&T=3&trace=1");
+  const std::string json = run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head --B 1 --T 3 --trace --json");
+  const Shown got = parse_dom(dom);
+  ASSERT_TRUE(got.ready);
+  EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");
+  fs::remove_all(tmp);
+}
+
 // Requests the page made itself (Chromium's own background requests have no origin).
 std::vector<std::string> page_requests(const fs::path& netlog) {
   const nlohmann::json log = nlohmann::json::parse(read_file(netlog));
