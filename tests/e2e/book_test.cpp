@@ -1,11 +1,12 @@
-// book_test.cpp: the lesson book in the browser (scripts/web.sh builds it into build/web/). Headless
-// Chromium loads each lesson page from file:// at three settings or more (the text's own among
-// them), with every host name unresolvable, and the numbers in its DOM must equal those of
+// book_test.cpp: the lesson book in the browser (scripts/web.sh builds it into build/web/).
+// Headless Chromium loads each lesson page from file:// at three settings or more (the text's own
+// among them), with every host name unresolvable, and the numbers in its DOM must equal those of
 // `scratchgpt lesson NAME <the same flags> --json` (the oracle) to the 4 decimals shown; a netlog
 // shows that no page sends a request; the book's JavaScript and wasm stay under 3 MB.
 // Skipped, saying why, where build/web/ or Chromium is missing. Leaves out: clicking the controls
 // (a page reads its settings from the URL query the controls write).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,8 +22,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <unistd.h>
 
 namespace {
 
@@ -40,14 +39,14 @@ std::string chromium() {
 }
 
 // Skips the test unless the book is built and Chromium is there.
-#define SKIP_WITHOUT_BOOK()                                                                    \
-  do {                                                                                         \
-    if (!fs::exists(book_dir() / "lessons.js"))                                                \
-      GTEST_SKIP() << book_dir() << "/lessons.js not built: run scripts/web.sh (needs "        \
-                   << "emscripten: apt-get install emscripten node-acorn)";                    \
-    if (!fs::exists(chromium()))                                                               \
-      GTEST_SKIP() << chromium() << " not found: apt-get install chromium (or set "            \
-                   << "SCRATCHGPT_CHROMIUM)";                                                  \
+#define SKIP_WITHOUT_BOOK()                                                             \
+  do {                                                                                  \
+    if (!fs::exists(book_dir() / "lessons.js"))                                         \
+      GTEST_SKIP() << book_dir() << "/lessons.js not built: run scripts/web.sh (needs " \
+                   << "emscripten: apt-get install emscripten node-acorn)";             \
+    if (!fs::exists(chromium()))                                                        \
+      GTEST_SKIP() << chromium() << " not found: apt-get install chromium (or set "     \
+                   << "SCRATCHGPT_CHROMIUM)";                                           \
   } while (0)
 
 std::string read_file(const fs::path& p) {
@@ -73,7 +72,8 @@ std::string dump_dom(const std::string& url, const fs::path& profile, const fs::
   std::string cmd = "timeout 90 '" + chromium() +
                     "' --headless --disable-gpu --no-sandbox --no-first-run "
                     "--disable-background-networking --host-resolver-rules='MAP * ~NOTFOUND' "
-                    "--virtual-time-budget=5000 --user-data-dir='" + profile.string() + "'";
+                    "--virtual-time-budget=5000 --user-data-dir='" +
+                    profile.string() + "'";
   if (!netlog.empty()) cmd += " --log-net-log='" + netlog.string() + "'";
   return run(cmd + " --dump-dom '" + url + "' 2>/dev/null");
 }
@@ -140,7 +140,8 @@ Shown parse_dom(const std::string& dom) {
   for (size_t at = 0; (at = dom.find("data-shape=\"", at)) != std::string::npos; ++at)
     s.sizes.push_back(dom.substr(at + 12, dom.find('"', at + 12) - at - 12));
   const size_t e = dom.find("id=\"error\"");
-  if (e != std::string::npos && dom.substr(e, dom.find('>', e) - e).find("hidden") == std::string::npos)
+  if (e != std::string::npos &&
+      dom.substr(e, dom.find('>', e) - e).find("hidden") == std::string::npos)
     s.error = texts_after(dom.substr(e), "id=\"error\"")[0];
   return s;
 }
@@ -158,7 +159,8 @@ Expected parse_record(const nlohmann::json& steps) {
     for (const auto& it : st["items"]) {
       if (it["kind"] == "size") {
         std::string s;
-        for (const auto& d : it["shape"]) s += (s.empty() ? "" : ",") + std::to_string(d.get<int64_t>());
+        for (const auto& d : it["shape"])
+          s += (s.empty() ? "" : ",") + std::to_string(d.get<int64_t>());
         e.sizes.push_back(s);
       }
       if (it["kind"] != "tensor") continue;
@@ -167,9 +169,12 @@ Expected parse_record(const nlohmann::json& steps) {
         const auto& v = it["values"][i];
         std::string cell = it["cells"][i];
         cell.erase(0, cell.find_first_not_of(' '));
-        if (v.is_null()) e.numbers.push_back({NAN, cell});
-        else if (integer) e.numbers.push_back({NAN, std::to_string(v.get<int64_t>())});
-        else e.numbers.push_back({v.get<double>(), ""});
+        if (v.is_null())
+          e.numbers.push_back({NAN, cell});
+        else if (integer)
+          e.numbers.push_back({NAN, std::to_string(v.get<int64_t>())});
+        else
+          e.numbers.push_back({v.get<double>(), ""});
       }
     }
   }
@@ -196,7 +201,10 @@ std::string compare(const Shown& got, const Expected& want) {
       ok = dot != std::string::npos && shown.size() - dot - 1 == 4 &&
            std::fabs(std::strtod(shown.c_str(), nullptr) - value) <= 0.5e-4 + 1e-7;
     }
-    if (!ok) why << "number " << i << ": page " << shown << ", CLI " << (text.empty() ? std::to_string(value) : text) << "; ", ++bad;
+    if (!ok)
+      why << "number " << i << ": page " << shown << ", CLI "
+          << (text.empty() ? std::to_string(value) : text) << "; ",
+          ++bad;
   }
   return why.str();
 }
@@ -222,11 +230,19 @@ const std::vector<Case>& cases() {
       {"positional", {{"B", "1"}, {"T", "3"}, {"C", "4"}, {"block_size", "5"}, {"seed", "3"}}},
       {"positional", {{"T", "2"}, {"C", "3"}, {"seed", "9"}}},
       {"head", {}},
-      {"head", {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"seed", "7"}, {"trace", "1"}}},
+      {"head",
+       {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"seed", "7"}, {"trace", "1"}}},
       {"head", {{"B", "2"}, {"T", "5"}, {"C", "6"}, {"head_size", "4"}, {"seed", "11"}}},
       {"block", {}},
       {"block", {{"trace", "1"}}},
-      {"block", {{"B", "1"}, {"T", "3"}, {"C", "6"}, {"n_head", "3"}, {"block_size", "4"}, {"seed", "5"}, {"trace", "1"}}},
+      {"block",
+       {{"B", "1"},
+        {"T", "3"},
+        {"C", "6"},
+        {"n_head", "3"},
+        {"block_size", "4"},
+        {"seed", "5"},
+        {"trace", "1"}}},
       {"simplified-attention", {}},
       {"simplified-attention", {{"T", "4"}, {"d_in", "5"}, {"seed", "1"}}},
       {"simplified-attention", {{"T", "3"}, {"d_in", "2"}}},
@@ -235,10 +251,12 @@ const std::vector<Case>& cases() {
       {"trainable-weights", {{"T", "5"}, {"d_in", "4"}, {"d_out", "2"}, {"seed", "3"}}},
       {"causal-attention", {}},
       {"causal-attention", {{"trace", "1"}}},
-      {"causal-attention", {{"T", "4"}, {"d_in", "3"}, {"d_out", "2"}, {"seed", "8"}, {"trace", "1"}}},
+      {"causal-attention",
+       {{"T", "4"}, {"d_in", "3"}, {"d_out", "2"}, {"seed", "8"}, {"trace", "1"}}},
       {"multi-head", {}},
       {"multi-head", {{"trace", "1"}}},
-      {"multi-head", {{"T", "5"}, {"d_in", "4"}, {"d_out", "6"}, {"n_head", "3"}, {"seed", "4"}, {"trace", "1"}}},
+      {"multi-head",
+       {{"T", "5"}, {"d_in", "4"}, {"d_out", "6"}, {"n_head", "3"}, {"seed", "4"}, {"trace", "1"}}},
   };
   return kCases;
 }
@@ -282,7 +300,8 @@ TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
   // head-size as the CLI spells it reads as head_size.
   const Settings s = {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"trace", "1"}};
   const Shown got = parse_dom(dump_dom(page_url("head", query(s, true)), tmp / "a"));
-  const std::string json = run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head" + cli_flags(s) + " --json");
+  const std::string json =
+      run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head" + cli_flags(s) + " --json");
   EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");
   // A bad setting: the CLI's one-line error on the page, nothing drawn.
   const Shown bad = parse_dom(dump_dom(page_url("multi-head", "?d_out=5&n_head=2"), tmp / "b"));
@@ -319,15 +338,18 @@ TEST(Book, ControlsRecomputeTheStepsAndWriteTheQuery) {
   SKIP_WITHOUT_BOOK();
   const fs::path tmp = scratch_dir();
   std::ofstream(tmp / "harness.html") << harness(page_url("head", "?T=3"));
-  const std::string dom = run("timeout 90 '" + chromium() +
-                              "' --headless --disable-gpu --no-sandbox --no-first-run "
-                              "--allow-file-access-from-files --host-resolver-rules='MAP * ~NOTFOUND' "
-                              "--virtual-time-budget=8000 --user-data-dir='" + (tmp / "h").string() +
-                              "' --dump-dom 'file://" + (tmp / "harness.html").string() + "' 2>/dev/null");
+  const std::string dom =
+      run("timeout 90 '" + chromium() +
+          "' --headless --disable-gpu --no-sandbox --no-first-run "
+          "--allow-file-access-from-files --host-resolver-rules='MAP * ~NOTFOUND' "
+          "--virtual-time-budget=8000 --user-data-dir='" +
+          (tmp / "h").string() + "' --dump-dom 'file://" + (tmp / "harness.html").string() +
+          "' 2>/dev/null");
   const size_t q = dom.find("<pre id=\"query\">");
   ASSERT_NE(q, std::string::npos);
   EXPECT_EQ(unescape(dom.substr(q + 16, dom.find('<', q + 16) - q - 16)), "?B=1&T=3&trace=1");
-  const std::string json = run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head --B 1 --T 3 --trace --json");
+  const std::string json =
+      run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head --B 1 --T 3 --trace --json");
   const Shown got = parse_dom(dom);
   ASSERT_TRUE(got.ready);
   EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");
