@@ -93,14 +93,25 @@ std::string query(const Settings& s, bool dashed = false) {
   return q;
 }
 
-std::string cli_flags(const Settings& s) {
+// The lessons with --trace: their pages show the trace unless the query says trace=0.
+bool traced(const std::string& lesson) {
+  return lesson == "head" || lesson == "block" || lesson == "causal-attention" ||
+         lesson == "multi-head";
+}
+
+// The command line's flags for a page's settings.
+std::string cli_flags(const std::string& lesson, const Settings& s) {
   std::string f;
+  bool trace = traced(lesson);
   for (const auto& [k, v] : s) {
     std::string flag = k;
     std::replace(flag.begin(), flag.end(), '_', '-');
-    f += flag == "trace" ? " --trace" : " --" + flag + " " + v;
+    if (flag == "trace")
+      trace = v != "0";
+    else
+      f += " --" + flag + " " + v;
   }
-  return f;
+  return f + (trace ? " --trace" : "");
 }
 
 // What a page shows, in document order: step titles, numbers (cell texts) and sizes.
@@ -230,11 +241,12 @@ const std::vector<Case>& cases() {
       {"positional", {{"B", "1"}, {"T", "3"}, {"C", "4"}, {"block_size", "5"}, {"seed", "3"}}},
       {"positional", {{"T", "2"}, {"C", "3"}, {"seed", "9"}}},
       {"head", {}},
+      {"head", {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"seed", "7"}}},
       {"head",
-       {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"seed", "7"}, {"trace", "1"}}},
-      {"head", {{"B", "2"}, {"T", "5"}, {"C", "6"}, {"head_size", "4"}, {"seed", "11"}}},
+       {{"B", "2"}, {"T", "5"}, {"C", "6"}, {"head_size", "4"}, {"seed", "11"}, {"trace", "0"}}},
+      {"head", {{"trace", "0"}}},
       {"block", {}},
-      {"block", {{"trace", "1"}}},
+      {"block", {{"trace", "0"}}},
       {"block",
        {{"B", "1"},
         {"T", "3"},
@@ -250,11 +262,11 @@ const std::vector<Case>& cases() {
       {"trainable-weights", {{"T", "4"}, {"d_in", "3"}, {"d_out", "5"}, {"seed", "2"}}},
       {"trainable-weights", {{"T", "5"}, {"d_in", "4"}, {"d_out", "2"}, {"seed", "3"}}},
       {"causal-attention", {}},
-      {"causal-attention", {{"trace", "1"}}},
+      {"causal-attention", {{"trace", "0"}}},
       {"causal-attention",
        {{"T", "4"}, {"d_in", "3"}, {"d_out", "2"}, {"seed", "8"}, {"trace", "1"}}},
       {"multi-head", {}},
-      {"multi-head", {{"trace", "1"}}},
+      {"multi-head", {{"trace", "0"}}},
       {"multi-head",
        {{"T", "5"}, {"d_in", "4"}, {"d_out", "6"}, {"n_head", "3"}, {"seed", "4"}, {"trace", "1"}}},
   };
@@ -281,7 +293,7 @@ TEST(Book, EveryLessonPageShowsTheCliNumbersAtThreeSettings) {
   });
   for (size_t i = 0; i < cases().size(); ++i) {
     const Case& c = cases()[i];
-    const std::string args = "lesson " + c.lesson + cli_flags(c.settings) + " --json";
+    const std::string args = "lesson " + c.lesson + cli_flags(c.lesson, c.settings) + " --json";
     const std::string json = run(std::string("'") + SCRATCHGPT_BINARY + "' " + args);
     const Shown got = parse_dom(doms[i]);
     SCOPED_TRACE(c.lesson + ".html" + query(c.settings) + " vs scratchgpt " + args);
@@ -300,8 +312,8 @@ TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
   // head-size as the CLI spells it reads as head_size.
   const Settings s = {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"trace", "1"}};
   const Shown got = parse_dom(dump_dom(page_url("head", query(s, true)), tmp / "a"));
-  const std::string json =
-      run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head" + cli_flags(s) + " --json");
+  const std::string json = run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head" +
+                               cli_flags("head", s) + " --json");
   EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");
   // A bad setting: the CLI's one-line error on the page, nothing drawn.
   const Shown bad = parse_dom(dump_dom(page_url("multi-head", "?d_out=5&n_head=2"), tmp / "b"));
@@ -315,7 +327,7 @@ TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
 }
 
 // A page inside a harness page (same origin with --allow-file-access-from-files) that sets B to 1
-// and ticks trace as a learner would, then copies the redrawn steps and the page's new query.
+// and unticks trace as a learner would, then copies the redrawn steps and the page's new query.
 std::string harness(const std::string& page_url) {
   return "<pre id=\"query\"></pre><div id=\"copy\"></div><iframe id=\"f\" src=\"" + page_url +
          "\"></iframe><script>\n"
@@ -325,7 +337,7 @@ std::string harness(const std::string& page_url) {
          "  const b = inputs.find(i => i.previousSibling.textContent === 'B');\n"
          "  b.value = '1'; b.dispatchEvent(new Event('input'));\n"
          "  const t = inputs.find(i => i.type === 'checkbox');\n"
-         "  t.checked = true; t.dispatchEvent(new Event('change'));\n"
+         "  t.checked = false; t.dispatchEvent(new Event('change'));\n"
          "  setTimeout(() => {\n"
          "    document.getElementById('query').textContent = f.contentWindow.location.search;\n"
          "    document.getElementById('copy').innerHTML = d.getElementById('steps').outerHTML;\n"
@@ -347,9 +359,9 @@ TEST(Book, ControlsRecomputeTheStepsAndWriteTheQuery) {
           "' 2>/dev/null");
   const size_t q = dom.find("<pre id=\"query\">");
   ASSERT_NE(q, std::string::npos);
-  EXPECT_EQ(unescape(dom.substr(q + 16, dom.find('<', q + 16) - q - 16)), "?B=1&T=3&trace=1");
+  EXPECT_EQ(unescape(dom.substr(q + 16, dom.find('<', q + 16) - q - 16)), "?B=1&T=3&trace=0");
   const std::string json =
-      run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head --B 1 --T 3 --trace --json");
+      run(std::string("'") + SCRATCHGPT_BINARY + "' lesson head --B 1 --T 3 --json");
   const Shown got = parse_dom(dom);
   ASSERT_TRUE(got.ready);
   EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");

@@ -31,7 +31,11 @@ function pageFlags(lesson) {
   return lesson.flags.filter(f => f !== 'html' && FLAG_NAMES[f]);
 }
 
-// {flag: text} from the URL query, accepting head_size and head-size alike.
+// A lesson with --trace shows its trace unless the query says trace=0 (issue 42: head.html?B=1&...
+// shows that shape's trace, the numbers of `scratchgpt lesson head --B 1 ... --trace`).
+const TRACE_OFF = ['0', 'false', 'off', 'no'];
+
+// {flag: text} from the URL query, accepting head_size and head-size alike; trace is '1' or '0'.
 function readQuery(flags) {
   const query = new URLSearchParams(window.location.search);
   const settings = {};
@@ -39,7 +43,15 @@ function readQuery(flags) {
     const flag = key.replace(/_/g, '-');
     if (flags.includes(flag) && value !== '') settings[flag] = value;
   }
+  if (flags.includes('trace')) settings.trace = TRACE_OFF.includes(settings.trace) ? '0' : '1';
   return settings;
+}
+
+// What the C++ is given: the settings without trace when it is off.
+function lessonSettings(settings) {
+  const s = Object.assign({}, settings);
+  if (s.trace === '0') delete s.trace;
+  return s;
 }
 
 // The query for the settings (texts' names), and the same settings as a command line.
@@ -47,8 +59,12 @@ function writeQuery(name, settings) {
   const query = new URLSearchParams();
   let cli = 'scratchgpt lesson ' + name;
   for (const [flag, value] of Object.entries(settings)) {
-    query.set(FLAG_NAMES[flag], value);
-    cli += flag === 'trace' ? ' --trace' : ' --' + flag + ' ' + value;
+    if (flag === 'trace') {
+      if (value === '0') query.set('trace', '0'); else cli += ' --trace';  // on: the default
+    } else {
+      query.set(FLAG_NAMES[flag], value);
+      cli += ' --' + flag + ' ' + value;
+    }
   }
   const search = query.toString();
   try {
@@ -66,7 +82,7 @@ function buildControls(lesson, settings, onChange) {
     const input = el('input');
     if (flag === 'trace') {
       input.type = 'checkbox';
-      input.checked = settings.trace === '1' || settings.trace === 'true';
+      input.checked = settings.trace === '1';
     } else {
       input.type = 'number';
       input.min = flag === 'seed' ? '0' : '1';
@@ -83,7 +99,7 @@ function buildControls(lesson, settings, onChange) {
   reset.type = 'button';
   reset.addEventListener('click', () => {
     for (const input of Object.values(inputs)) {
-      if (input.type === 'checkbox') input.checked = false; else input.value = '';
+      if (input.type === 'checkbox') input.checked = true; else input.value = '';
     }
     onChange();
   });
@@ -95,7 +111,7 @@ function readControls(inputs) {
   const settings = {};
   for (const [flag, input] of Object.entries(inputs)) {
     if (input.type === 'checkbox') {
-      if (input.checked) settings[flag] = '1';
+      settings[flag] = input.checked ? '1' : '0';
     } else if (input.value.trim() !== '') {
       settings[flag] = input.value.trim();
     }
@@ -241,7 +257,7 @@ function show(module, name, settings) {
   const error = document.getElementById('error');
   let record;
   try {
-    record = JSON.parse(module.lesson_json(name, JSON.stringify(settings)));
+    record = JSON.parse(module.lesson_json(name, JSON.stringify(lessonSettings(settings))));
   } catch (e) {
     record = {error: String(e)};
   }
