@@ -3,7 +3,9 @@
 # Idempotent and fast when everything is present. Set SCRATCHGPT_WITH_TORCH=1 to also install
 # python3-torch (only needed to regenerate fixtures or run the PyTorch comparison benchmarks), and
 # SCRATCHGPT_WITH_FUZZ=1 to install clang and its libFuzzer runtime (scripts/fuzz.sh; CI sets it),
-# SCRATCHGPT_WITH_BROWSER=1 to install chromium (the browser test of the attention page; CI sets it).
+# SCRATCHGPT_WITH_BROWSER=1 to install chromium (the browser test of the attention page; CI sets it),
+# SCRATCHGPT_WITH_WEB=1 to install emscripten, node-acorn and chromium (scripts/web.sh builds the
+# lesson book, tests/e2e/book_test.cpp checks it in Chromium; CI sets it).
 set -euo pipefail
 packages=(g++ cmake make git libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libdnnl-dev libopenmpi-dev openmpi-bin)
@@ -11,6 +13,8 @@ if [[ "${SCRATCHGPT_WITH_TORCH:-0}" == 1 ]]; then packages+=(python3-torch pytho
 if [[ "${SCRATCHGPT_WITH_FUZZ:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
 # Chromium renders the attention page in tests/e2e/attention_page_test.cpp (skipped without it).
 if [[ "${SCRATCHGPT_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
+# The lesson book: Debian's emscripten (its JavaScript optimiser needs node-acorn) and Chromium.
+if [[ "${SCRATCHGPT_WITH_WEB:-0}" == 1 ]]; then packages+=(emscripten node-acorn chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,8 @@ preset=${SCRATCHGPT_PRESET:-release}
 start=$SECONDS
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
+# SCRATCHGPT_WITH_WEB=1: the lesson book too (build/web/), which book_test loads in Chromium.
+if [[ "${SCRATCHGPT_WITH_WEB:-0}" == 1 ]]; then scripts/web.sh; fi
 built=$SECONDS
 ctest --preset "$preset" -j "$(nproc)" "${args[@]}"
 echo "test.sh: build $((built - start)) s, tests $((SECONDS - built)) s"
