@@ -17,17 +17,6 @@
 #include "core/check.h"
 #include "core/mapped_file.h"  // not_a_file
 
-#ifdef __EMSCRIPTEN__
-// The book's pages (web/): emscripten's libc has no renameat2; report it missing (ENOSYS), so the
-// fallbacks below (link, rename) run, as on a file system without RENAME_NOREPLACE.
-#define RENAME_NOREPLACE 1
-#define RENAME_EXCHANGE 2
-static int renameat2(int, const char*, int, const char*, unsigned) {
-  errno = ENOSYS;
-  return -1;
-}
-#endif
-
 namespace scratchgpt {
 
 namespace fs = std::filesystem;

@@ -18,11 +18,7 @@ uint64_t physical_memory_bytes() {
 
 uint64_t l2_cache_bytes() {
   static const uint64_t bytes = [] {
-#ifdef _SC_LEVEL2_CACHE_SIZE
     const long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-#else
-    const long l2 = 0;  // a libc that cannot say (emscripten's: the book's pages, web/)
-#endif
     return l2 > 0 ? static_cast<uint64_t>(l2) : uint64_t{1} << 20;
   }();
   return bytes;

@@ -17,16 +17,6 @@
 #include "core/rng_kernels.h"
 #include "core/cpu_features.h"
 
-#if defined(__EMSCRIPTEN__) && !defined(__cpp_lib_bit_cast)
-// The book's pages (web/): emscripten 3.1.6's libc++ predates std::bit_cast; clang has the builtin.
-namespace std {
-template <class To, class From>
-constexpr To bit_cast(const From& from) noexcept {
-  return __builtin_bit_cast(To, from);
-}
-}  // namespace std
-#endif
-
 // Torch's kernels were compiled by GCC with -mfma and contraction on; where its binary fused a
 // multiply and an add into one FMA, we call std::fma. No other a * b + c is left in this file
 // (y - z * 0.5f below is exact either way), so our own compiler's contraction cannot change a bit.

@@ -1,5 +1,5 @@
-// gpt_page_test.cpp: the book's trained-GPT page (web/gpt/, built by scripts/web_gpt.sh into
-// build/web/) loaded from file:// by headless Chromium shows what the CLI computes for the shipped
+// gpt_page_test.cpp: the book's trained-GPT page (web/gpt/, built by scripts/web.sh into
+// build/web/gpt/) loaded from file:// by headless Chromium shows what the CLI computes for the shipped
 // checkpoint: its attention data equals 'scratchgpt attention's to 1e-5; its traced query's
 // softmax column is the CLI's row, and so is the softmax of its shown q.k_j / sqrt(HS); its shown
 // output is the CLI's weights times its shown values; its generated text equals 'scratchgpt
@@ -51,15 +51,10 @@ std::string url_encode(const std::string& s) {
   return out;
 }
 
-// Builds the page (incrementally) once per test binary; "" when it could not.
+// The page scripts/web.sh built (test.sh builds it first under SCRATCHGPT_WITH_WEB=1); "" if none.
 std::string built_page() {
-  static const std::string page = [] {
-    const std::string log = scratch_dir("gpt_page_build") + "/build.log";
-    const int rc = std::system(("'" + kRoot + "/scripts/web_gpt.sh' >'" + log + "' 2>&1").c_str());
-    if (rc != 0) ADD_FAILURE() << "scripts/web_gpt.sh failed:\n" << slurp(log);
-    return rc == 0 ? kRoot + "/build/web/gpt.html" : std::string();
-  }();
-  return page;
+  const std::string page = kRoot + "/build/web/gpt/gpt.html";
+  return fs::exists(kRoot + "/build/web/gpt/gpt.js") ? page : std::string();
 }
 
 struct Loaded {
@@ -106,15 +101,17 @@ std::vector<double> numbers(const std::string& html, const std::string& re) {
 }
 
 TEST(GptPage, ShowsTheClisNumbersOffline) {
-  if (!have("emcmake")) GTEST_SKIP() << "emscripten is not installed (apt-get install emscripten): the book's GPT page was not built";
+  if (built_page().empty())
+    GTEST_SKIP() << "build/web/gpt/gpt.js not built: run scripts/web.sh (needs emscripten: "
+                    "apt-get install emscripten node-acorn)";
   if (!have("chromium")) GTEST_SKIP() << "chromium is not installed (apt-get install chromium): the page was not loaded";
   const std::string page = built_page();
   ASSERT_FALSE(page.empty());
   const std::string dir = scratch_dir("gpt_page");
   uintmax_t bytes = 0;
   for (const char* f : {"gpt.html", "gpt.js", "gpt_page.js", "gpt.css"})
-    bytes += fs::file_size(kRoot + "/build/web/" + f);
-  EXPECT_LT(bytes, 3u << 20) << "the page's files with the engine, its wasm and the model";
+    bytes += fs::file_size(kRoot + "/build/web/gpt/" + f);
+  EXPECT_LT(bytes, 3200u * 1024) << "the page's files with the engine, its wasm and the model";
 
   // The detector sees a page's requests: a page that fetches is caught.
   const std::string leak = dir + "/leak.html";

@@ -86,7 +86,9 @@ function buildControls(lesson, settings, onChange) {
     } else {
       input.type = 'number';
       input.min = flag === 'seed' ? '0' : '1';
-      input.placeholder = 'text';
+      // The text's own value when the box is empty (C/n-head: computed from the others).
+      const given = lesson.defaults && lesson.defaults[flag];
+      input.placeholder = given && /^[0-9]+$/.test(given) ? given : 'text';
       input.value = settings[flag] || '';
     }
     input.title = FLAG_HELP[flag] + (flag === 'trace' ? '' : '; empty: the text\'s own value');

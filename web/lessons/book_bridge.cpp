@@ -21,10 +21,19 @@ namespace {
 using lessons::Lesson;
 using lessons::LessonOptions;
 
+// The lesson table's flags ("B=4 T=8 seed=1337 trace"): the names, and the defaults they have.
 std::vector<std::string> flags_of(const Lesson& l) {
   std::istringstream in(l.flags);
   std::vector<std::string> out;
-  for (std::string f; in >> f;) out.push_back(f);
+  for (std::string f; in >> f;) out.push_back(f.substr(0, f.find('=')));
+  return out;
+}
+
+nlohmann::json defaults_of(const Lesson& l) {
+  std::istringstream in(l.flags);
+  nlohmann::json out = nlohmann::json::object();
+  for (std::string f; in >> f;)
+    if (f.find('=') != std::string::npos) out[f.substr(0, f.find('='))] = f.substr(f.find('=') + 1);
   return out;
 }
 
@@ -101,14 +110,16 @@ std::string error_json(const std::string& message) {
 
 }  // namespace
 
-// [{"name", "source", "description", "flags": ["B", "T", ...]}, ...] in the texts' order.
+// [{"name", "source", "description", "flags": ["B", "T", ...], "defaults": {"B": "4", ...}}, ...]
+// in the texts' order.
 std::string lessons_json() {
   nlohmann::json list = nlohmann::json::array();
   for (const Lesson& l : lessons::all_lessons())
     list.push_back({{"name", l.name},
                     {"source", l.source},
                     {"description", l.description},
-                    {"flags", flags_of(l)}});
+                    {"flags", flags_of(l)},
+                    {"defaults", defaults_of(l)}});
   return list.dump();
 }
 
