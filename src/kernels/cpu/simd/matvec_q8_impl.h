@@ -4,7 +4,8 @@
 // (VNNI) or vpmaddubsw + vpmaddwd (AVX2; |w|, |x| <= 127 so the 16-bit pair sums never saturate),
 // so no +128 offset and no weight-sum correction are needed. Eight blocks' sums are reduced to one
 // vector (exact), converted, and fused-multiply-added with dw * dx into 8 float lanes: the order of
-// ref::dot_q8, so every ISA gives its bits.
+// ref::dot_q8, so every ISA gives its bits. The weights are prefetched 2 KiB ahead (a thread reads
+// its rows as one sequential stream; single-thread lm_head 5.0 -> 6.0-6.4 GB/s on Cascade Lake).
 
 // The 8 int32 partial sums of w . x for one block of 32 int8 (VNNI: one vpdpbusd).
 template <bool kVnni>
@@ -35,6 +36,9 @@ inline float dot_q8_row(const int8_t* qw, const float* dw, const int8_t* qx, con
   __m256 acc = _mm256_setzero_ps();
   for (int b = 0; b < nb; b += 8) {
     const int m = nb - b < 8 ? nb - b : 8;
+    for (int l = 0; l < 4; ++l)  // 2 KiB ahead: the rows that follow stream in meanwhile
+      _mm_prefetch(reinterpret_cast<const char*>(qw + int64_t{b} * 32 + 2048 + 64 * l),
+                   _MM_HINT_T0);
     __m256i v[8];
     float d[8] = {};  // lanes past the last block: sum 0 times scale 0 leaves acc as it is
     for (int j = 0; j < 8; ++j) {
