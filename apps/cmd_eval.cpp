@@ -41,6 +41,7 @@ void register_eval(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   add_exec_options(cmd, r->threads, r->matmul, r->simd);
+  add_weights_option(cmd, r->weights);
   cmd->footer(
       "Example:\n"
       "  scratchgpt eval --checkpoint out/small/best.safetensors --data-dir "

@@ -59,6 +59,7 @@ void register_sample(CLI::App& app) {
       "a second model once); with --context-rule slide and the same --seed, "
       "--temperature and --top-k, sample.py's tokens");
   add_exec_options(cmd, r->threads, r->matmul, r->simd);
+  add_weights_option(cmd, r->weights);
   cmd->footer(
       "Example:\n"
       "  scratchgpt sample --checkpoint out/small/best.safetensors --prompt \"ROMEO:\" --top-k 40");

@@ -40,6 +40,13 @@ inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul,
       ->default_str(enum_name<MatmulBackend>(kMatmulBackendNames, matmul));
 }
 
+// --weights, the precision the matrix products read their weights in (sample, eval, bench).
+inline void add_weights_option(CLI::App* cmd, std::string& weights) {
+  cmd->add_option("--weights", weights,
+                  "weights of the matrix products: fp32 (default), bf16 (half the bytes) or int8 "
+                  "(blocks of 32 with one scale, like llama.cpp's Q8_0), converted once at load");
+}
+
 void register_prepare(CLI::App& app);  // cmd_prepare.cpp
 void register_train(CLI::App& app);    // cmd_train.cpp
 void register_sample(CLI::App& app);   // cmd_sample.cpp

@@ -3,15 +3,21 @@
 # <build>/generated/kernels/<op>_<isa>.cpp (it includes src/kernels/cpu/simd/<op>_isa.inc), added to
 # scratchgpt_core here: the src/ glob sees only files under src/. docs/architecture.md says more.
 set(SCRATCHGPT_SIMD_OPS adamw attention crossentropy flash_attention gelu gemm layernorm matvec
-    softmax)
+    matvec_q8 softmax)
 # ISA name (the file suffix and vec_<isa>.h), its Vec type, its GCC target string, SG_ISA_AVX512.
 set(SCRATCHGPT_ISA_avx2 VecAvx2 "avx2,fma" 0)
 set(SCRATCHGPT_ISA_avx512 VecAvx512 "avx512f,avx512vl,avx2,fma" 1)
+# An op whose unit needs more than its ISA's set: SCRATCHGPT_TARGET_<op>_<isa> (the caller checks
+# the CPU for it). matvec_q8's AVX-512 unit is its vpdpbusd (AVX512_VNNI) build.
+set(SCRATCHGPT_TARGET_matvec_q8_avx512 "avx512f,avx512vl,avx512vnni,avx2,fma")
 foreach(OP IN LISTS SCRATCHGPT_SIMD_OPS)
   foreach(ISA avx2 avx512)
     list(GET SCRATCHGPT_ISA_${ISA} 0 ISA_VEC)
     list(GET SCRATCHGPT_ISA_${ISA} 1 ISA_TARGET)
     list(GET SCRATCHGPT_ISA_${ISA} 2 ISA_AVX512)
+    if(DEFINED SCRATCHGPT_TARGET_${OP}_${ISA})
+      set(ISA_TARGET ${SCRATCHGPT_TARGET_${OP}_${ISA}})
+    endif()
     set(generated ${PROJECT_BINARY_DIR}/generated/kernels/${OP}_${ISA}.cpp)
     configure_file(${CMAKE_CURRENT_LIST_DIR}/kernel_isa.cpp.in ${generated} @ONLY)
     target_sources(scratchgpt_core PRIVATE ${generated})

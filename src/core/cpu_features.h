@@ -43,6 +43,17 @@ inline SimdLevel detected_simd_level() {
 #endif
 }
 
+// Whether the CPU has AVX512_VNNI (vpdpbusd, the int8 dot product of the Q8 matvec's AVX-512
+// path; Cascade Lake and later Intel, Zen 4 and later AMD).
+inline bool cpu_has_avx512_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return detected_simd_level() == SimdLevel::kAvx512 && __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
 // "scalar", "avx2" or "avx512" (as --simd and SCRATCHGPT_SIMD spell them) -> the level; an
 // unknown name is an Error listing the three.
 SimdLevel simd_level_from_name(const std::string& name);

@@ -17,8 +17,9 @@ namespace scratchgpt {
 double fma_peak_gflops(ThreadPool& pool, bool avx512);
 
 // GB/s (1e9 bytes) of reading a buffer of `bytes` (far larger than the caches) on every thread of
-// pool at once, each thread summing its own contiguous slice (touched first by that thread), best
-// of 5 passes: the bandwidth a memory-bound kernel that streams its operand once can reach.
+// pool at once, each thread summing its own contiguous part (touched first by that thread) as 8
+// concurrent streams, best of 8 passes: the bandwidth a memory-bound kernel that streams its
+// operand once (a matvec reads several weight rows at once) can reach; the DRAM bound of decoding.
 double memory_read_gbps(ThreadPool& pool, size_t bytes = size_t{1} << 30);
 
 // Nanoseconds per cache line of a store to lines that another core has just read (worker 1 of

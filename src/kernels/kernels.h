@@ -19,6 +19,7 @@
 #include "kernels/cpu/layernorm.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matmul_backend.h"
+#include "kernels/cpu/quant_matvec.h"
 #include "kernels/cpu/relu.h"
 #include "kernels/cpu/residual.h"
 
@@ -53,6 +54,12 @@ using cpu::layernorm_backward;
 using cpu::layernorm_forward;
 using cpu::matmul_backward;
 using cpu::matmul_forward;
+// Weights held in bf16 or Q8 for decoding (--weights), and the matvec that reads them.
+using cpu::kWeightFormatNames;
+using cpu::quant_matvec_forward;
+using cpu::quantize_weight;
+using cpu::QuantizedWeight;
+using cpu::WeightFormat;
 using cpu::relu_backward;
 using cpu::relu_forward;
 using cpu::residual_forward;

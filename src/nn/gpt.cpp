@@ -300,6 +300,23 @@ void GPT::reset_cache() {
   cache_len_ = 0;
 }
 
+void GPT::convert_weights(kernels::WeightFormat format) {
+  for_each_linear([&](Linear& lin) {
+    lin.qweight = format == kernels::WeightFormat::kFp32
+                      ? kernels::QuantizedWeight()
+                      : kernels::quantize_weight(ctx_, format, lin.weight.data, lin.OC, lin.C);
+  });
+}
+
+int64_t GPT::linear_weight_bytes() {
+  int64_t bytes = 0;
+  for_each_linear([&](Linear& lin) {
+    bytes += lin.qweight.format == kernels::WeightFormat::kFp32 ? int64_t{4} * lin.OC * lin.C
+                                                                 : lin.qweight.bytes();
+  });
+  return bytes;
+}
+
 const float* GPT::decode_step(int32_t token) { return prefill(&token, 1); }
 
 const float* GPT::prefill(const int32_t* tokens, int n) {

@@ -84,6 +84,11 @@ class GPT : public LanguageModel {
   const float* prefill(const int32_t* tokens, int n) override;
   static constexpr int kPrefillRows = 64;  // tokens per pass through the blocks
   int cache_len() const override { return cache_len_; }
+  // Converts c_attn, c_proj, c_fc and lm_head's weights (a tied lm_head gets its own copy; wte
+  // stays fp32 for the embedding lookup).
+  void convert_weights(kernels::WeightFormat format) override;
+  // Bytes of those weights as decoding reads them now (fp32: 4 per weight).
+  int64_t linear_weight_bytes();
 
  private:
   GPTConfig config_;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/check.h"
 #include "core/exec_context.h"
 #include "core/rng.h"
 #include "core/tensor.h"
@@ -69,6 +70,14 @@ class LanguageModel {
     return logits;
   }
   virtual int cache_len() const = 0;  // tokens in the cache
+  // Holds the weights of the matrix products in `format` from now on, converted once from the
+  // fp32 ones (--weights; inference only: backward keeps reading fp32). kFp32 goes back to them.
+  // A model without such products accepts only kFp32.
+  virtual void convert_weights(kernels::WeightFormat format) {
+    SG_CHECK(format == kernels::WeightFormat::kFp32,
+             "--weights bf16 and int8 need a GPT model; this one has only fp32 weights: drop "
+             "--weights");
+  }
 
   virtual std::vector<Param>& params() = 0;
   // Every Param's gradient in one flat array (nn/param.h's ParamStore::grad_slab).

@@ -6,6 +6,8 @@
 namespace scratchgpt {
 
 void Linear::apply(const ExecContext& ex, float* y, const float* x, int n) const {
+  if (qweight.format != kernels::WeightFormat::kFp32)
+    return kernels::quant_matvec_forward(ex, y, x, qweight, has_bias ? bias.data : nullptr, n);
   kernels::matmul_forward(ex, y, x, weight.data, has_bias ? bias.data : nullptr, n, C, OC);
 }
 

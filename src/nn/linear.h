@@ -9,6 +9,7 @@
 
 #include "core/exec_context.h"
 #include "core/tensor.h"
+#include "kernels/kernels.h"
 #include "nn/param.h"
 #include "nn/slab_planner.h"
 
@@ -20,6 +21,9 @@ struct Linear {
   bool has_bias = true;
   Tensor weight, dweight;  // (OC, C)
   Tensor bias, dbias;      // (OC), empty when !has_bias
+  // The weight converted for inference (--weights bf16|int8): apply() reads it instead of weight;
+  // format kFp32 (empty) means weight itself. forward/backward for training never set it.
+  kernels::QuantizedWeight qweight;
 
   // Set by the owner's zero_grad() instead of clearing dW and db: the next backward writes them
   // (=) rather than adding, then clears this (GPT::zero_grad; PyTorch's set_to_none).

@@ -86,9 +86,12 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   TrainConfig cfg = flags_config(f);
   GPTConfig& g = cfg.gpt;
   g.dropout = 0.0f;  // inference
+  const kernels::WeightFormat weights = weight_format(f.weights);
   CountingResets model(g, ctx);
   Rng init_rng(cfg.seed);
   model.init(init_rng);
+  const int64_t fp32_linear_bytes = model.linear_weight_bytes();
+  model.convert_weights(weights);
   const std::vector<int32_t> prompt = {0};
   const SamplingOptions opt;  // temperature 1, all tokens
   Rng warm_rng(cfg.seed + 1);
@@ -111,8 +114,10 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   // wte, when untied, and wpe one row each, counted as nothing), at the read bandwidth measured
   // here. The KV cache's reads (2 L t C floats at position t) are left out of the bound.
   const double C = g.n_embd;
+  // With --weights bf16 or int8 the matrix products' weights count as stored (scales included).
   const double weight_bytes = 4.0 * (static_cast<double>(model.num_params()) - g.block_size * C -
-                                     (g.tied ? 0 : g.vocab_size * C));
+                                     (g.tied ? 0 : g.vocab_size * C)) -
+                              static_cast<double>(fp32_linear_bytes - model.linear_weight_bytes());
   const double read_gbps = memory_read_gbps(ctx.workers());
   const double bound_ms = weight_bytes / (read_gbps * 1e9) * 1e3;
   const double ms_per_token = secs * 1e3 / f.sample;
@@ -120,11 +125,20 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   std::vector<float> h(static_cast<size_t>(g.n_embd), 0.5f),
       logits(static_cast<size_t>(g.vocab_size));
   const float* head_w = model.param(g.tied ? "wte" : "lm_head.weight").value.data;
+  const kernels::QuantizedWeight head_q =
+      weights == kernels::WeightFormat::kFp32
+          ? kernels::QuantizedWeight()
+          : kernels::quantize_weight(ctx, weights, head_w, g.vocab_size, g.n_embd);
+  const double head_bytes =
+      head_q.format == kernels::WeightFormat::kFp32 ? 4.0 * g.vocab_size * C : head_q.bytes();
   double head_ms = 1e30;
   for (int rep = 0; rep < 10; ++rep) {
     const double h0 = now_s();
-    kernels::matmul_forward(ctx, logits.data(), h.data(), head_w, nullptr, 1, g.n_embd,
-                            g.vocab_size);
+    if (head_q.format == kernels::WeightFormat::kFp32)
+      kernels::matmul_forward(ctx, logits.data(), h.data(), head_w, nullptr, 1, g.n_embd,
+                              g.vocab_size);
+    else
+      kernels::quant_matvec_forward(ctx, logits.data(), h.data(), head_q, nullptr, 1);
     head_ms = std::min(head_ms, (now_s() - h0) * 1e3);
   }
 
@@ -142,6 +156,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["simd"] = simd_level_name(level);
   j["cpu"] = cpu_model_name();
   j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
+  j["weights"] = enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights);
   j["params"] = model.num_params();
   j["context_crops"] = crops;
   j["seconds"] = secs;
@@ -159,9 +174,9 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   }
   std::printf(
       "scratchgpt bench --sample: preset %s  L=%d NH=%d C=%d V=%d block_size=%d  batch 1, "
-      "%d threads, %s\n",
+      "%d threads, %s, %s weights\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size, ctx.threads(),
-      simd_level_name(level));
+      simd_level_name(level), enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights));
   std::printf("  cpu             %s\n", cpu_model_name().c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
@@ -175,7 +190,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       "bandwidth): %.0f%% of the bound\n",
       bound_ms, weight_bytes / 1e6, read_gbps, 100.0 * bound_ms / ms_per_token);
   std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
-              g.vocab_size, g.n_embd, 4.0 * g.vocab_size * C / (head_ms * 1e-3) * 1e-9);
+              g.vocab_size, g.n_embd, head_bytes / (head_ms * 1e-3) * 1e-9);
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
 }
 
@@ -243,6 +258,9 @@ void run_bench(const BenchRequest& f) {
   const Exec exec = make_exec(f.threads, f.matmul, f.simd);
   const ExecContext& ctx = exec.ctx;
   if (f.sample != 0) return run_sample_bench(f, ctx);
+  SG_CHECK(f.weights.empty() || f.weights == "fp32",
+           "--weights applies to bench --sample (decoding); a training step needs fp32 weights: "
+           "drop --weights or add --sample N");
   SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
   SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
   TrainConfig cfg = flags_config(f);

@@ -32,6 +32,7 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   const Exec exec = make_exec(req.threads, req.matmul, req.simd);
   const ExecContext& ctx = exec.ctx;
 
+  const kernels::WeightFormat weights = weight_format(req.weights);  // before the long load
   Checkpoint ck = load_checkpoint(req.checkpoint);
   Dataset data;
   std::string what = req.split;  // what the summary line names
@@ -72,6 +73,7 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
 
   restore_params(ck, model, /*with_optimizer=*/false);
   ck.st = SafeTensors();
+  model.convert_weights(weights);
 
   const auto t0 = Clock::now();
   EvalResult r;

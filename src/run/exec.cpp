@@ -29,4 +29,9 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd) {
   return exec;
 }
 
+kernels::WeightFormat weight_format(const std::string& name) {
+  if (name.empty()) return kernels::WeightFormat::kFp32;
+  return enum_from_name<kernels::WeightFormat>(kernels::kWeightFormatNames, name, "--weights");
+}
+
 }  // namespace scratchgpt

@@ -9,6 +9,7 @@
 
 #include "core/exec_context.h"
 #include "core/thread_pool.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -22,5 +23,9 @@ struct Exec {
 // level) or avx512 / avx2 / scalar, capped at what the CPU has. A negative or absurd thread count,
 // onednn or mixed in a build without oneDNN, or an unknown level is an Error naming the fix.
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "");
+
+// --weights: "" or fp32, bf16 or int8 (kernels/cpu/quant_matvec.h); another name is an Error
+// listing the choices.
+kernels::WeightFormat weight_format(const std::string& name);
 
 }  // namespace scratchgpt

@@ -32,6 +32,7 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
   const Exec exec = make_exec(req.threads, req.matmul, req.simd);  // how to compute
   const ExecContext& ctx = exec.ctx;
   // load_checkpoint refuses a config whose vocab_size differs from the tokenizer's.
+  const kernels::WeightFormat weights = weight_format(req.weights);  // before the long load
   Checkpoint ck = load_checkpoint(req.checkpoint);
   const Tokenizer& tok = ck.tokenizer;
   const int32_t eot = tok.is_bpe() ? tok.bpe().eot_id() : -1;
@@ -51,6 +52,7 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
 
   std::unique_ptr<LanguageModel> model = build_model(ck.cfg, ctx);
   restore_params(ck, *model, /*with_optimizer=*/false);
+  model->convert_weights(weights);
   ck.st = SafeTensors();
   const int model_ctx = model->block_size();
   // A bigram has no context limit; its window only bounds the (trivial) cache.

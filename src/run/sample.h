@@ -36,6 +36,7 @@ struct SampleRequest {
   int threads = 0;  // 0: all cores
   MatmulBackend matmul = MatmulBackend::kAuto;
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
+  std::string weights;  // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
 };
 
 // Writes prompt + generated text of each sample to out, samples separated by a line of dashes.

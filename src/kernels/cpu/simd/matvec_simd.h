@@ -17,4 +17,13 @@ void matvec_rows_avx2(float* out, const float* inp, const float* weight, int64_t
 void matvec_rows_avx512(float* out, const float* inp, const float* weight, int64_t ldw,
                         const float* bias, int N, int C, int OC, int o_begin, int o_end);
 
+// The same with bf16 weights (the top halves of floats), widened to floats as they are loaded:
+// the fp32 kernel's arithmetic on the widened weights, so the same bits.
+void matvec_rows_bf16_scalar(float* out, const float* inp, const uint16_t* weight, int64_t ldw,
+                             const float* bias, int N, int C, int OC, int o_begin, int o_end);
+void matvec_rows_bf16_avx2(float* out, const float* inp, const uint16_t* weight, int64_t ldw,
+                           const float* bias, int N, int C, int OC, int o_begin, int o_end);
+void matvec_rows_bf16_avx512(float* out, const float* inp, const uint16_t* weight, int64_t ldw,
+                             const float* bias, int N, int C, int OC, int o_begin, int o_end);
+
 }  // namespace scratchgpt::cpu::detail

@@ -66,6 +66,11 @@ struct VecAvx2 {
     const __m256i m = tail_mask8(rem);
     return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
   }
+  // kW bfloat16 values (the top halves of floats) widened to floats: exact.
+  static T load_bf16(const uint16_t* p) {
+    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+  }
   static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
   // A non-temporal store (p aligned to 32 bytes): past the caches, without first reading the
   // line in; an _mm_sfence() must follow before another thread reads it.

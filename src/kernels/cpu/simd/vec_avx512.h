@@ -39,6 +39,12 @@ struct VecAvx512 {
   static T set1(float x) { return _mm512_set1_ps(x); }
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   // The first rem (< kW) floats of p, the other lanes zero; nothing past p + rem is read.
+  // kW bfloat16 values (the top halves of floats) widened to floats: exact.
+  static T load_bf16(const uint16_t* p) {
+    const __m512i w =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+  }
   static T load_tail(const float* p, int rem) {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << rem) - 1u), p);
   }

@@ -1,0 +1,91 @@
+// quant.h: weights stored in fewer bytes for decoding, the scalar reference: bf16 (the top half of
+// a float, rounded to nearest even) and Q8 (llama.cpp's Q8_0: blocks of 32 int8 with one float
+// scale, symmetric), and the matvec of each, rounding exactly as the fast kernels do
+// (kernels/cpu/quant_matvec.h). Leaves out: fp16 scales, 4-bit formats, backward.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace scratchgpt::ref {
+
+// bf16 <-> float: the top 16 bits of the float, rounded to nearest even; NaN stays NaN (quiet).
+inline uint16_t bf16_from_float(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+inline float float_from_bf16(uint16_t h) {
+  const uint32_t u = uint32_t{h} << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// out (N, OC) = inp (N, C) @ widen(weight (OC, C))^T + bias, summed in k order in F, bias last.
+template <typename F>
+void matvec_bf16_forward(F* out, const F* inp, const uint16_t* weight, const F* bias, int N, int C,
+                         int OC) {
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < OC; ++o) {
+      F acc = 0;
+      for (int k = 0; k < C; ++k)
+        acc += inp[int64_t{n} * C + k] * F(float_from_bf16(weight[int64_t{o} * C + k]));
+      out[int64_t{n} * OC + o] = bias ? acc + bias[o] : acc;
+    }
+}
+
+inline constexpr int kQ8Block = 32;
+// Blocks of a row of C values (the last one zero-padded).
+inline int q8_blocks(int C) { return (C + kQ8Block - 1) / kQ8Block; }
+
+// One row of C floats -> q (q8_blocks(C) * 32 int8, the padding 0) and d (q8_blocks(C) scales):
+// per block d = max|x| / 127 and q = round_half_even(x * (1/d)) (q = 0 where d = 0), so
+// x ~ d * q with |q| <= 127. Weights (once, at load) and activations (every call) alike.
+inline void quantize_q8(const float* x, int C, int8_t* q, float* d) {
+  for (int b = 0; b < q8_blocks(C); ++b) {
+    const int k0 = b * kQ8Block, k1 = k0 + kQ8Block < C ? k0 + kQ8Block : C;
+    float amax = 0.0f;
+    for (int k = k0; k < k1; ++k) amax = std::fmax(amax, std::fabs(x[k]));
+    d[b] = amax / 127.0f;
+    const float id = d[b] != 0.0f ? 1.0f / d[b] : 0.0f;
+    for (int k = k0; k < k0 + kQ8Block; ++k)
+      q[k] = k < k1 ? static_cast<int8_t>(std::nearbyint(x[k] * id)) : int8_t{0};
+  }
+}
+
+// The dot product of two Q8 rows of nb blocks: each block's integer sum (exact) times
+// (dw[b] * dx[b]) is fused-multiply-added into lane b % 8 of 8 float accumulators, which are
+// then summed as the fast kernels' 8-lane horizontal sum does: lanes i and i+4, then
+// (0 + 2) + (1 + 3).
+inline float dot_q8(const int8_t* qw, const float* dw, const int8_t* qx, const float* dx, int nb) {
+  float acc[8] = {};
+  for (int b = 0; b < nb; ++b) {
+    int32_t s = 0;
+    for (int k = b * kQ8Block; k < (b + 1) * kQ8Block; ++k) s += int32_t{qw[k]} * int32_t{qx[k]};
+    acc[b % 8] = std::fma(static_cast<float>(s), dw[b] * dx[b], acc[b % 8]);
+  }
+  float s4[4];
+  for (int i = 0; i < 4; ++i) s4[i] = acc[i] + acc[i + 4];
+  return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+}
+
+// out (N, OC) = Q8(inp (N, C)) . Q8 weight + bias: qw (OC, q8_blocks(C) * 32) and dw
+// (OC, q8_blocks(C)) from quantize_q8 of each weight row; each input row is quantised the same
+// way into qx (q8_blocks(C) * 32) and dx (q8_blocks(C)), the caller's scratch.
+inline void matvec_q8_forward(float* out, const float* inp, const int8_t* qw, const float* dw,
+                              const float* bias, int N, int C, int OC, int8_t* qx, float* dx) {
+  const int nb = q8_blocks(C);
+  for (int n = 0; n < N; ++n) {
+    quantize_q8(inp + int64_t{n} * C, C, qx, dx);
+    for (int o = 0; o < OC; ++o) {
+      const float s = dot_q8(qw + int64_t{o} * nb * kQ8Block, dw + int64_t{o} * nb, qx, dx, nb);
+      out[int64_t{n} * OC + o] = bias ? s + bias[o] : s;
+    }
+  }
+}
+
+}  // namespace scratchgpt::ref
