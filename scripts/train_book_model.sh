@@ -4,7 +4,7 @@
 # moments: ~1.3 MB) to web/gpt/model/model.safetensors, or to the path given as $1.
 #   scripts/train_book_model.sh [OUT.safetensors]     (env: SCRATCHGPT=path/to/scratchgpt)
 # About 5 minutes on 2 busy cores. The page bundles another checkpoint with
-#   cmake -S web -B build/web -DSCRATCHGPT_BOOK_MODEL=OUT.safetensors (scripts/web_gpt.sh --model).
+#   scripts/web.sh --model OUT.safetensors
 # Leaves out: BPE models (the page's tokens are characters; a BPE checkpoint also works but is big).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -72,9 +72,6 @@ class GPT : public LanguageModel {
   // traces); and its heads' outputs, concatenated before c_proj (B, T, C).
   const float* attention_qkv(int layer) const;
   const float* attention_heads(int layer) const;
-  // Layer l's module and the activations its last forward kept (c_attn.out: q, k, v; attn.y):
-  // what the book's page traces for one head (web/gpt/gpt_web.cpp).
-  const Block& block(int layer) const { return blocks.at(static_cast<size_t>(layer)); }
 
   // KV-cache inference, batch 1: tokens go in one at a time, each call costs O(t), not O(t^2).
   void reset_cache() override;

@@ -1,11 +1,14 @@
 // gpt_page_test.cpp: the book's trained-GPT page (web/gpt/, built by scripts/web.sh into
 // build/web/gpt/) loaded from file:// by headless Chromium shows what the CLI computes for the shipped
-// checkpoint: its attention data equals 'scratchgpt attention's to 1e-5; its traced query's
-// softmax column is the CLI's row, and so is the softmax of its shown q.k_j / sqrt(HS); its shown
-// output is the CLI's weights times its shown values; its generated text equals 'scratchgpt
-// sample's for the same seed and settings; no request leaves the page (Chromium's net log, whose
-// check is first shown to catch a page that fetches); its files stay under 3 MB. Skipped, saying
-// why, where emscripten or chromium is missing. Leaves out: clicking (the URL query sets the view).
+// checkpoint: its attention data (weights and q, k, v) equals 'scratchgpt attention's to 1e-5; it
+// is drawn by the CLI page's renderer (assets/attention.js) at the layer, head and query of the URL
+// query: one head with the legend, per-row shading and the masked future hatched, a thumbnail per
+// layer x head, and the query's trace (q, q.k_j, the softmax row, the weighted sum of v) as the
+// data makes it; its generated text equals 'scratchgpt sample's for the same seed and settings; no
+// request leaves the page (Chromium's net log, whose check is first shown to catch a page that
+// fetches); its files stay under 3 MB. Skipped, saying why, where emscripten or chromium is
+// missing. Leaves out: clicking (the URL query sets the view; attention_page_test clicks nothing
+// either).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/attention_dom_util.h"
 #include "e2e/train_cli_util.h"
 
 using namespace scratchgpt;
@@ -91,13 +95,39 @@ std::vector<std::string> page_requests(const std::string& netlog) {
   return urls;
 }
 
-// The numbers of the DOM's elements matching `re`'s first group, in order.
-std::vector<double> numbers(const std::string& html, const std::string& re) {
-  std::vector<double> v;
-  const std::regex r(re);
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), r); it != std::sregex_iterator(); ++it)
-    v.push_back(std::stod((*it)[1]));
-  return v;
+// The page's weights and q, k, v against the CLI's: the wasm's scalar kernels and the CLI's SIMD
+// ones add in other orders.
+void expect_same_numbers(const Numbers& shown, const Numbers& want) {
+  double worst_w = 0, worst_qkv = 0;
+  for (int l = 0; l < want.L; ++l) {
+    for (int h = 0; h < want.NH; ++h)
+      for (size_t i = 0; i < want.weights[l][h].size(); ++i)
+        worst_w = std::max(worst_w, std::abs(shown.weights[l][h][i] - want.weights[l][h][i]));
+    for (size_t i = 0; i < want.qkv[l].size(); ++i)
+      worst_qkv = std::max(worst_qkv, double(std::abs(shown.qkv[l][i] - want.qkv[l][i])));
+  }
+  EXPECT_LE(worst_w, 1e-5) << "page vs scratchgpt attention: weights";
+  EXPECT_LE(worst_qkv, 1e-5) << "page vs scratchgpt attention: q, k, v";
+}
+
+// assets/attention.js's drawing at layer l, head h, query q: one head, the legend, per-row
+// shading, the future hatched (never in the weights' blue), a thumbnail per layer x head, and the
+// query's trace, each to the decimals shown of the page's own data.
+void expect_drawn(const std::string& dom, const Numbers& n, int l, int h, int q) {
+  EXPECT_EQ(count(dom, "<section class=\"panel\" data-layer=\"" + std::to_string(l) +
+                           "\" data-head=\"" + std::to_string(h) + "\""), 1) << "one head";
+  EXPECT_EQ(count(dom, "<canvas class=\"thumb"), n.L * n.NH) << "the overview's thumbnails";
+  EXPECT_EQ(count(dom, "<div class=\"legend\">"), 1) << "the colour legend";
+  EXPECT_NE(dom.find("Per-row shading"), std::string::npos) << "the legend's per-row note";
+  int masked = 0;
+  for (size_t at = dom.find("<rect class=\"masked\""); at != std::string::npos;
+       at = dom.find("<rect class=\"masked\"", at + 1), ++masked) {
+    const std::string tag = dom.substr(at, dom.find('>', at) - at);
+    EXPECT_NE(tag.find("fill=\"url(#attention-hatch-"), std::string::npos) << tag;
+  }
+  EXPECT_EQ(masked, n.T * (n.T - 1) / 2 + 1) << "the future's cells and the legend's swatch";
+  expect_shading(dom, n, l, h, /*per_row=*/true);
+  expect_trace_shown(dom, n, l, h, q);
 }
 
 TEST(GptPage, ShowsTheClisNumbersOffline) {
@@ -111,7 +141,7 @@ TEST(GptPage, ShowsTheClisNumbersOffline) {
   uintmax_t bytes = 0;
   for (const char* f : {"gpt.html", "gpt.js", "gpt_page.js", "gpt.css"})
     bytes += fs::file_size(kRoot + "/build/web/gpt/" + f);
-  EXPECT_LT(bytes, 3200u * 1024) << "the page's files with the engine, its wasm and the model";
+  EXPECT_LT(bytes, 3u << 20) << "the page's files with the engine, its wasm and the model";
 
   // The detector sees a page's requests: a page that fetches is caught.
   const std::string leak = dir + "/leak.html";
@@ -124,7 +154,7 @@ TEST(GptPage, ShowsTheClisNumbersOffline) {
     SCOPED_TRACE(c.prompt);
     const std::string query = "prompt=" + url_encode(c.prompt) + "&seed=" + std::to_string(c.seed) +
                               "&n=" + std::to_string(c.n) + "&layer=" + std::to_string(c.layer) +
-                              "&head=" + std::to_string(c.head) + "&pos=" + std::to_string(c.pos);
+                              "&head=" + std::to_string(c.head) + "&query=" + std::to_string(c.pos);
     const Loaded got = load(page, query, dir);
     ASSERT_NE(got.dom.find("data-ready=\"1\""), std::string::npos) << "the page did not finish:\n"
                                                                    << got.dom.substr(0, 3000);
@@ -136,46 +166,15 @@ TEST(GptPage, ShowsTheClisNumbersOffline) {
     CliResult r = run_cli("attention --checkpoint '" + kModel + "' --prompt '" + c.prompt +
                           "' --out '" + cli_page + "' --overwrite");
     ASSERT_EQ(r.rc, 0) << r.err;
-    const nlohmann::json want = island(slurp(cli_page), "attention-data");
-    const nlohmann::json shown = island(got.dom, "gpt-attention-data");
-    EXPECT_EQ(shown["ids"], want["ids"]);
-    EXPECT_EQ(shown["tokens"], want["tokens"]);
-    double worst = 0;
-    for (size_t l = 0; l < want["weights"].size(); ++l)
-      for (size_t h = 0; h < want["weights"][l].size(); ++h)
-        for (size_t i = 0; i < want["weights"][l][h].size(); ++i)
-          worst = std::max(worst, std::abs(shown["weights"][l][h][i].get<double>() -
-                                           want["weights"][l][h][i].get<double>()));
-    EXPECT_LE(worst, 1e-5) << "page vs scratchgpt attention";
-
-    // The trace: its softmax column is the CLI's row (printed to 6 places).
-    const std::vector<double> row = numbers(got.dom, "<td class=\"w\">([-0-9.]+)</td>");
-    const int T = static_cast<int>(want["ids"].size());
-    ASSERT_EQ(static_cast<int>(row.size()), T);
-    for (int j = 0; j < T; ++j)
-      EXPECT_NEAR(row[j], want["weights"][c.layer][c.head][c.pos * T + j].get<double>(), 6e-7) << j;
-    // The traced q and keys make the CLI's row (softmax of q.k_j / sqrt(HS), j <= pos), and the
-    // traced values with it make the shown output (sum of weight_j v_j).
-    const nlohmann::json tr = island(got.dom, "gpt-trace-data");
-    std::vector<double> e;
-    double mx = -1e300, sum = 0;
-    for (int j = 0; j <= c.pos; ++j) mx = std::max(mx, tr["dots"][j].get<double>() * tr["scale"].get<double>());
-    for (int j = 0; j <= c.pos; ++j) {
-      double dot = 0;  // q.k_j again, in double, from the shown vectors
-      for (size_t i = 0; i < tr["q"].size(); ++i)
-        dot += tr["q"][i].get<double>() * tr["keys"][j][i].get<double>();
-      EXPECT_NEAR(dot, tr["dots"][j].get<double>(), 1e-4) << j;
-      e.push_back(std::exp(tr["dots"][j].get<double>() * tr["scale"].get<double>() - mx));
-      sum += e.back();
-    }
-    for (int j = 0; j <= c.pos; ++j)
-      EXPECT_NEAR(e[j] / sum, want["weights"][c.layer][c.head][c.pos * T + j].get<double>(), 1e-5) << j;
-    for (size_t i = 0; i < tr["out"].size(); ++i) {
-      double y = 0;
-      for (int j = 0; j <= c.pos; ++j)
-        y += want["weights"][c.layer][c.head][c.pos * T + j].get<double>() * tr["values"][j][i].get<double>();
-      EXPECT_NEAR(tr["out"][i].get<double>(), y, 1e-5) << i;
-    }
+    const nlohmann::json cli = island(slurp(cli_page), "attention-data");
+    const nlohmann::json page_data = island(got.dom, "gpt-attention-data");
+    EXPECT_EQ(page_data["ids"], cli["ids"]);
+    EXPECT_EQ(page_data["tokens"], cli["tokens"]);
+    const Numbers want = numbers(cli), shown = numbers(page_data);
+    ASSERT_EQ(shown.T, want.T);
+    expect_same_numbers(shown, want);
+    // Drawn by the renderer at the URL's view: the numbers above, shaded per row, traced.
+    expect_drawn(got.dom, shown, c.layer, c.head, c.pos);
 
     // Generation: the CLI's sample for the same seed and settings.
     r = run_cli("sample --checkpoint '" + kModel + "' --prompt '" + c.prompt + "' --seed " +

@@ -1,13 +1,12 @@
 // gpt_web.cpp: the WebAssembly entry of the book's GPT page (web/gpt/gpt.html): the engine's own
-// C++ behind five C functions that return JSON text: sample_from_checkpoint (run/sample.h) for
-// generation, run_attention (run/attention.h) for the attention data the CLI page embeds, and the
-// chosen head's computation read from the model's own activations (q, k, v, weights, y).
+// C++ behind three C functions that return JSON text: sample_from_checkpoint (run/sample.h) for
+// generation, attention_page_data (run/attention.h) on the loaded model for the attention that
+// assets/attention.js draws and traces, and the embedded assets.
 // Leaves out: a second model in JavaScript (the page only draws), threads, SIMD (wasm runs the
 // scalar kernels: cpu_features reports SimdLevel::kScalar off x86).
 #include <emscripten/emscripten.h>
 
 #include <climits>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -31,17 +30,16 @@ namespace {
 // Embedded with --embed-file at link time (web/gpt/CMakeLists.txt).
 constexpr const char* kModelPath = "/model/model.safetensors";
 
-// The model the trace reads, with the prompt of the last gpt_attention call run through it.
+// The checkpoint and its GPT, loaded once, whose forward keeps the attention weights.
 struct Loaded {
   Checkpoint ck;
   Exec exec;
   std::unique_ptr<GPT> gpt;
-  std::vector<int32_t> ids;
 };
 
 Loaded& loaded() {
   static Loaded m = [] {
-    Loaded l{load_checkpoint(kModelPath), make_exec(1, MatmulBackend::kAuto), nullptr, {}};
+    Loaded l{load_checkpoint(kModelPath), make_exec(1, MatmulBackend::kAuto), nullptr};
     SG_CHECK(l.ck.cfg.model == ModelKind::kGpt, kModelPath, " holds no GPT");
     l.exec.ctx.fused_attention_min_T = INT_MAX;  // the stored kernel: it keeps the weights
     l.gpt = std::make_unique<GPT>(l.ck.cfg.gpt, l.exec.ctx);
@@ -74,54 +72,15 @@ const char* guarded(Fn fn) {
   }
 }
 
-// The JSON island of the page run_attention wrote: what the CLI's page draws, unchanged.
-// (When run/attention.h offers the island's builder itself, call it with loaded().gpt instead.)
-nlohmann::json attention_island(const std::string& prompt) {
-  const std::string out = "/tmp/attention.html";
-  std::remove(out.c_str());
-  std::FILE* log = std::fopen("/tmp/attention.log", "w");
-  run_attention({.checkpoint = kModelPath, .prompt = prompt, .out = out, .overwrite = true}, log);
-  std::fclose(log);
-  const std::string page = slurp(out);
-  const std::string open = "<script id=\"attention-data\" type=\"application/json\">";
-  const size_t begin = page.find(open);
-  SG_CHECK(begin != std::string::npos, "the attention page has no data island");
-  const size_t end = page.find("</script>", begin);
-  return nlohmann::json::parse(page.substr(begin + open.size(), end - begin - open.size()));
-}
-
-std::vector<double> row(const float* p, int n) { return std::vector<double>(p, p + n); }
-
-// Head h of layer l, query position t, from the last forward: q, every key and value up to t,
-// q.k, the scale, the engine's softmax row (its weights, the future masked) and its output y.
-nlohmann::json head_trace(int l, int h, int t) {
+// The attention page's data (run/attention.h) for prompt's last block_size tokens, as
+// 'scratchgpt attention' embeds it.
+nlohmann::json attention(const std::string& prompt) {
   Loaded& m = loaded();
-  const GPTConfig& g = m.ck.cfg.gpt;
-  const int T = static_cast<int>(m.ids.size());
-  SG_CHECK(T > 0, "run gpt_attention first");
-  SG_CHECK(l >= 0 && l < g.n_layer && h >= 0 && h < g.n_head && t >= 0 && t < T,
-           "layer, head or position out of range");
-  const int C = g.n_embd, HS = C / g.n_head;
-  const CausalSelfAttention& a = m.gpt->block(l).attn;
-  const float* qkv = a.c_attn.out;  // (B = 1, T, 3C): q, k, v side by side
-  const float* att = m.gpt->attention_weights(l) + (static_cast<size_t>(h) * T + t) * T;
-  nlohmann::json keys = nlohmann::json::array(), values = nlohmann::json::array();
-  std::vector<double> dots;
-  for (int j = 0; j <= t; ++j) {
-    const float* k = qkv + static_cast<size_t>(j) * 3 * C + C + h * HS;
-    const float* q = qkv + static_cast<size_t>(t) * 3 * C + h * HS;
-    float dot = 0.0f;  // in the order the page's table adds it: left to right
-    for (int i = 0; i < HS; ++i) dot += q[i] * k[i];
-    dots.push_back(dot);
-    keys.push_back(row(k, HS));
-    values.push_back(row(k + C, HS));
-  }
-  return {{"layer", l}, {"head", h}, {"pos", t}, {"head_size", HS},
-          {"scale", 1.0 / std::sqrt(static_cast<double>(HS))},
-          {"q", row(qkv + static_cast<size_t>(t) * 3 * C + h * HS, HS)},
-          {"keys", keys}, {"values", values}, {"dots", dots},
-          {"weights", row(att, T)},
-          {"out", row(a.y + static_cast<size_t>(t) * C + h * HS, HS)}};
+  std::vector<int32_t> ids = m.ck.tokenizer.encode(prompt);
+  const int block = m.ck.cfg.gpt.block_size;
+  if (static_cast<int>(ids.size()) > block) ids.erase(ids.begin(), ids.end() - block);
+  SG_CHECK(!ids.empty(), "the prompt made no tokens: give text the tokenizer can encode");
+  return attention_page_data(m.ck, *m.gpt, ids);
 }
 
 }  // namespace
@@ -155,20 +114,9 @@ EMSCRIPTEN_KEEPALIVE const char* gpt_generate(const char* prompt, int max_new_to
   });
 }
 
-// The attention page's data for the prompt (run/attention.cpp's island), and the prompt run through
-// the model the trace reads.
+// The attention page's data for the prompt (what assets/attention.js's renderAttention draws).
 EMSCRIPTEN_KEEPALIVE const char* gpt_attention(const char* prompt) {
-  return guarded([&]() -> json {
-    json d = scratchgpt::attention_island(prompt);
-    scratchgpt::Loaded& m = scratchgpt::loaded();
-    m.ids = d["ids"].get<std::vector<int32_t>>();
-    m.gpt->forward(m.ids.data(), nullptr, 1, static_cast<int>(m.ids.size()), nullptr);
-    return d;
-  });
-}
-
-EMSCRIPTEN_KEEPALIVE const char* gpt_trace(int layer, int head, int pos) {
-  return guarded([&] { return scratchgpt::head_trace(layer, head, pos); });
+  return guarded([&] { return scratchgpt::attention(prompt); });
 }
 
 // An asset of assets/ as embedded in the engine (core/page.h): attention.js, page.js, ...
