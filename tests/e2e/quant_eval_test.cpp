@@ -68,9 +68,9 @@ TEST(QuantEval, SamplingIsTheSameAtOneAndTwoThreads) {
 }
 
 TEST(QuantEval, BenchSampleReportsTheWeightsBytes) {
-  double bytes[2] = {};
+  double bytes[3] = {};
   int i = 0;
-  for (const std::string w : {"fp32", "int8"}) {
+  for (const std::string w : {"fp32", "bf16", "int8"}) {
     const CliResult r = run_cli("bench --sample 8 --preset shakespeare-char-small --threads 1 "
                                 "--json --weights " + w);
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -78,7 +78,10 @@ TEST(QuantEval, BenchSampleReportsTheWeightsBytes) {
     EXPECT_EQ(j.at("weights"), w);
     bytes[i++] = j.at("weight_bytes_per_token").get<double>();
   }
-  EXPECT_LT(bytes[1], 0.5 * bytes[0]) << "int8 reads about 34/128 of the matrices' fp32 bytes";
+  // The matrices are nearly all the bytes: bf16 halves them, int8 keeps 34 bytes of 128.
+  EXPECT_LT(bytes[1], 0.52 * bytes[0]) << "bf16 reads about half of fp32's bytes";
+  EXPECT_GT(bytes[1], 0.48 * bytes[0]) << "bf16 reads about half of fp32's bytes";
+  EXPECT_LT(bytes[2], bytes[0] / 3) << "int8 reads about 34/128 of the matrices' fp32 bytes";
 }
 
 TEST(QuantEval, AWrongWeightsNameIsOneErrorLine) {
