@@ -33,7 +33,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--dropout", f->dropout, "dropout probability (default: the preset's)");
   cmd->add_option("--steps", f->steps, "timed steps")->capture_default_str();
   cmd->add_option("--warmup", f->warmup, "untimed steps first")->capture_default_str();
-  add_exec_options(cmd, f->threads, f->matmul, f->simd);
+  add_exec_options(cmd, f->threads, f->matmul, f->simd, f->device);
   add_weights_option(cmd, f->weights);
   cmd->add_option("--sample", f->sample,
                   "time sampling instead of training: generate this many new tokens, batch 1, "

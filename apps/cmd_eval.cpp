@@ -40,7 +40,7 @@ void register_eval(CLI::App& app) {
   cmd->add_option("--seed", r->seed, "seed of the random batches (with --batches)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  add_exec_options(cmd, r->threads, r->matmul, r->simd);
+  add_exec_options(cmd, r->threads, r->matmul, r->simd, r->device);
   add_weights_option(cmd, r->weights);
   cmd->footer(
       "Example:\n"

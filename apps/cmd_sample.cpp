@@ -58,7 +58,7 @@ void register_sample(CLI::App& app) {
       "init draws from the generator before the samples do (this builds and initialises "
       "a second model once); with --context-rule slide and the same --seed, "
       "--temperature and --top-k, sample.py's tokens");
-  add_exec_options(cmd, r->threads, r->matmul, r->simd);
+  add_exec_options(cmd, r->threads, r->matmul, r->simd, r->device);
   add_weights_option(cmd, r->weights);
   cmd->footer(
       "Example:\n"

@@ -37,7 +37,7 @@ std::string presets_footer() {
 
 void register_train(CLI::App& app) {
   struct Flags {
-    std::string preset, data_dir, out_dir, config, init_from, report, simd;
+    std::string preset, data_dir, out_dir, config, init_from, report, simd, device;
     OverlapAllreduce overlap_allreduce = OverlapAllreduce::kAuto;
     bool resume = false, overwrite = false;
     std::vector<std::pair<const ConfigField*, CLI::Option*>> given;  // one per hyperparameter
@@ -63,6 +63,7 @@ void register_train(CLI::App& app) {
                   "start from this checkpoint's weights (fine-tuning): its architecture, a fresh "
                   "optimizer, the hyperparameters of --preset (optional) and the flags; "
                   "--block-size below its context crops the position table (default: none)");
+  add_device_option(cmd, f->device);
   cmd->add_option("--simd", f->simd,
                   "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
                   "CPU has, or SCRATCHGPT_SIMD); the numbers differ in rounding only");
@@ -127,6 +128,7 @@ void register_train(CLI::App& app) {
     opt.overwrite = f->overwrite;
     opt.report = f->report;
     opt.simd = f->simd;
+    opt.device = f->device;
     opt.overlap_allreduce = f->overlap_allreduce;
     opt.config_file = f->config;
     opt.extra_args = cmd->remaining();

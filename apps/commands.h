@@ -24,8 +24,16 @@ inline const std::string& config_help(const std::string& key) {
 // than train: spelled as train's flags, the backend named by the same table (kMatmulBackendNames)
 // and explained by the same help (its row of config_fields()). An unknown backend name is an
 // Error listing the choices.
+inline void add_device_option(CLI::App* cmd, std::string& device) {
+  cmd->add_option("--device", device,
+                  "where to compute: cpu (default) or cuda (the GPU, in a build with CUDA; "
+                  "checkpoints are the same either way)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+}
+
 inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul,
-                             std::string& simd) {
+                             std::string& simd, std::string& device) {
+  add_device_option(cmd, device);
   cmd->add_option("--simd", simd,
                   "the kernels' instruction set: avx512, avx2 or scalar (default: the best this "
                   "CPU has, or SCRATCHGPT_SIMD); to measure the AVX2 code on an AVX-512 machine");

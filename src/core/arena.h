@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "core/check.h"
+#include "core/device.h"
 #include "core/tensor.h"
 
 namespace scratchgpt {
@@ -30,11 +31,15 @@ class OutOfMemory : public Error {
 };
 
 namespace detail {
-// Frees an Arena slab: munmap for slabs that came from mmap (mapped_bytes > 0), free() otherwise.
+// Frees an Arena slab: the GPU's (device_free), munmap for slabs that came from mmap
+// (mapped_bytes > 0), free() otherwise.
 struct SlabFree {
   size_t mapped_bytes = 0;
+  bool on_gpu = false;
   void operator()(float* p) const {
-    if (mapped_bytes) {
+    if (on_gpu) {
+      device_free(Device::kCuda, p);
+    } else if (mapped_bytes) {
       ::munmap(p, mapped_bytes);
     } else {
       std::free(p);
@@ -50,13 +55,17 @@ class Arena {
   Arena() = default;
   explicit Arena(size_t capacity_floats) { reserve(capacity_floats); }
 
-  // Allocates the slab; may be called once, or again after release().
-  void reserve(size_t capacity_floats) {
+  // Allocates the slab (on cuda: managed memory, core/device.h); may be called once, or again
+  // after release().
+  void reserve(size_t capacity_floats, Device device = Device::kCpu) {
     SG_CHECK(slab_ == nullptr, "Arena::reserve called twice");
     slabs_reserved().fetch_add(1, std::memory_order_relaxed);
     capacity_ = round_up(capacity_floats);
     size_t bytes = capacity_ * sizeof(float);
-    if (bytes >= kHugePage) {
+    if (device == Device::kCuda) {
+      void* p = device_alloc(device, bytes);
+      slab_ = std::unique_ptr<float, Free>(static_cast<float*>(p), Free{0, true});
+    } else if (bytes >= kHugePage) {
       // Large slabs come straight from the kernel: already zero, faulted in lazily, and backed by
       // transparent huge pages where available (512x fewer page faults than 4 KiB pages).
       bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;

@@ -3,12 +3,14 @@
 // kernel. The run layer builds one from the command's flags (run/exec.h), hands it to the model
 // (nn/), and the model passes it to every kernel it calls (kernels/kernels.h); no kernel reads a
 // process-wide setting, so two contexts (two models, or a test's forced level) can live side by
-// side. Leaves out: devices other than this CPU (a device field would pick cuda:: kernels).
+// side. `device` picks the kernels: cpu:: on this CPU, cuda:: on the GPU (kernels/kernels.h), whose
+// slabs are then managed memory (core/device.h).
 #pragma once
 
 #include <utility>
 
 #include "core/cpu_features.h"
+#include "core/device.h"
 #include "core/thread_pool.h"
 
 namespace scratchgpt {
@@ -24,6 +26,7 @@ inline constexpr std::pair<MatmulBackend, const char*> kMatmulBackendNames[] = {
     {MatmulBackend::kMixed, "mixed"}};
 
 struct ExecContext {
+  Device device = Device::kCpu;  // where the kernels run and the model's slabs live
   // The workers the kernels split their work over (not owned; run/exec.h's Exec owns one). Null:
   // the process's default pool of one thread per core (ThreadPool::global()), what tests and
   // lessons use when they do not care.
@@ -34,6 +37,9 @@ struct ExecContext {
   // Attention takes the fused (flash) kernel from this T when no weights are dropped: below it
   // the stored kernel measured faster (nn/causal_self_attention.h).
   int fused_attention_min_T = 1024;
+  // cuda only: float32 matrix products on the tensor cores in TF32 (10-bit mantissa inputs, fp32
+  // sums), as nanoGPT's train.py and llm.c run them; false: full fp32 (--tf32 off, the tests).
+  bool tf32 = true;
 
   ThreadPool& workers() const { return pool != nullptr ? *pool : ThreadPool::global(); }
   int threads() const { return workers().num_threads(); }

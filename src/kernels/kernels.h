@@ -1,8 +1,9 @@
 // kernels.h: the entry layer of the kernels, what the model (nn/) and the code above it (train/,
 // sample/, run/) include instead of kernels/cpu/: the ops, each taking the ExecContext
 // (core/exec_context.h) that says how to run it as its first argument, and the matmul backend's
-// names. Every op runs on cpu:: today; a CUDA backend (kernels/cuda/, same op names) would be
-// chosen here by a device field of the context. Readable twins of every op: kernels/ref/.
+// names. The context's device picks the code: cpu:: (kernels/cpu/) or, in a build with
+// SCRATCHGPT_CUDA, cuda:: (kernels/cuda/, the same names and arguments). Readable twins of every
+// op: kernels/ref/.
 #pragma once
 
 #include "core/exec_context.h"
@@ -22,6 +23,7 @@
 #include "kernels/cpu/quant_matvec.h"
 #include "kernels/cpu/relu.h"
 #include "kernels/cpu/residual.h"
+#include "kernels/cuda/ops.h"
 
 namespace scratchgpt::kernels {
 
@@ -32,47 +34,122 @@ using cpu::matmul_backend_name;
 using cpu::onednn_available;
 using cpu::resolve_matmul_backend;
 
+#ifdef SCRATCHGPT_HAS_CUDA
+inline constexpr bool kCudaBuild = true;
+#else
+inline constexpr bool kCudaBuild = false;
+#endif
+inline bool on_cuda(const ExecContext& ex) { return kCudaBuild && ex.device == Device::kCuda; }
+
+// SG_KERNEL(op, (params), (args)): op(ex, params...) runs cuda::op on the GPU, else cpu::op.
+// (Without CUDA in the build the cuda:: branch is discarded, so nothing needs its definition.)
+#define SG_KERNEL(op, params, args)                                   \
+  inline void op(const ExecContext& ex, SG_UNPAREN params) {          \
+    if constexpr (kCudaBuild) {                                       \
+      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args); \
+    }                                                                 \
+    cpu::op(ex, SG_UNPAREN args);                                     \
+  }
+#define SG_UNPAREN(...) __VA_ARGS__
+
 // The model's ops (nn/): the embeddings, the layers, attention (stored, fused, and decoding from
 // the KV cache), the activations and the loss.
-using cpu::attention_backward;
+SG_KERNEL(encoder_forward,
+          (float* out, const int32_t* inp, const float* wte, const float* wpe, int B, int T, int C),
+          (out, inp, wte, wpe, B, T, C))
+SG_KERNEL(encoder_backward,
+          (float* dwte, float* dwpe, const float* dout, const int32_t* inp, int B, int T, int C),
+          (dwte, dwpe, dout, inp, B, T, C))
+SG_KERNEL(layernorm_forward,
+          (float* out, float* mean, float* rstd, const float* inp, const float* weight,
+           const float* bias, int N, int C, float eps = 1e-5f),
+          (out, mean, rstd, inp, weight, bias, N, C, eps))
+SG_KERNEL(layernorm_backward,
+          (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+           const float* weight, const float* mean, const float* rstd, int N, int C),
+          (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
+SG_KERNEL(matmul_forward,
+          (float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+           int OC),
+          (out, inp, weight, bias, N, C, OC))
+SG_KERNEL(matmul_backward,
+          (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+           const float* weight, int N, int C, int OC, bool accumulate_dinp = true,
+           bool accumulate_dparams = true),
+          (dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
+           accumulate_dparams))
+SG_KERNEL(attention_forward,
+          (float* out, float* preatt, float* att, const float* qkv, const float* drop, int B,
+           int T, int C, int NH),
+          (out, preatt, att, qkv, drop, B, T, C, NH))
+SG_KERNEL(attention_backward,
+          (float* dqkv, float* dpreatt, float* datt, const float* dout, const float* qkv,
+           const float* att, const float* drop, int B, int T, int C, int NH),
+          (dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH))
+SG_KERNEL(crossentropy_forward,
+          (float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V),
+          (losses, probs, logits, targets, N, V))
+SG_KERNEL(crossentropy_backward,
+          (float* dlogits, const float* probs, const int32_t* targets, const float* dlosses, int N,
+           int V),
+          (dlogits, probs, targets, dlosses, N, V))
+SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n, float p),
+          (out, mask, inp, n, p))
+SG_KERNEL(dropout_backward,
+          (float* dinp, const float* dout, const float* mask, int64_t n, bool accumulate = true),
+          (dinp, dout, mask, n, accumulate))
+SG_KERNEL(gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL(gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+          (dinp, inp, dout, n))
+SG_KERNEL(gelu_exact_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL(gelu_exact_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+          (dinp, inp, dout, n))
+SG_KERNEL(relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL(relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+          (dinp, inp, dout, n))
+SG_KERNEL(residual_forward, (float* out, const float* a, const float* b, int64_t n),
+          (out, a, b, n))
+// Clearing a gradient buffer before kernels accumulate into it, and passing one through
+// unchanged (nn/ never clears or copies a buffer on one thread).
+SG_KERNEL(zero, (float* x, int64_t n), (x, n))
+SG_KERNEL(copy, (float* dst, const float* src, int64_t n), (dst, src, n))
+
+SG_KERNEL(flash_attention_forward,
+          (float* out, float* lse, const float* qkv, int B, int T, int C, int NH),
+          (out, lse, qkv, B, T, C, NH))
+SG_KERNEL(flash_attention_backward,
+          (float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
+           int B, int T, int C, int NH),
+          (dqkv, dout, out, lse, qkv, B, T, C, NH))
+// CPU only for now: decoding from the KV cache, quantized weights.
 using cpu::attention_decode_forward;
 using cpu::attention_decode_scratch_floats;
-using cpu::attention_forward;
-using cpu::crossentropy_backward;
-using cpu::crossentropy_forward;
-using cpu::dropout_backward;
-using cpu::dropout_forward;
-using cpu::encoder_backward;
-using cpu::encoder_forward;
-using cpu::flash_attention_backward;
-using cpu::flash_attention_forward;
-using cpu::gelu_backward;
-using cpu::gelu_exact_backward;
-using cpu::gelu_exact_forward;
-using cpu::gelu_forward;
-using cpu::layernorm_backward;
-using cpu::layernorm_forward;
-using cpu::matmul_backward;
-using cpu::matmul_forward;
 // Weights held in bf16 or Q8 for decoding (--weights), and the matvec that reads them.
 using cpu::kWeightFormatNames;
 using cpu::quant_matvec_forward;
 using cpu::quantize_weight;
 using cpu::QuantizedWeight;
 using cpu::WeightFormat;
-using cpu::relu_backward;
-using cpu::relu_forward;
-using cpu::residual_forward;
-
-// Clearing a gradient buffer before kernels accumulate into it, and passing one through
-// unchanged (nn/ never clears or copies a buffer on one thread).
-using cpu::copy;
-using cpu::zero;
 
 // The optimizer's ops (train/optimizer.cpp).
-using cpu::adamw_update;
-using cpu::adamw_update_all;
 using cpu::AdamWArray;
-using cpu::global_norm;
+SG_KERNEL(adamw_update,
+          (float* param, const float* grad, float* m, float* v, int64_t n, float lr, float beta1,
+           float beta2, float eps, float weight_decay, int t, float grad_scale = 1.0f),
+          (param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t, grad_scale))
+SG_KERNEL(adamw_update_all,
+          (int count, const AdamWArray* arrays, float lr, float beta1, float beta2, float eps,
+           int t, float grad_scale = 1.0f),
+          (count, arrays, lr, beta1, beta2, eps, t, grad_scale))
+inline double global_norm(const ExecContext& ex, int count, const float* const* x,
+                          const int64_t* n) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda) return cuda::global_norm(ex, count, x, n);
+  }
+  return cpu::global_norm(ex, count, x, n);
+}
+
+#undef SG_KERNEL
+#undef SG_UNPAREN
 
 }  // namespace scratchgpt::kernels

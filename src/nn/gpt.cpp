@@ -21,13 +21,16 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
       ln_f(config.n_embd, config.bias),
       lm_head(config.n_embd, config.vocab_size, /*bias=*/false) {
   config_.validate();
+  SG_CHECK(ctx.device == Device::kCpu || config_.dropout == 0.0f,
+           "--device cuda trains with --dropout 0 only (attention dropout has no GPU kernel "
+           "yet): pass --dropout 0, or --device cpu");
   blocks.reserve(static_cast<size_t>(L));
   for (int l = 0; l < L; ++l) {
     blocks.emplace_back(config_);
     blocks.back().attn.fused_min_T = ctx.fused_attention_min_T;
   }
 
-  store_.build([this](ParamVisitor& v) { visit_params(v); });
+  store_.build([this](ParamVisitor& v) { visit_params(v); }, ctx.device);
   if (config_.tied) {  // lm_head.weight is wte (GPT-2's weight tying): one Param, both uses
     lm_head.weight = wte;
     lm_head.dweight = dwte;
@@ -168,6 +171,9 @@ void GPT::init(Rng& rng) {
 std::pair<size_t, size_t> GPT::layout(float* base, size_t scratch_offset, int B, int T) {
   const int64_t N = int64_t{B} * T;
   SlabPlanner acts(base, 0);
+  // The token ids (B, T), int32 in float-sized slots: the GPU's kernels read them from the slab.
+  idx_ = reinterpret_cast<int32_t*>(acts.take(N));
+  targets_ = reinterpret_cast<int32_t*>(acts.take(N));
   emb_ = acts.take(N * C);
   emb_drop.plan(acts, acts, N * C);
   size_t scratch_end = scratch_offset;
@@ -196,12 +202,10 @@ void GPT::plan_activations(int B, int T) {
   max_B_ = max_T_ = 0;  // nothing is planned until the new slab is carved (e.g. if it throws)
   have_forward_ = false;
   acts_.release();
-  acts_.reserve(acts_end + scratch_size);
+  acts_.reserve(acts_end + scratch_size, ctx_.device);
   const auto [acts_end2, scratch_end2] = layout(acts_.base(), acts_end, new_B, new_T);
   SG_CHECK(acts_end2 == acts_end && scratch_end2 == acts_end + scratch_size,
            "activation layout is not deterministic");
-  idx_.assign(static_cast<size_t>(new_B) * new_T, 0);
-  targets_.assign(static_cast<size_t>(new_B) * new_T, 0);
   max_B_ = new_B;
   max_T_ = new_T;
 }
@@ -223,10 +227,10 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   plan_activations(B, T);
   B_ = B;
   T_ = T;
-  std::copy(idx, idx + N, idx_.begin());
-  if (targets) std::copy(targets, targets + N, targets_.begin());
+  std::copy(idx, idx + N, idx_);
+  if (targets) std::copy(targets, targets + N, targets_);
 
-  kernels::encoder_forward(ex, emb_, idx_.data(), wte.data, wpe.data, B, T,
+  kernels::encoder_forward(ex, emb_, idx_, wte.data, wpe.data, B, T,
                            C);                                        // x = wte[idx] + wpe[t]
   const float* x = emb_drop.forward(ex, emb_, N * C, dropout_rng);    // x = drop(x)
   for (Block& b : blocks) x = b.forward(ex, x, B, T, dropout_rng);    // x = block(x)
@@ -234,10 +238,14 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   const float* logits = lm_head.forward(ex, h, static_cast<int>(N));  // (B, T, V)
   have_forward_ = true;
   have_targets_ = targets != nullptr;
-  if (!targets) return 0.0f;
+  if (!targets) {
+    device_synchronize(ex.device);  // the caller reads the logits
+    return 0.0f;
+  }
   // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
-  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_.data(), static_cast<int>(N),
+  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N),
                                 V);
+  device_synchronize(ex.device);  // the host reads the losses (and may read the logits)
   double sum = 0.0;
   for (int64_t i = 0; i < N; ++i) sum += losses_[i];
   return static_cast<float>(sum / static_cast<double>(N));
@@ -250,7 +258,7 @@ void GPT::backward(const GradsReady& ready) {
   // loss = mean_n losses[n]
   std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
-  kernels::crossentropy_backward(ex, dlogits_, probs_, targets_.data(), dlosses_,
+  kernels::crossentropy_backward(ex, dlogits_, probs_, targets_, dlosses_,
                                  static_cast<int>(N), V);  // writes dlogits
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's, written here
   // after zero_grad, before encoder_backward adds the embedding's part)
@@ -270,7 +278,7 @@ void GPT::backward(const GradsReady& ready) {
   // x = drop(x)
   const float* de = emb_drop.backward(ex, demb_, d);
   // x = wte[idx] + wpe[t]
-  kernels::encoder_backward(ex, dwte.data, dwpe.data, de, idx_.data(), B_, T_, C);
+  kernels::encoder_backward(ex, dwte.data, dwpe.data, de, idx_, B_, T_, C);
   if (ready) ready(0, grad_cuts_[0]);  // wte (with a tied lm_head's part) and wpe
 }
 
@@ -287,7 +295,7 @@ void GPT::allocate_cache() {
   size_t total = 2 * Arena::round_up(static_cast<size_t>(L * bs * C)) +
                  Arena::round_up(static_cast<size_t>(rows * C)) + Arena::round_up(work) +
                  Arena::round_up(static_cast<size_t>(std::max(V, C) + 32));
-  cache_.reserve(total);
+  cache_.reserve(total, ctx_.device);
   k_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
   v_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
   dec_x_ = cache_.alloc(static_cast<size_t>(rows * C));
@@ -301,6 +309,8 @@ void GPT::reset_cache() {
 }
 
 void GPT::convert_weights(kernels::WeightFormat format) {
+  SG_CHECK(ctx_.device == Device::kCpu || format == kernels::WeightFormat::kFp32,
+           "--weights bf16 and int8 decode on the CPU only: use --device cpu");
   for_each_linear([&](Linear& lin) {
     lin.qweight = format == kernels::WeightFormat::kFp32
                       ? kernels::QuantizedWeight()
@@ -322,6 +332,9 @@ const float* GPT::decode_step(int32_t token) { return prefill(&token, 1); }
 const float* GPT::prefill(const int32_t* tokens, int n) {
   const ExecContext& ex = ctx_;
   SG_CHECK(n >= 1, "GPT::prefill needs at least one token, got ", n);
+  SG_CHECK(ctx_.device == Device::kCpu,
+           "decoding with the KV cache runs on the CPU only for now: sample with --device cpu "
+           "(a checkpoint trained on cuda loads there as it is)");
   for (int i = 0; i < n; ++i)
     SG_CHECK(tokens[i] >= 0 && tokens[i] < V, "token id ", tokens[i],
              " is outside the vocabulary [0, ", V, ")");

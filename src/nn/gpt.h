@@ -120,7 +120,8 @@ class GPT : public LanguageModel {
   float* dlnf_ = nullptr;                // (B, T, C)
   float* dres_[2] = {nullptr, nullptr};  // (B, T, C) residual-stream gradients, ping-pong
   float* demb_ = nullptr;                // (B, T, C)
-  std::vector<int32_t> idx_, targets_;   // (B, T) copies of the last forward's inputs
+  int32_t* idx_ = nullptr;               // (B, T) copies of the last forward's inputs, in
+  int32_t* targets_ = nullptr;           // the activation slab
   int B_ = 0, T_ = 0;
   bool have_forward_ = false, have_targets_ = false;
 

@@ -20,7 +20,8 @@ void LayerNorm::plan(SlabPlanner& acts, int max_N) {
 
 void LayerNorm::apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x,
                       int n) const {
-  const float* b = has_bias ? bias.data : zero_bias_.data();
+  // Without a bias the GPU's kernels take null; the CPU's read zeros (and add into a sink).
+  const float* b = has_bias ? bias.data : kernels::on_cuda(ex) ? nullptr : zero_bias_.data();
   kernels::layernorm_forward(ex, y, mu, rs, x, weight.data, b, n, C);
 }
 
@@ -34,7 +35,7 @@ float* LayerNorm::forward(const ExecContext& ex, const float* x, int n) {
 void LayerNorm::backward(const ExecContext& ex, float* dx, const float* dout) {
   // out = xhat * weight + bias, xhat = (x - mean) * rstd:
   //   dbias += sum dout;  dweight += sum dout * xhat;  dx += rstd (g - mean(g) - xhat mean(g xhat))
-  float* db = has_bias ? dbias.data : dbias_sink_.data();
+  float* db = has_bias ? dbias.data : kernels::on_cuda(ex) ? nullptr : dbias_sink_.data();
   kernels::layernorm_backward(ex, dx, dweight.data, db, dout, inp, weight.data, mean, rstd, N, C);
 }
 

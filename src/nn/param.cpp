@@ -69,16 +69,16 @@ Tensor tensor_view(float* data, const std::vector<int64_t>& shape) {
   return t;
 }
 
-void ParamStore::build(const Walk& walk) {
+void ParamStore::build(const Walk& walk, Device device) {
   SG_CHECK(params_.empty(), "ParamStore::build called twice");
   CollectParams collect(&params_);
   walk(collect);
   size_t total = 0;
   for (const Param& p : params_) total += Arena::round_up(static_cast<size_t>(p.value.numel()));
-  values_.reserve(total);
-  grads_.reserve(total);
-  moments_m_.reserve(total);
-  moments_v_.reserve(total);
+  values_.reserve(total, device);
+  grads_.reserve(total, device);
+  moments_m_.reserve(total, device);
+  moments_v_.reserve(total, device);
   for (Param& p : params_) {
     const std::vector<int64_t> shape(p.value.shape.begin(), p.value.shape.begin() + p.value.rank);
     const size_t n = static_cast<size_t>(numel_of(shape));

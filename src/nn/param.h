@@ -49,7 +49,8 @@ class ParamStore {
 
   // Walks the module twice: first to collect names, shapes and decay flags and size the four
   // slabs (zero-filled), then, in the same order, to point its value and grad views at them.
-  void build(const Walk& walk);
+  // The slabs live where `device` computes (core/device.h).
+  void build(const Walk& walk, Device device = Device::kCpu);
   std::vector<Param>& params() { return params_; }
   // Every gradient at once, as one flat array (the Params' grads in order, with zero padding
   // between them): what a data-parallel all-reduce sums.

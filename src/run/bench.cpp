@@ -255,7 +255,7 @@ std::vector<std::string> bench_preset_names() {
 
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  const Exec exec = make_exec(f.threads, f.matmul, f.simd);
+  const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device);
   const ExecContext& ctx = exec.ctx;
   if (f.sample != 0) return run_sample_bench(f, ctx);
   SG_CHECK(f.weights.empty() || f.weights == "fp32",
@@ -312,13 +312,15 @@ void run_bench(const BenchRequest& f) {
   const double flops_per_token = gpt_flops_per_token(g, T);
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
   const SimdLevel level = ctx.isa;
-  const double peak_avx2 = level >= SimdLevel::kAvx2 ? fma_peak_gflops(ctx.workers(), false) : 0.0;
+  const bool on_gpu = ctx.device == Device::kCuda;  // the CPU's peaks and probes say nothing then
+  const double peak_avx2 =
+      !on_gpu && level >= SimdLevel::kAvx2 ? fma_peak_gflops(ctx.workers(), false) : 0.0;
   const double peak_avx512 =
-      level >= SimdLevel::kAvx512 ? fma_peak_gflops(ctx.workers(), true) : 0.0;
+      !on_gpu && level >= SimdLevel::kAvx512 ? fma_peak_gflops(ctx.workers(), true) : 0.0;
   const double rss_mb = peak_rss_mb();  // before the probe below allocates
   // What the host charges for moving a cache line between cores: it changes from hour to hour on
   // a shared host and moves every figure above with it (perf_probes.h).
-  const double cross_core_ns = cross_core_store_ns(ctx.workers());
+  const double cross_core_ns = on_gpu ? 0.0 : cross_core_store_ns(ctx.workers());
 
   nlohmann::json j;
   j["impl"] = "scratchgpt";
@@ -347,6 +349,8 @@ void run_bench(const BenchRequest& f) {
   j["page_faults_per_step_max"] = max_faults;  // over the timed steps after the first
   j["cross_core_store_ns"] = cross_core_ns;      // 0 on one thread
   j["cpu"] = cpu_model_name();
+  j["device"] = on_gpu ? "cuda" : "cpu";
+  if (on_gpu) j["gpu"] = cuda_describe(), j["tf32"] = ctx.tf32;
   j["l2_bytes"] = l2_cache_bytes();
   if (f.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -356,8 +360,12 @@ void run_bench(const BenchRequest& f) {
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
       simd_level_name(level), kernels::matmul_backend_name(ctx.matmul));
-  std::printf("  cpu             %s (L2 %s a core)\n", cpu_model_name().c_str(),
-              format_bytes(static_cast<double>(l2_cache_bytes())).c_str());
+  if (on_gpu)
+    std::printf("  gpu             %s (float32 products %s)\n", cuda_describe().c_str(),
+                ctx.tf32 ? "in TF32 on the tensor cores" : "in full fp32");
+  else
+    std::printf("  cpu             %s (L2 %s a core)\n", cpu_model_name().c_str(),
+                format_bytes(static_cast<double>(l2_cache_bytes())).c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  step            %.2f ms (median of %d; forward %.2f, backward %.2f, optimizer %.2f)\n",

@@ -23,6 +23,7 @@ struct BenchRequest {
   int sample = 0;  // > 0: time generating this many tokens instead of training
   MatmulBackend matmul = MatmulBackend::kAuto;
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
+  std::string device;  // "" or cpu, or cuda (run/exec.h)
   std::string weights;  // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
   bool json = false;
   // Non-empty: time the tokenizer instead ("gpt2" or a directory): encoding `input` (default: the

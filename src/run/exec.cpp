@@ -5,12 +5,14 @@
 #include <thread>
 
 #include "core/check.h"
+#include "core/enum_names.h"
 #include "core/warm_heap.h"
 #include "kernels/kernels.h"
 
 namespace scratchgpt {
 
-Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd) {
+Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
+               const std::string& device) {
   SG_CHECK(threads >= 0, "--threads must be >= 0 (0 means all cores), got ", threads);
   // More threads than cores only slow the kernels down; thousands would exhaust the process.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -18,6 +20,13 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd) {
   SG_CHECK(threads <= most, "--threads ", threads, " is more than ", most, " (4 x the ", cores,
            " cores here): pass --threads ", cores, ", or 0 for all cores");
   Exec exec;
+  if (!device.empty())
+    exec.ctx.device = enum_from_name<Device>(kDeviceNames, device, "--device");
+  require_device(exec.ctx.device);
+  // On the GPU the stored kernel (cuBLAS) measured faster at T = 1024 (GPT-2, B = 16, H100:
+  // 126.6 against 177 ms a step, BENCHMARKS.md); the fused one keeps no (B, NH, T, T) weights,
+  // which from T = 2048 take 16 MiB per batch row, head and layer.
+  if (exec.ctx.device == Device::kCuda) exec.ctx.fused_attention_min_T = 2048;
   exec.ctx.matmul = kernels::resolve_matmul_backend(matmul);  // first: it can fail
   if (!simd.empty()) exec.ctx.isa = cap_simd_level(simd_level_from_name(simd));
   exec.pool = std::make_unique<ThreadPool>(threads);

@@ -22,7 +22,10 @@ struct Exec {
 // threads: 0 for all cores; matmul: kAuto resolves to the build's default; simd: "" (the default
 // level) or avx512 / avx2 / scalar, capped at what the CPU has. A negative or absurd thread count,
 // onednn or mixed in a build without oneDNN, or an unknown level is an Error naming the fix.
-Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "");
+// device: "" or cpu, or cuda (the GPU: an Error naming the fix in a build without CUDA or on a
+// machine without a GPU; attention then takes the fused kernel from T = 2048).
+Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
+               const std::string& device = "");
 
 // --weights: "" or fp32, bf16 or int8 (kernels/cpu/quant_matvec.h); another name is an Error
 // listing the choices.

@@ -29,7 +29,7 @@ void sample_from_checkpoint(const SampleRequest& req, std::FILE* out, std::FILE*
   SG_CHECK(req.max_new_tokens >= 0, "--max-new-tokens must be >= 0, got ", req.max_new_tokens);
   SG_CHECK(req.num_samples > 0, "--num-samples must be positive, got ", req.num_samples);
   SG_CHECK(req.block_size >= 0, "--block-size must be positive, got ", req.block_size);
-  const Exec exec = make_exec(req.threads, req.matmul, req.simd);  // how to compute
+  const Exec exec = make_exec(req.threads, req.matmul, req.simd, req.device);  // how to compute
   const ExecContext& ctx = exec.ctx;
   // load_checkpoint refuses a config whose vocab_size differs from the tokenizer's.
   const kernels::WeightFormat weights = weight_format(req.weights);  // before the long load

@@ -36,6 +36,7 @@ struct SampleRequest {
   int threads = 0;  // 0: all cores
   MatmulBackend matmul = MatmulBackend::kAuto;
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
+  std::string device;  // "" or cpu, or cuda (run/exec.h)
   std::string weights;  // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
 };
 

@@ -328,7 +328,7 @@ void make_rank_exec(const TrainOptions& opt, TrainConfig& cfg, Run& run) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(1, cores / run.comm->local_size());
   }
-  run.exec = make_exec(threads, cfg.matmul, opt.simd);
+  run.exec = make_exec(threads, cfg.matmul, opt.simd, opt.device);
   cfg.matmul = run.exec.ctx.matmul;  // auto resolved, for resume
 }
 

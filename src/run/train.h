@@ -43,6 +43,7 @@ struct TrainOptions {
   std::string init_from;
   bool overwrite = false;   // allow replacing checkpoints of an earlier run in out_dir
   std::string report;       // "": none; else the report page (run/report.h), redrawn each eval
+  std::string device;       // "" or cpu, or cuda (run/exec.h); not recorded: resume anywhere
   std::string simd;         // "": the default SIMD level; avx512, avx2 or scalar (capped)
   OverlapAllreduce overlap_allreduce = OverlapAllreduce::kAuto;  // several processes only
   std::FILE* log = stderr;  // progress and summary

@@ -30,13 +30,20 @@ static float clip_coefficient(double norm, double max_norm) {
 double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double max_norm) {
   const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, max_norm);
-  if (coef != 1.0f) scale_grads(params, coef);
+  if (coef != 1.0f) scale_grads(ex, params, coef);
   return norm;
 }
 
-void scale_grads(std::vector<Param>& params, float s) {
-  for (Param& p : params)
+void scale_grads(const ExecContext& ex, std::vector<Param>& params, float s) {
+  for (Param& p : params) {
+    if constexpr (kernels::kCudaBuild) {
+      if (ex.device == Device::kCuda) {
+        cuda::scale(ex, p.grad.data, p.grad.numel(), s);
+        continue;
+      }
+    }
     for (float& g : p.grad) g *= s;
+  }
 }
 
 AdamWConfig adamw_config(const TrainConfig& cfg) {
@@ -62,6 +69,7 @@ double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float l
                       p.decay ? cfg.weight_decay : 0.0f});
   kernels::adamw_update_all(ex, static_cast<int>(arrays.size()), arrays.data(), lr, cfg.beta1,
                             cfg.beta2, cfg.eps, t, coef);
+  device_synchronize(ex.device);  // the host may read the weights next (a checkpoint)
   return norm;
 }
 

@@ -25,7 +25,7 @@ double grad_global_norm(const ExecContext& ex, const std::vector<Param>& params)
 double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double max_norm);
 
 // Multiplies every gradient by s (1/grad_accum: the mean over micro-steps).
-void scale_grads(std::vector<Param>& params, float s);
+void scale_grads(const ExecContext& ex, std::vector<Param>& params, float s);
 
 // What an optimizer step needs besides the learning rate (which the schedule changes every step,
 // so it is passed beside it), as llm.c's gpt2_update(model, lr, beta1, beta2, eps, weight_decay,

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/check.h"
+#include "kernels/kernels.h"
 #include "train/optimizer.h"
 
 namespace scratchgpt {
@@ -20,13 +21,17 @@ TrainStep::TrainStep(LanguageModel& model, BatchStream& batches, const TrainConf
            N * ((G + N - 1) / N));
   count_ = G / N;
   first_ = comm.rank() * count_;
-  if (count_ > 1) accum_.reserve(model.grad_slab().size());
+  const ExecContext& ex = model.exec();
+  SG_CHECK(ex.device == Device::kCpu || N == 1,
+           "--device cuda trains in one process: run it without mpirun");
+  if (count_ > 1) accum_.reserve(model.grad_slab().size(), ex.device);
   losses_.resize(static_cast<size_t>(count_));
   all_losses_.resize(static_cast<size_t>(G));
   if (overlap && N > 1) reducer_ = std::make_unique<BackgroundReducer>(comm);
 }
 
 StepResult TrainStep::run(double lr, int64_t iter) {
+  const ExecContext& ex = model_.exec();
   const std::span<float> grads = model_.grad_slab();
   float* accum = count_ > 1 ? accum_.base() : nullptr;
   for (int micro = 0; micro < cfg_.grad_accum; ++micro) {
@@ -50,13 +55,15 @@ StepResult TrainStep::run(double lr, int64_t iter) {
     }
     model_.backward();
     if (accum == nullptr) continue;
+    const int64_t n = static_cast<int64_t>(grads.size());
     if (k == 0) {
-      std::memcpy(accum, grads.data(), grads.size_bytes());
+      kernels::copy(ex, accum, grads.data(), n);
     } else {
-      for (size_t i = 0; i < grads.size(); ++i) accum[i] = accum[i] + grads[i];
+      kernels::residual_forward(ex, accum, accum, grads.data(), n);  // accum = accum + grads
     }
   }
-  if (!reducer_ && accum != nullptr) std::memcpy(grads.data(), accum, grads.size_bytes());
+  if (!reducer_ && accum != nullptr)
+    kernels::copy(ex, grads.data(), accum, static_cast<int64_t>(grads.size()));
   using Clock = std::chrono::steady_clock;
   const auto t_wait = Clock::now();
   auto t0 = t_wait;
@@ -77,7 +84,7 @@ StepResult TrainStep::run(double lr, int64_t iter) {
   for (float l : all_losses_) loss_sum += l;  // in micro-step order
 
   std::vector<Param>& params = model_.params();
-  if (cfg_.grad_accum > 1) scale_grads(params, 1.0f / static_cast<float>(cfg_.grad_accum));
+  if (cfg_.grad_accum > 1) scale_grads(ex, params, 1.0f / static_cast<float>(cfg_.grad_accum));
   StepResult r;
   r.grad_norm = optimizer_step(model_.exec(), params, static_cast<float>(lr), adamw_,
                                static_cast<int>(iter + 1));

@@ -78,7 +78,7 @@ TEST(AdamWStep, DecaysOnlyDecayParams) {
 
 TEST(ScaleGrads, MultipliesEveryGradient) {
   TwoParams t;
-  scale_grads(t.params, 0.25f);
+  scale_grads(ExecContext(), t.params, 0.25f);
   EXPECT_EQ(t.params[0].grad.data[3], 1.0f);
   EXPECT_EQ(t.params[1].grad.data[1], -1.0f);
 }

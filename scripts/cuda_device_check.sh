@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# cuda_device_check.sh: one call on a GPU machine: the CUDA tests, then training speed against
+# PyTorch (nanoGPT's model.py) and llm.c's train_gpt2cu, alternated. Built elsewhere and carried:
+#   build-cuda/   cmake -B build-cuda -DSCRATCHGPT_CUDA=ON -DSCRATCHGPT_NATIVE=OFF
+#                 -DSCRATCHGPT_DNNL=OFF -DSCRATCHGPT_MPI=OFF, then the targets scratchgpt,
+#                 cuda_kernels_test, gpt_cuda_test, cuda_train_cli_test
+#   .devcarry/    nanogpt/model.py (a nanoGPT checkout's), llmc/train_gpt2cu{,_fp32} (llm.c built
+#                 from a checkout, outside the repo), llmc_data/ (`prepare --tokenizer gpt2
+#                 --format llmc`)
+# Usage: scripts/cuda_device_check.sh [tests|bench|all] [B...]   Logs go to $OUT (or /tmp).
+set -uo pipefail
+what=${1:-all}
+shift || true
+batches=${*:-16}
+out=${OUT:-/tmp}
+root=$(pwd)
+# The test binaries know the tree by the path it was built at.
+built_at=$(grep -o 'SCRATCHGPT_SOURCE_DIR=[^ ]*' build-cuda/CMakeFiles/scratchgpt_core.dir/flags.make 2>/dev/null | head -1 | cut -d= -f2 | tr -d '"\\')
+built_at=${built_at:-/work/main}
+if [ -n "$built_at" ] && [ ! -e "$built_at" ]; then
+  mkdir -p "$(dirname "$built_at")" && ln -s "$root" "$built_at"
+fi
+cublas_dir=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(os.path.dirname(nvidia.cublas.__file__), "lib"))' 2>/dev/null)
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+ldd build-cuda/scratchgpt | grep -E "not found|cublas" || true
+
+if [ "$what" != bench ]; then
+  for t in cuda_kernels_test gpt_cuda_test cuda_train_cli_test; do
+    echo "== $t"
+    timeout 240 build-cuda/$t --gtest_brief=1 2>&1 | tee "$out/$t.log" | tail -25
+  done
+fi
+[ "$what" = tests ] && exit 0
+
+ours() {  # B [T]
+  local T=${2:-1024}
+  build-cuda/scratchgpt bench --preset gpt2 --vocab-size 50304 --block-size "$T" --seq-len "$T" \
+    --batch-size "$1" --steps 10 --warmup 3 --device cuda --json | tee -a "$out/bench.jsonl" |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); print("RESULT ours %s B=%d T=%d: %.1f ms/step, %.0f tokens/s, %.1f TFLOP/s (fwd %.1f bwd %.1f opt %.1f) loss %r" % (j["device"], j["batch_size"], j["seq_len"], j["ms_per_step"], j["tokens_per_s"], j["gflops"]/1e3, j["ms_forward"], j["ms_backward"], j["ms_optimizer"], j["loss"]))'
+}
+torch_eager() {  # B
+  python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$1" --steps 10 \
+    --warmup 3 2>&1 | grep RESULT
+}
+llmc() {  # binary B
+  [ -x ".devcarry/llmc/$1" ] || { echo "no .devcarry/llmc/$1"; return; }
+  ".devcarry/llmc/$1" -i .devcarry/llmc_data/tiny_shakespeare_train.bin \
+    -j .devcarry/llmc_data/tiny_shakespeare_train.bin -e d12 -b "$2" -t 1024 -x 12 -v 1000 -s 0 \
+    -r 0 -l 6e-4 -c 0.1 > "$out/llmc_$1_$2.log" 2>&1
+  echo "RESULT llm.c $1 B=$2: $(grep -E '^step +1[0-2]/' "$out/llmc_$1_$2.log" | tail -3 | tr '\n' ' ')"
+}
+for B in $batches; do
+  for round in 1 2; do
+    ours "$B"
+    torch_eager "$B"
+    llmc train_gpt2cu_fp32 "$B"
+    llmc train_gpt2cu "$B"
+  done
+done
+B=${batches%% *}
+ours $((B / 2)) 2048  # the fused attention (T >= 2048), the same tokens a step
+python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$B" --steps 10 \
+  --warmup 3 --dtype bf16 2>&1 | grep RESULT
+if [ "$what" = all ]; then  # torch.compile: a minute or more of compiling first
+  ours "$B"
+  python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$B" --steps 10 \
+    --warmup 3 --compile yes 2>&1 | grep RESULT
+  ours "$B"
+fi

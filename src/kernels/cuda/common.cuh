@@ -1,0 +1,43 @@
+// common.cuh: what every CUDA kernel file shares: error checks, launch sizes, the cuBLAS handle,
+// and scratch memory that grows once and is then reused (no allocation in a step at a planned
+// shape). Included by src/kernels/cuda/*.cu only.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/check.h"
+
+namespace scratchgpt::cuda::detail {
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail("CUDA: ", what, ": ", cudaGetErrorString(e));
+}
+inline void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) fail("cuBLAS: ", what, " failed with status ", int(s));
+}
+// After a launch: a bad configuration shows here; a fault inside the kernel at the next sync.
+inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+inline unsigned blocks_for(int64_t n, int threads) {
+  return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+// The process's cuBLAS handle, made on first use.
+cublasHandle_t cublas();
+
+// Device memory of at least `bytes`, kept for the next call (one buffer per `slot`, so two
+// scratch needs of one kernel do not overlap). Waits for the GPU before it grows.
+enum class Scratch { kPartials, kAttention, kBuckets, kNorm, kWorkspace, kCount };
+void* scratch(Scratch slot, size_t bytes);
+
+// Column sums of a row-major (N, C) in a fixed order: blocks sum chunks of kChunkRows rows into
+// partials (chunks, C), then sum_partials adds them in chunk order (no atomics). dst = (or +=)
+// the sums.
+inline constexpr int kChunkRows = 256;
+void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate);
+void column_sums(float* dst, const float* src, int N, int C, bool accumulate);
+
+}  // namespace scratchgpt::cuda::detail

@@ -1,0 +1,125 @@
+// elementwise.cu: the ops that touch each element once: GELU (tanh and exact), ReLU, the residual
+// add, dropout, fill, copy, scale. One thread per element, the formulas of kernels/ref/.
+#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/ops.h"
+
+namespace scratchgpt::cuda {
+
+using detail::blocks_for;
+using detail::check;
+using detail::check_launch;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// Runs f(i) for i in [0, n) on a grid-stride loop.
+template <class Fn>
+__global__ void each(int64_t n, Fn f) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x)
+    f(i);
+}
+
+template <class Fn>
+void launch(int64_t n, Fn f, const char* name) {
+  if (n <= 0) return;
+  const int64_t most = int64_t{1} << 20;  // blocks; the loop covers the rest
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(blocks_for(n, kThreads), most));
+  each<<<grid, kThreads>>>(n, f);
+  check_launch(name);
+}
+
+constexpr float kSqrt2OverPi = 0.7978845608028654f;  // sqrt(2 / pi)
+constexpr float kInvSqrt2 = 0.7071067811865476f;
+constexpr float kInvSqrt2Pi = 0.3989422804014327f;
+
+}  // namespace
+
+void gelu_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
+  launch(n, [=] __device__(int64_t i) {
+    const float x = inp[i];
+    out[i] = 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  }, "gelu_forward");
+}
+
+void gelu_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
+                   int64_t n) {
+  launch(n, [=] __device__(int64_t i) {
+    const float x = inp[i];
+    const float th = tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x));
+    const float sech2 = 1.0f - th * th;
+    const float grad = 0.5f * (1.0f + th) +
+                       0.5f * x * sech2 * kSqrt2OverPi * (1.0f + 3.0f * 0.044715f * x * x);
+    dinp[i] = dout[i] * grad;
+  }, "gelu_backward");
+}
+
+void gelu_exact_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
+  launch(n, [=] __device__(int64_t i) {
+    const float x = inp[i];
+    out[i] = 0.5f * x * erfcf(-x * kInvSqrt2);
+  }, "gelu_exact_forward");
+}
+
+void gelu_exact_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
+                         int64_t n) {
+  launch(n, [=] __device__(int64_t i) {
+    const float x = inp[i];
+    const float cdf = 0.5f * erfcf(-x * kInvSqrt2);
+    const float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
+    dinp[i] = dout[i] * (cdf + x * pdf);
+  }, "gelu_exact_backward");
+}
+
+void relu_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
+  launch(n, [=] __device__(int64_t i) { out[i] = inp[i] > 0.0f ? inp[i] : 0.0f; },
+         "relu_forward");
+}
+
+void relu_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
+                   int64_t n) {
+  launch(n, [=] __device__(int64_t i) { dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f; },
+         "relu_backward");
+}
+
+void residual_forward(const ExecContext&, float* out, const float* a, const float* b, int64_t n) {
+  launch(n, [=] __device__(int64_t i) { out[i] = a[i] + b[i]; }, "residual_forward");
+}
+
+void dropout_forward(const ExecContext&, float* out, float* mask, const float* inp, int64_t n,
+                     float p) {
+  const float s = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  launch(n, [=] __device__(int64_t i) {
+    mask[i] = mask[i] * s;
+    out[i] = inp[i] * mask[i];
+  }, "dropout_forward");
+}
+
+void dropout_backward(const ExecContext&, float* dinp, const float* dout, const float* mask,
+                      int64_t n, bool accumulate) {
+  launch(n, [=] __device__(int64_t i) {
+    // separately rounded, as the CPU's (no fused multiply-add): the same bits
+    dinp[i] = __fadd_rn(accumulate ? dinp[i] : 0.0f, __fmul_rn(dout[i], mask[i]));
+  }, "dropout_backward");
+}
+
+void zero(const ExecContext&, float* x, int64_t n) {
+  if (n > 0) check(cudaMemsetAsync(x, 0, static_cast<size_t>(n) * sizeof(float)), "zero");
+}
+
+void copy(const ExecContext&, float* dst, const float* src, int64_t n) {
+  if (n > 0 && dst != src)
+    check(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * sizeof(float), cudaMemcpyDefault),
+          "copy");
+}
+
+void fill(const ExecContext&, float* x, int64_t n, float value) {
+  launch(n, [=] __device__(int64_t i) { x[i] = value; }, "fill");
+}
+
+void scale(const ExecContext&, float* x, int64_t n, float s) {
+  launch(n, [=] __device__(int64_t i) { x[i] *= s; }, "scale");
+}
+
+}  // namespace scratchgpt::cuda

@@ -1,0 +1,134 @@
+// matmul.cu: Linear layers through cuBLAS. Our tensors are row-major; cuBLAS is column-major, so
+// each product is written for the transposes: out^T (OC, N) = W (OC, C) . inp^T (C, N), etc.
+// Float32 inputs with fp32 sums, on the tensor cores in TF32 when ExecContext::tf32 (the
+// default, as nanoGPT and llm.c); the bias by a kernel of its own, its gradient by column sums
+// in a fixed order. A forward with a bias goes through cuBLASLt with the bias added in the
+// product's epilogue (one pass over the output instead of two), where cuBLASLt offers an algorithm
+// that needs no atomics (its in-place split-K reductions are ruled out: the same bits every run).
+#include <cublasLt.h>
+
+#include <map>
+#include <tuple>
+
+#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/ops.h"
+
+namespace scratchgpt::cuda {
+
+using detail::blocks_for;
+using detail::check;
+using detail::check_launch;
+
+namespace {
+
+__global__ void add_bias_kernel(float* out, const float* bias, int64_t total, int OC) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i < total) out[i] += bias[i % OC];
+}
+
+// C (m, n) = alpha op(A) op(B) + beta C, column-major, float32 storage.
+void gemm(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, float alpha,
+          const float* A, int lda, const float* B, int ldb, float beta, float* Cm, int ldc) {
+  check(cublasGemmEx(detail::cublas(), ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                     m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, Cm, CUDA_R_32F,
+                     ldc, ex.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+}
+
+// out^T (OC, N) = W . inp^T + bias through cuBLASLt's bias epilogue; false when it has no
+// algorithm for the shape (the caller then adds the bias itself).
+bool gemm_bias_lt(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                  const float* bias, int N, int C, int OC) {
+  struct Plan {
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    bool ok = false;
+  };
+  constexpr size_t kWorkspace = size_t{32} << 20;
+  static cublasLtHandle_t lt = [] {
+    cublasLtHandle_t h = nullptr;
+    check(cublasLtCreate(&h), "cublasLtCreate");
+    return h;
+  }();
+  static std::map<std::tuple<int, int, int, bool>, Plan> plans;  // by shape: made once
+  Plan& p = plans[{N, C, OC, ex.tf32}];
+  if (p.op == nullptr) {
+    check(cublasLtMatmulDescCreate(&p.op,
+                                   ex.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                   CUDA_R_32F),
+          "cublasLtMatmulDescCreate");
+    const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t)), "transa");
+    check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof(n)), "transb");
+    check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                         sizeof(epilogue)),
+          "epilogue");
+    // A: W as stored, (C, OC) column-major; B: inp, (C, N); out: (OC, N).
+    check(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_32F, C, OC, C), "layout");
+    check(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_32F, C, N, C), "layout");
+    check(cublasLtMatrixLayoutCreate(&p.c, CUDA_R_32F, OC, N, OC), "layout");
+    cublasLtMatmulPreference_t pref = nullptr;
+    check(cublasLtMatmulPreferenceCreate(&pref), "preference");
+    const uint64_t ws = kWorkspace;
+    const uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE |
+                             CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // not INPLACE (atomics)
+    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                               sizeof(ws)),
+          "workspace");
+    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                               &schemes, sizeof(schemes)),
+          "reduction schemes");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    if (cublasLtMatmulAlgoGetHeuristic(lt, p.op, p.a, p.b, p.c, p.c, pref, 1, &result, &found) ==
+            CUBLAS_STATUS_SUCCESS &&
+        found > 0) {
+      p.algo = result.algo;
+      p.ok = true;
+    }
+    cublasLtMatmulPreferenceDestroy(pref);
+  }
+  if (!p.ok) return false;
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                       sizeof(bias)),
+        "bias pointer");
+  void* ws = detail::scratch(detail::Scratch::kWorkspace, kWorkspace);
+  const float one = 1.0f, zero = 0.0f;
+  check(cublasLtMatmul(lt, p.op, &one, weight, p.a, inp, p.b, &zero, out, p.c, out, p.c, &p.algo,
+                       ws, kWorkspace, nullptr),
+        "cublasLtMatmul");
+  return true;
+}
+
+}  // namespace
+
+void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                    const float* bias, int N, int C, int OC) {
+  if (N == 0 || OC == 0) return;
+  if (bias != nullptr && gemm_bias_lt(ex, out, inp, weight, bias, N, C, OC)) return;
+  gemm(ex, true, false, OC, N, C, 1.0f, weight, C, inp, C, 0.0f, out, OC);
+  if (bias != nullptr) {
+    const int64_t total = int64_t{N} * OC;
+    add_bias_kernel<<<blocks_for(total, 256), 256>>>(out, bias, total, OC);
+    check_launch("matmul_forward (bias)");
+  }
+}
+
+void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                     const float* dout, const float* inp, const float* weight, int N, int C, int OC,
+                     bool accumulate_dinp, bool accumulate_dparams) {
+  if (N == 0) return;
+  // dinp (N, C) = dout (N, OC) . W (OC, C):  dinp^T (C, N) = W^T (C, OC) . dout^T (OC, N)
+  gemm(ex, false, false, C, N, OC, 1.0f, weight, C, dout, OC, accumulate_dinp ? 1.0f : 0.0f, dinp,
+       C);
+  // dW (OC, C) = dout^T (OC, N) . inp (N, C):  dW^T (C, OC) = inp^T (C, N) . dout (N, OC)
+  gemm(ex, false, true, C, OC, N, 1.0f, inp, C, dout, OC, accumulate_dparams ? 1.0f : 0.0f,
+       dweight, C);
+  // db (OC) = sum over the N rows of dout
+  if (dbias != nullptr) detail::column_sums(dbias, dout, N, OC, accumulate_dparams);
+}
+
+}  // namespace scratchgpt::cuda

@@ -1,0 +1,92 @@
+// ops.h: the CUDA kernels, cuda::, with the names and arguments of their cpu:: and ref:: twins
+// (kernels/cpu/, kernels/ref/). Every pointer is device-readable memory (the model's managed slabs,
+// core/device.h) except where an argument says host. Calls are asynchronous on the default
+// stream, except those that return a value (global_norm), which wait for it.
+// Sums are deterministic: a fixed order of partial sums, no atomics, so a training step gives the
+// same bits from run to run. Defined in src/kernels/cuda/*.cu, built only with SCRATCHGPT_CUDA;
+// kernels/kernels.h calls them when ExecContext::device is cuda.
+// Leaves out: decoding from the KV cache, quantized weights, attention dropout.
+#pragma once
+
+#include <cstdint>
+
+#include "core/exec_context.h"
+#include "kernels/cpu/adamw.h"  // AdamWArray
+
+namespace scratchgpt::cuda {
+
+// out (B, T, C) = wte[inp] + wpe[t]; inp (B, T) token ids.
+void encoder_forward(const ExecContext& ex, float* out, const int32_t* inp, const float* wte,
+                     const float* wpe, int B, int T, int C);
+// dwte[inp[b, t]] += dout[b, t]; dwpe[t] += sum_b dout[b, t]; each row's sum in (b, t) order.
+void encoder_backward(const ExecContext& ex, float* dwte, float* dwpe, const float* dout,
+                      const int32_t* inp, int B, int T, int C);
+
+// out = (x - mean) * rstd * weight + bias per row of C; bias may be null (none).
+void layernorm_forward(const ExecContext& ex, float* out, float* mean, float* rstd,
+                       const float* inp, const float* weight, const float* bias, int N, int C,
+                       float eps = 1e-5f);
+// dinp += ...; dweight += ...; dbias += ... (dbias may be null).
+void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                        const float* dout, const float* inp, const float* weight, const float* mean,
+                        const float* rstd, int N, int C);
+
+// out (N, OC) = inp (N, C) weight^T (OC, C) + bias (OC), through cuBLAS (fp32, no TF32).
+void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                    const float* bias, int N, int C, int OC);
+void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                     const float* dout, const float* inp, const float* weight, int N, int C, int OC,
+                     bool accumulate_dinp = true, bool accumulate_dparams = true);
+
+// Causal self-attention over qkv (B, T, 3C): att (B, NH, T, T) keeps the softmax weights; preatt
+// must be null and drop null (no attention dropout on the GPU yet).
+void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
+                       const float* qkv, const float* drop, int B, int T, int C, int NH);
+// The fused (flash) kernel: out (B, T, C) and lse (B, NH, T) as cpu::flash_attention_forward,
+// the products in TF32 on the tensor cores; heads of up to 128 channels.
+void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv, int B,
+                             int T, int C, int NH);
+void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
+                              const float* out, const float* lse, const float* qkv, int B, int T,
+                              int C, int NH);
+// Writes dqkv (B, T, 3C); dpreatt and datt must be null, drop null.
+void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
+                        const float* dout, const float* qkv, const float* att, const float* drop,
+                        int B, int T, int C, int NH);
+
+void crossentropy_forward(const ExecContext& ex, float* losses, float* probs, const float* logits,
+                          const int32_t* targets, int N, int V);
+void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
+                           const int32_t* targets, const float* dlosses, int N, int V);
+
+void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+void gelu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                   int64_t n);
+void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+void gelu_exact_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                         int64_t n);
+void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+void relu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
+                   int64_t n);
+void residual_forward(const ExecContext& ex, float* out, const float* a, const float* b, int64_t n);
+void dropout_forward(const ExecContext& ex, float* out, float* mask, const float* inp, int64_t n,
+                     float p);
+void dropout_backward(const ExecContext& ex, float* dinp, const float* dout, const float* mask,
+                      int64_t n, bool accumulate = true);
+void zero(const ExecContext& ex, float* x, int64_t n);
+void copy(const ExecContext& ex, float* dst, const float* src, int64_t n);
+void fill(const ExecContext& ex, float* x, int64_t n, float value);
+// x *= s
+void scale(const ExecContext& ex, float* x, int64_t n, float s);
+
+// AdamW on each array (the struct array itself on the host).
+void adamw_update(const ExecContext& ex, float* param, const float* grad, float* m, float* v,
+                  int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                  int t, float grad_scale = 1.0f);
+void adamw_update_all(const ExecContext& ex, int count, const cpu::AdamWArray* arrays, float lr,
+                      float beta1, float beta2, float eps, int t, float grad_scale = 1.0f);
+// sqrt of the sum of squares of count arrays (x and n on the host, x[i] device-readable), summed
+// in a fixed order; waits for the result.
+double global_norm(const ExecContext& ex, int count, const float* const* x, const int64_t* n);
+
+}  // namespace scratchgpt::cuda

@@ -1,0 +1,346 @@
+// cuda_kernels_test.cpp: every cuda:: kernel against its readable ref:: twin (kernels/ref/),
+// computed in double on the same float inputs, at shapes that are not multiples of the kernels'
+// block sizes; outputs poisoned with NaN first, so an unwritten element fails. Where the CUDA
+// kernel sums in the reference's own order (the embedding gradients, AdamW) the float reference
+// must match bit for bit. And: the same call twice gives the same bits (no atomics in sums).
+// Skips, saying why, without a GPU or in a build without CUDA.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "cuda/cuda_test_util.h"
+#include "kernels/kernels.h"
+#include "kernels/ref/adamw.h"
+#include "kernels/ref/attention.h"
+#include "kernels/ref/crossentropy.h"
+#include "kernels/ref/dropout.h"
+#include "kernels/ref/encoder.h"
+#include "kernels/ref/gelu.h"
+#include "kernels/ref/global_norm.h"
+#include "kernels/ref/layernorm.h"
+#include "kernels/ref/matmul.h"
+#include "kernels/ref/relu.h"
+#include "test_util.h"
+
+namespace scratchgpt {
+namespace {
+
+using test::cuda_ctx;
+using test::GpuBuffer;
+using test::nans;
+using test::random_vector;
+
+std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+// |got - want| / |want| over the whole array (the 2-norms), and no NaN.
+void expect_rel(const std::vector<float>& got, const std::vector<double>& want, double tol,
+                const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_FALSE(std::isnan(got[i])) << what << ": element " << i << " is NaN (not written?)";
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  EXPECT_LE(std::sqrt(num / std::max(den, 1e-300)), tol) << what;
+}
+
+TEST(CudaKernels, EncoderForwardAndBackwardSumInTheReferenceOrder) {
+  SKIP_WITHOUT_GPU();
+  const int B = 3, T = 37, C = 70, V = 11;  // few tokens: many repeats per row of wte
+  std::vector<int32_t> ids(B * T);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7 + i / 5) % V);
+  const auto wte = random_vector<float>(V * C, 1), wpe = random_vector<float>(T * C, 2);
+  const auto dout = random_vector<float>(B * T * C, 3);
+  auto dwte = random_vector<float>(V * C, 4), dwpe = random_vector<float>(T * C, 5);
+  GpuBuffer<int32_t> g_ids(ids);
+  GpuBuffer<float> g_wte(wte), g_wpe(wpe), g_out(nans(B * T * C)), g_dout(dout), g_dwte(dwte),
+      g_dwpe(dwpe);
+  const ExecContext ex = cuda_ctx();
+  kernels::encoder_forward(ex, g_out.get(), g_ids.get(), g_wte.get(), g_wpe.get(), B, T, C);
+  kernels::encoder_backward(ex, g_dwte.get(), g_dwpe.get(), g_dout.get(), g_ids.get(), B, T, C);
+  std::vector<float> out(B * T * C);
+  ref::encoder_forward(out.data(), ids.data(), wte.data(), wpe.data(), B, T, C);
+  ref::encoder_backward(dwte.data(), dwpe.data(), dout.data(), ids.data(), B, T, C);
+  EXPECT_EQ(g_out.read(), out);
+  EXPECT_EQ(g_dwte.read(), dwte) << "dwte: not summed in (b, t) order";
+  EXPECT_EQ(g_dwpe.read(), dwpe) << "dwpe: not summed in b order";
+}
+
+TEST(CudaKernels, LayerNormMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  const int N = 301, C = 77;
+  for (bool bias : {true, false}) {
+    const auto x = random_vector<float>(N * C, 10, -2, 3), w = random_vector<float>(C, 11);
+    const auto b = random_vector<float>(C, 12), dout = random_vector<float>(N * C, 13);
+    const auto dx0 = random_vector<float>(N * C, 14), dw0 = random_vector<float>(C, 15);
+    const auto db0 = random_vector<float>(C, 16);
+    GpuBuffer<float> gx(x), gw(w), gb(b), gout(nans(N * C)), gmean(nans(N)), grstd(nans(N)),
+        gdout(dout), gdx(dx0), gdw(dw0), gdb(db0);
+    const ExecContext ex = cuda_ctx();
+    kernels::layernorm_forward(ex, gout.get(), gmean.get(), grstd.get(), gx.get(), gw.get(),
+                               bias ? gb.get() : nullptr, N, C);
+    kernels::layernorm_backward(ex, gdx.get(), gdw.get(), bias ? gdb.get() : nullptr, gdout.get(),
+                                gx.get(), gw.get(), gmean.get(), grstd.get(), N, C);
+    auto dx = widen(dx0), dw = widen(dw0), db = widen(db0), xd = widen(x), wd = widen(w),
+         bd = widen(b), doutd = widen(dout);
+    std::vector<double> out(N * C), mean(N), rstd(N);
+    ref::layernorm_forward(out.data(), mean.data(), rstd.data(), xd.data(), wd.data(),
+                           bias ? bd.data() : nullptr, N, C);
+    ref::layernorm_backward(dx.data(), dw.data(), bias ? db.data() : nullptr, doutd.data(),
+                            xd.data(), wd.data(), mean.data(), rstd.data(), N, C);
+    const std::string tag = bias ? " (bias)" : " (no bias)";
+    expect_rel(gout.read(), out, 1e-6, "out" + tag);
+    expect_rel(gmean.read(), mean, 1e-6, "mean" + tag);
+    expect_rel(grstd.read(), rstd, 1e-6, "rstd" + tag);
+    expect_rel(gdx.read(), dx, 1e-5, "dinp" + tag);
+    expect_rel(gdw.read(), dw, 1e-5, "dweight" + tag);
+    if (bias) expect_rel(gdb.read(), db, 1e-5, "dbias" + tag);
+    if (!bias) {
+      EXPECT_EQ(gdb.read(), db0) << "a bias-free LayerNorm must not touch dbias";
+    }
+  }
+}
+
+TEST(CudaKernels, MatmulMatchesTheReferenceInFp32AndTf32) {
+  SKIP_WITHOUT_GPU();
+  const int N = 133, C = 70, OC = 91;
+  const auto x = random_vector<float>(N * C, 20), w = random_vector<float>(OC * C, 21);
+  const auto b = random_vector<float>(OC, 22), dout = random_vector<float>(N * OC, 23);
+  const auto dx0 = random_vector<float>(N * C, 24), dw0 = random_vector<float>(OC * C, 25);
+  const auto db0 = random_vector<float>(OC, 26);
+  for (bool tf32 : {false, true}) {
+    for (bool accumulate : {true, false}) {
+      const double tol = tf32 ? 3e-3 : 1e-6;  // TF32 keeps 10 mantissa bits of each input
+      GpuBuffer<float> gx(x), gw(w), gb(b), gout(nans(N * OC)), gdout(dout), gdw(dw0), gdb(db0);
+      GpuBuffer<float> gdx(accumulate ? dx0 : nans(N * C));
+      const ExecContext ex = cuda_ctx(tf32);
+      kernels::matmul_forward(ex, gout.get(), gx.get(), gw.get(), gb.get(), N, C, OC);
+      kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(),
+                               gw.get(), N, C, OC, accumulate, accumulate);
+      auto dx = widen(dx0), dw = widen(dw0), db = widen(db0);
+      const auto xd = widen(x), wd = widen(w), bd = widen(b), doutd = widen(dout);
+      std::vector<double> out(N * OC);
+      ref::matmul_forward(out.data(), xd.data(), wd.data(), bd.data(), N, C, OC);
+      ref::matmul_backward(dx.data(), dw.data(), db.data(), doutd.data(), xd.data(), wd.data(), N,
+                           C, OC, accumulate, accumulate);
+      const std::string tag = std::string(tf32 ? " tf32" : " fp32") +
+                              (accumulate ? " accumulate" : " write");
+      expect_rel(gout.read(), out, tol, "out" + tag);
+      expect_rel(gdx.read(), dx, tol, "dinp" + tag);
+      expect_rel(gdw.read(), dw, tol, "dweight" + tag);
+      expect_rel(gdb.read(), db, 1e-6, "dbias" + tag);
+    }
+  }
+}
+
+TEST(CudaKernels, CausalAttentionMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}}) {
+    const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 30 + T, -2, 2);
+    const auto dout = random_vector<float>(int64_t{B} * T * C, 31 + T);
+    GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
+        gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C));
+    const ExecContext ex = cuda_ctx();
+    kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T, C,
+                               NH);
+    kernels::attention_backward(ex, gdqkv.get(), nullptr, nullptr, gdout.get(), gqkv.get(),
+                                gatt.get(), nullptr, B, T, C, NH);
+    const auto qkvd = widen(qkv), doutd = widen(dout);
+    std::vector<double> out(size_t(B) * T * C), pre(size_t(B) * NH * T * T), att(pre.size()),
+        datt(pre.size()), dpre(pre.size()), dqkv(qkv.size());
+    ref::attention_forward(out.data(), pre.data(), att.data(), qkvd.data(), (const double*)nullptr,
+                           B, T, C, NH);
+    ref::attention_backward(dqkv.data(), dpre.data(), datt.data(), doutd.data(), qkvd.data(),
+                            att.data(), (const double*)nullptr, B, T, C, NH);
+    const std::string tag = " T=" + std::to_string(T);
+    expect_rel(gout.read(), out, 1e-5, "out" + tag);
+    expect_rel(gatt.read(), att, 1e-5, "att" + tag);
+    expect_rel(gdqkv.read(), dqkv, 1e-5, "dqkv" + tag);
+  }
+}
+
+// The fused kernel rounds the products' inputs to TF32: about 1e-3 of the reference.
+TEST(CudaKernels, FlashAttentionMatchesTheReferenceAtEveryHeadSize) {
+  SKIP_WITHOUT_GPU();
+  // (B, T, C, NH): heads of 64 (GPT-2), 12 and 32 (padded inside the tiles), 128; T not a
+  // multiple of the 64-row tiles, and T below one tile.
+  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{
+           {2, 100, 128, 2}, {1, 130, 48, 4}, {2, 70, 96, 3}, {1, 65, 256, 2}, {3, 9, 64, 1}}) {
+    const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 80 + T, -2, 2);
+    const auto dout = random_vector<float>(int64_t{B} * T * C, 81 + T);
+    GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), glse(nans(size_t(B) * NH * T)),
+        gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C));
+    const ExecContext ex = cuda_ctx(true);
+    kernels::flash_attention_forward(ex, gout.get(), glse.get(), gqkv.get(), B, T, C, NH);
+    kernels::flash_attention_backward(ex, gdqkv.get(), gdout.get(), gout.get(), glse.get(),
+                                      gqkv.get(), B, T, C, NH);
+    const auto qkvd = widen(qkv), doutd = widen(dout);
+    std::vector<double> out(size_t(B) * T * C), pre(size_t(B) * NH * T * T), att(pre.size()),
+        datt(pre.size()), dpre(pre.size()), dqkv(qkv.size()), lse(size_t(B) * NH * T);
+    ref::attention_forward(out.data(), pre.data(), att.data(), qkvd.data(), (const double*)nullptr,
+                           B, T, C, NH);
+    ref::attention_backward(dqkv.data(), dpre.data(), datt.data(), doutd.data(), qkvd.data(),
+                            att.data(), (const double*)nullptr, B, T, C, NH);
+    for (size_t row = 0; row < lse.size(); ++row) {  // log sum_s exp(scaled score), s <= t
+      const int t = static_cast<int>(row % T);
+      double mx = -1e300, sum = 0;
+      for (int s = 0; s <= t; ++s) mx = std::max(mx, pre[row * T + s]);
+      for (int s = 0; s <= t; ++s) sum += std::exp(pre[row * T + s] - mx);
+      lse[row] = mx + std::log(sum);
+    }
+    const std::string tag = " B=" + std::to_string(B) + " T=" + std::to_string(T) +
+                            " HS=" + std::to_string(C / NH);
+    expect_rel(gout.read(), out, 3e-3, "out" + tag);
+    expect_rel(glse.read(), lse, 1e-3, "lse" + tag);
+    expect_rel(gdqkv.read(), dqkv, 5e-3, "dqkv" + tag);
+    // no atomics: the same bits again
+    const auto first = gdqkv.read();
+    kernels::flash_attention_backward(ex, gdqkv.get(), gdout.get(), gout.get(), glse.get(),
+                                      gqkv.get(), B, T, C, NH);
+    EXPECT_TRUE(gdqkv.read() == first) << "dqkv changed between two calls" << tag;
+  }
+}
+
+TEST(CudaKernels, CrossEntropyMatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  const int N = 77, V = 1003;
+  const auto logits = random_vector<float>(N * V, 40, -8, 8);
+  std::vector<int32_t> targets(N);
+  for (int n = 0; n < N; ++n) targets[n] = (n * 131) % V;
+  std::vector<float> dl(N, 1.0f / N);
+  GpuBuffer<float> glog(logits), glosses(nans(N)), gprobs(nans(N * V)), gdl(dl),
+      gdlog(nans(N * V));
+  GpuBuffer<int32_t> gt(targets);
+  const ExecContext ex = cuda_ctx();
+  kernels::crossentropy_forward(ex, glosses.get(), gprobs.get(), glog.get(), gt.get(), N, V);
+  kernels::crossentropy_backward(ex, gdlog.get(), gprobs.get(), gt.get(), gdl.get(), N, V);
+  const auto ld = widen(logits), dld = widen(dl);
+  std::vector<double> losses(N), probs(N * V), dlog(N * V);
+  ref::crossentropy_forward(losses.data(), probs.data(), ld.data(), targets.data(), N, V);
+  ref::crossentropy_backward(dlog.data(), probs.data(), targets.data(), dld.data(), N, V);
+  expect_rel(glosses.read(), losses, 1e-6, "losses");
+  expect_rel(gprobs.read(), probs, 1e-5, "probs");
+  expect_rel(gdlog.read(), dlog, 1e-5, "dlogits");
+}
+
+TEST(CudaKernels, ElementwiseOpsMatchTheReference) {
+  SKIP_WITHOUT_GPU();
+  const int64_t n = 100003;
+  const auto x = random_vector<float>(n, 50, -5, 5), y = random_vector<float>(n, 51);
+  const auto xd = widen(x), yd = widen(y);
+  const ExecContext ex = cuda_ctx();
+  GpuBuffer<float> gx(x), gy(y), gout(nans(n));
+  std::vector<double> want(n);
+  auto check = [&](const char* what, double tol) { expect_rel(gout.read(), want, tol, what); };
+  kernels::gelu_forward(ex, gout.get(), gx.get(), n);
+  ref::gelu_forward(want.data(), xd.data(), n);
+  check("gelu_forward", 1e-6);
+  kernels::gelu_backward(ex, gout.get(), gx.get(), gy.get(), n);
+  ref::gelu_backward(want.data(), xd.data(), yd.data(), n);
+  check("gelu_backward", 1e-6);
+  kernels::gelu_exact_forward(ex, gout.get(), gx.get(), n);
+  ref::gelu_exact_forward(want.data(), xd.data(), n);
+  check("gelu_exact_forward", 1e-6);
+  kernels::gelu_exact_backward(ex, gout.get(), gx.get(), gy.get(), n);
+  ref::gelu_exact_backward(want.data(), xd.data(), yd.data(), n);
+  check("gelu_exact_backward", 1e-6);
+  kernels::relu_forward(ex, gout.get(), gx.get(), n);
+  ref::relu_forward(want.data(), xd.data(), n);
+  check("relu_forward", 0);
+  kernels::relu_backward(ex, gout.get(), gx.get(), gy.get(), n);
+  ref::relu_backward(want.data(), xd.data(), yd.data(), n);
+  check("relu_backward", 0);
+  kernels::residual_forward(ex, gout.get(), gx.get(), gy.get(), n);
+  for (int64_t i = 0; i < n; ++i) want[i] = float(x[i] + y[i]);
+  check("residual_forward", 0);
+  kernels::copy(ex, gout.get(), gy.get(), n);
+  EXPECT_EQ(gout.read(), y) << "copy";
+  kernels::zero(ex, gout.get(), n);
+  EXPECT_EQ(gout.read(), std::vector<float>(n, 0.0f)) << "zero";
+  // dropout: the keep mask is drawn by the caller; the kernel scales it and applies it
+  std::vector<float> keep(n);
+  for (int64_t i = 0; i < n; ++i) keep[i] = (i * 2654435761u) % 10 < 8 ? 1.0f : 0.0f;
+  GpuBuffer<float> gmask(keep), gd(y);
+  kernels::dropout_forward(ex, gout.get(), gmask.get(), gx.get(), n, 0.2f);
+  kernels::dropout_backward(ex, gd.get(), gy.get(), gmask.get(), n, true);
+  std::vector<float> mask = keep, out(n), d = y;
+  ref::dropout_forward(out.data(), mask.data(), x.data(), n, 0.2f);
+  ref::dropout_backward(d.data(), y.data(), mask.data(), n, true);
+  EXPECT_EQ(gout.read(), out) << "dropout_forward";
+  EXPECT_EQ(gmask.read(), mask) << "dropout mask";
+  EXPECT_EQ(gd.read(), d) << "dropout_backward";
+}
+
+TEST(CudaKernels, AdamWMatchesTheReferenceBitForBitAndTheNormInDouble) {
+  SKIP_WITHOUT_GPU();
+  const int64_t n = 70001;
+  auto p = random_vector<float>(n, 60), g = random_vector<float>(n, 61);
+  auto m = random_vector<float>(n, 62, -0.1, 0.1), v = random_vector<float>(n, 63, 0, 0.01);
+  GpuBuffer<float> gp(p), gg(g), gm(m), gv(v);
+  const ExecContext ex = cuda_ctx();
+  for (int t = 1; t <= 3; ++t) {
+    kernels::adamw_update(ex, gp.get(), gg.get(), gm.get(), gv.get(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
+                          0.1f, t, 0.5f);
+    ref::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
+                      t, 0.5f);
+  }
+  EXPECT_EQ(gm.read(), m) << "m";
+  EXPECT_EQ(gv.read(), v) << "v";
+  // param: the reference's float ops in its order; sqrt and division are correctly rounded on
+  // both sides, so the bits agree
+  EXPECT_EQ(gp.read(), p) << "param";
+
+  // adamw_update_all: every array in one launch, each with its own weight decay
+  auto p2 = random_vector<float>(333, 66), g2 = random_vector<float>(333, 67);
+  auto m2 = random_vector<float>(333, 68, -0.1, 0.1), v2 = random_vector<float>(333, 69, 0, 0.01);
+  GpuBuffer<float> gp2(p2), gg2(g2), gm2(m2), gv2(v2);
+  const kernels::AdamWArray arrays[] = {{gp.get(), gg.get(), gm.get(), gv.get(), n, 0.1f},
+                                        {gp2.get(), gg2.get(), gm2.get(), gv2.get(), 333, 0.0f}};
+  kernels::adamw_update_all(ex, 2, arrays, 3e-4f, 0.9f, 0.95f, 1e-8f, 4, 0.7f);
+  ref::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 3e-4f, 0.9f, 0.95f, 1e-8f, 0.1f, 4,
+                    0.7f);
+  ref::adamw_update(p2.data(), g2.data(), m2.data(), v2.data(), 333, 3e-4f, 0.9f, 0.95f, 1e-8f,
+                    0.0f, 4, 0.7f);
+  EXPECT_EQ(gp.read(), p) << "adamw_update_all, array 0";
+  EXPECT_EQ(gp2.read(), p2) << "adamw_update_all, array 1";
+  EXPECT_EQ(gv2.read(), v2) << "adamw_update_all, array 1's v";
+
+  const auto a = random_vector<float>(200000, 64), b = random_vector<float>(3, 65);
+  GpuBuffer<float> ga(a), gb(b);
+  const float* xs[] = {ga.get(), gb.get()};
+  const float* hs[] = {a.data(), b.data()};
+  const int64_t ns[] = {200000, 3};
+  const double got = kernels::global_norm(ex, 2, xs, ns);
+  EXPECT_NEAR(got, ref::global_norm(2, hs, ns), 1e-12 * got);
+  EXPECT_EQ(got, kernels::global_norm(ex, 2, xs, ns)) << "the norm changed between two calls";
+}
+
+TEST(CudaKernels, TheSameCallGivesTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  const int N = 4096, C = 96, OC = 288;
+  const auto x = random_vector<float>(N * C, 70), w = random_vector<float>(OC * C, 71);
+  const auto dout = random_vector<float>(N * OC, 72);
+  std::vector<std::vector<float>> runs;
+  for (int run = 0; run < 2; ++run) {
+    GpuBuffer<float> gx(x), gw(w), gdout(dout), gdx(nans(N * C)), gdw(nans(OC * C)), gdb(nans(OC)),
+        gout(nans(N * C)), gm(nans(N)), gr(nans(N)), gdw2(std::vector<float>(OC * C, 0.0f));
+    const ExecContext ex = cuda_ctx(true);
+    kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(), gw.get(),
+                             N, C, OC, false, false);
+    kernels::layernorm_forward(ex, gout.get(), gm.get(), gr.get(), gx.get(), gw.get(), nullptr, N,
+                               C);
+    auto a = gdw.read(), b = gdb.read(), c = gdx.read();
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    runs.push_back(a);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+}  // namespace
+}  // namespace scratchgpt

@@ -1,0 +1,165 @@
+// gpt_cuda_test.cpp: a GPT on the GPU against the same GPT on the CPU engine (the oracle the
+// rest of the suite checks against PyTorch): the loss, every parameter's gradient and the
+// weights after AdamW steps, GPT-2-shaped (GELU, tied lm_head, biases) and nanoGPT-shaped (no
+// biases); and a training step gives the same bits from run to run. Skips, saying why, without
+// a GPU or in a build without CUDA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/rng.h"
+#include "cuda/cuda_test_util.h"
+#include "nn/gpt.h"
+#include "test_util.h"
+#include "train/optimizer.h"
+
+namespace scratchgpt {
+namespace {
+
+GPTConfig config(bool gpt2) {
+  GPTConfig c;
+  c.vocab_size = 101;
+  c.block_size = 48;
+  c.n_layer = 3;
+  c.n_head = 4;
+  c.n_embd = 64;
+  c.activation = gpt2 ? Activation::kGelu : Activation::kGeluExact;
+  c.bias = gpt2;
+  c.tied = gpt2;
+  return c;
+}
+
+std::vector<int32_t> tokens(int n, uint32_t seed, int V) {
+  std::vector<int32_t> t(n);
+  uint32_t s = seed;
+  for (auto& x : t) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<int32_t>((s >> 8) % V);
+  }
+  return t;
+}
+
+double rel_err(const float* got, const float* want, int64_t n) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    num += double(got[i] - want[i]) * (got[i] - want[i]);
+    den += double(want[i]) * want[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+TEST(GptCuda, LossGradientsAndStepsMatchTheCpuEngine) {
+  SKIP_WITHOUT_GPU();
+  for (bool gpt2 : {true, false}) {
+    const GPTConfig c = config(gpt2);
+    GPT cpu(c);
+    GPT gpu(c, test::cuda_ctx(/*tf32=*/false));
+    Rng r1(1337), r2(1337);
+    cpu.init(r1);
+    gpu.init(r2);
+    const int B = 3, T = 40;
+    const AdamWConfig adam{0.9f, 0.95f, 1e-8f, 0.1f, 1.0f};
+    for (int step = 1; step <= 3; ++step) {
+      const auto x = tokens(B * T, 10 + step, c.vocab_size);
+      const auto y = tokens(B * T, 20 + step, c.vocab_size);
+      cpu.zero_grad();
+      gpu.zero_grad();
+      const float lc = cpu.forward(x.data(), y.data(), B, T, nullptr);
+      const float lg = gpu.forward(x.data(), y.data(), B, T, nullptr);
+      EXPECT_NEAR(lg, lc, 2e-5 * std::abs(lc)) << "step " << step << (gpt2 ? " gpt2" : " nanogpt");
+      cpu.backward();
+      gpu.backward();
+      device_synchronize(Device::kCuda);
+      for (size_t i = 0; i < cpu.params().size(); ++i) {
+        const Param& pc = cpu.params()[i];
+        const Param& pg = gpu.params()[i];
+        EXPECT_LE(rel_err(pg.grad.data, pc.grad.data, pc.grad.numel()), 2e-4)
+            << pc.name << " gradient at step " << step << (gpt2 ? " gpt2" : " nanogpt");
+      }
+      const double nc = optimizer_step(cpu.exec(), cpu.params(), 1e-3f, adam, step);
+      const double ng = optimizer_step(gpu.exec(), gpu.params(), 1e-3f, adam, step);
+      EXPECT_NEAR(ng, nc, 1e-4 * nc) << "grad norm at step " << step;
+    }
+    for (size_t i = 0; i < cpu.params().size(); ++i) {
+      const Param& pc = cpu.params()[i];
+      const Param& pg = gpu.params()[i];
+      EXPECT_LE(rel_err(pg.value.data, pc.value.data, pc.value.numel()), 1e-3)
+          << pc.name << " after 3 steps" << (gpt2 ? " gpt2" : " nanogpt");
+    }
+  }
+}
+
+// What --device cuda runs by default: TF32 products and the fused attention (TF32 too).
+TEST(GptCuda, TheDefaultTf32PathWithFusedAttentionFollowsTheCpuEngine) {
+  SKIP_WITHOUT_GPU();
+  const GPTConfig c = config(true);
+  GPT cpu(c);
+  ExecContext ex = test::cuda_ctx(/*tf32=*/true);
+  ex.fused_attention_min_T = 1;
+  GPT gpu(c, ex);
+  Rng r1(5), r2(5);
+  cpu.init(r1);
+  gpu.init(r2);
+  const int B = 2, T = 48;
+  const auto x = tokens(B * T, 3, c.vocab_size), y = tokens(B * T, 4, c.vocab_size);
+  cpu.zero_grad();
+  gpu.zero_grad();
+  const float lc = cpu.forward(x.data(), y.data(), B, T, nullptr);
+  const float lg = gpu.forward(x.data(), y.data(), B, T, nullptr);
+  EXPECT_EQ(gpu.attention_weights(0), nullptr) << "the fused kernel keeps no weights";
+  EXPECT_NEAR(lg, lc, 1e-3 * std::abs(lc));
+  cpu.backward();
+  gpu.backward();
+  device_synchronize(Device::kCuda);
+  for (size_t i = 0; i < cpu.params().size(); ++i) {
+    const Param& pc = cpu.params()[i];
+    EXPECT_LE(rel_err(gpu.params()[i].grad.data, pc.grad.data, pc.grad.numel()), 1e-2)
+        << pc.name << " gradient";
+  }
+}
+
+TEST(GptCuda, TrainingStepsGiveTheSameBitsEveryRun) {
+  SKIP_WITHOUT_GPU();
+  const GPTConfig c = config(true);
+  std::vector<std::vector<float>> weights;
+  std::vector<std::vector<float>> losses;
+  for (int run = 0; run < 2; ++run) {
+    ExecContext ex = test::cuda_ctx(/*tf32=*/true);  // the default products and attention
+    ex.fused_attention_min_T = 1;
+    GPT gpu(c, ex);
+    Rng rng(7);
+    gpu.init(rng);
+    std::vector<float> ls;
+    for (int step = 1; step <= 3; ++step) {
+      const auto x = tokens(4 * 48, step, c.vocab_size), y = tokens(4 * 48, 50 + step, c.vocab_size);
+      gpu.zero_grad();
+      ls.push_back(gpu.forward(x.data(), y.data(), 4, 48, nullptr));
+      gpu.backward();
+      optimizer_step(gpu.exec(), gpu.params(), 1e-3f, AdamWConfig{}, step);
+    }
+    std::vector<float> w;
+    for (const Param& p : gpu.params()) w.insert(w.end(), p.value.begin(), p.value.end());
+    weights.push_back(w);
+    losses.push_back(ls);
+  }
+  EXPECT_EQ(losses[0], losses[1]);
+  EXPECT_TRUE(weights[0] == weights[1]) << "the weights differ after 3 steps";
+}
+
+TEST(GptCuda, DropoutAndKvCacheSayTheyAreCpuOnly) {
+  SKIP_WITHOUT_GPU();
+  GPTConfig c = config(true);
+  c.dropout = 0.1f;
+  EXPECT_NE(test::error_of([&] { GPT g(c, test::cuda_ctx()); }).find("--dropout 0"),
+            std::string::npos);
+  c.dropout = 0.0f;
+  GPT g(c, test::cuda_ctx());
+  Rng rng(1);
+  g.init(rng);
+  EXPECT_NE(test::error_of([&] { g.reset_cache(); g.decode_step(1); }).find("--device cpu"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace scratchgpt
