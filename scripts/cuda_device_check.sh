@@ -7,7 +7,10 @@
 #   .devcarry/    nanogpt/model.py (a nanoGPT checkout's), llmc/train_gpt2cu{,_fp32} (llm.c built
 #                 from a checkout, outside the repo), llmc_data/ (`prepare --tokenizer gpt2
 #                 --format llmc`)
-# Usage: scripts/cuda_device_check.sh [tests|bench|all] [B...]   Logs go to $OUT (or /tmp).
+# Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample] [B...]   Logs: $OUT or /tmp.
+#   tests: the tests only; quick: tests, sampling and the training steps at each B against PyTorch
+#   eager and llm.c; bench: the same without the tests; all: quick plus torch.compile; sample:
+#   the tests, sampling and one training step time of ours.
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -33,6 +36,11 @@ if [ "$what" != bench ]; then
 fi
 [ "$what" = tests ] && exit 0
 
+sample_speed() {  # GPT-2 124M, batch 1 through the KV cache
+  build-cuda/scratchgpt bench --preset gpt2 --sample "$1" --device cuda --json |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); print("RESULT ours sample %s: %d tokens, %.1f tokens/s, %.3f ms/token" % (j["device"], j["new_tokens"], j["tokens_per_s"], j["ms_per_token"]))'
+}
+
 ours() {  # B [T]
   local T=${2:-1024}
   build-cuda/scratchgpt bench --preset gpt2 --vocab-size 50304 --block-size "$T" --seq-len "$T" \
@@ -50,6 +58,11 @@ llmc() {  # binary B
     -r 0 -l 6e-4 -c 0.1 > "$out/llmc_$1_$2.log" 2>&1
   echo "RESULT llm.c $1 B=$2: $(grep -E '^step +1[0-2]/' "$out/llmc_$1_$2.log" | tail -3 | tr '\n' ' ')"
 }
+sample_speed 500
+if [ "$what" = sample ]; then
+  ours "${batches%% *}"
+  exit 0
+fi
 for B in $batches; do
   for round in 1 2; do
     ours "$B"

@@ -121,9 +121,12 @@ SG_KERNEL(flash_attention_backward,
           (float* dqkv, const float* dout, const float* out, const float* lse, const float* qkv,
            int B, int T, int C, int NH),
           (dqkv, dout, out, lse, qkv, B, T, C, NH))
-// CPU only for now: decoding from the KV cache, quantized weights.
-using cpu::attention_decode_forward;
+SG_KERNEL(attention_decode_forward,
+          (float* out, const float* q, const float* k_cache, const float* v_cache, int n_ctx,
+           int C, int NH, float* scratch),
+          (out, q, k_cache, v_cache, n_ctx, C, NH, scratch))
 using cpu::attention_decode_scratch_floats;
+// CPU only for now: quantized weights.
 // Weights held in bf16 or Q8 for decoding (--weights), and the matvec that reads them.
 using cpu::kWeightFormatNames;
 using cpu::quant_matvec_forward;

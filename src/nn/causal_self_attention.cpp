@@ -75,8 +75,15 @@ void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float*
   c_attn.apply(ex, qkv, x, n);            // qkv = c_attn(x)
   for (int i = 0; i < n; ++i) {           // append k and v of every new token
     const float* row = qkv + int64_t{i} * 3 * C;
-    std::memcpy(k_cache + int64_t{pos + i} * C, row + C, sizeof(float) * C);
-    std::memcpy(v_cache + int64_t{pos + i} * C, row + 2 * C, sizeof(float) * C);
+    float* k = k_cache + int64_t{pos + i} * C;
+    float* v = v_cache + int64_t{pos + i} * C;
+    if (kernels::on_cuda(ex)) {  // the GPU's memory, written in stream order
+      kernels::copy(ex, k, row + C, C);
+      kernels::copy(ex, v, row + 2 * C, C);
+    } else {
+      std::memcpy(k, row + C, sizeof(float) * C);
+      std::memcpy(v, row + 2 * C, sizeof(float) * C);
+    }
   }
   // y = softmax(q k^T / sqrt(HS)) v per head; token i sees the cached positions 0..pos+i
   for (int i = 0; i < n; ++i)

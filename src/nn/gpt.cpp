@@ -294,13 +294,16 @@ void GPT::allocate_cache() {
   const int64_t work = blocks[0].decode_work_floats(config_.block_size, rows);
   size_t total = 2 * Arena::round_up(static_cast<size_t>(L * bs * C)) +
                  Arena::round_up(static_cast<size_t>(rows * C)) + Arena::round_up(work) +
-                 Arena::round_up(static_cast<size_t>(std::max(V, C) + 32));
+                 Arena::round_up(static_cast<size_t>(std::max(V, C) + 32)) +
+                 Arena::round_up(static_cast<size_t>(rows));
   cache_.reserve(total, ctx_.device);
   k_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
   v_cache_ = cache_.alloc(static_cast<size_t>(L * bs * C));
   dec_x_ = cache_.alloc(static_cast<size_t>(rows * C));
   dec_work_ = cache_.alloc(static_cast<size_t>(work));
   dec_logits_ = cache_.alloc(static_cast<size_t>(std::max(V, C) + 32));
+  // The tokens of a pass (rows), int32 in float-sized slots: the GPU's kernels read them here.
+  dec_tokens_ = reinterpret_cast<int32_t*>(cache_.alloc(static_cast<size_t>(rows)));
 }
 
 void GPT::reset_cache() {
@@ -332,9 +335,6 @@ const float* GPT::decode_step(int32_t token) { return prefill(&token, 1); }
 const float* GPT::prefill(const int32_t* tokens, int n) {
   const ExecContext& ex = ctx_;
   SG_CHECK(n >= 1, "GPT::prefill needs at least one token, got ", n);
-  SG_CHECK(ctx_.device == Device::kCpu,
-           "decoding with the KV cache runs on the CPU only for now: sample with --device cpu "
-           "(a checkpoint trained on cuda loads there as it is)");
   for (int i = 0; i < n; ++i)
     SG_CHECK(tokens[i] >= 0 && tokens[i] < V, "token id ", tokens[i],
              " is outside the vocabulary [0, ", V, ")");
@@ -346,7 +346,8 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
     const int pos = cache_len_;
     const int m = std::min(n - done, std::min(kPrefillRows, config_.block_size));
     // x = wte[token] + wpe[pos + i]   (m, C)
-    kernels::encoder_forward(ex, dec_x_, tokens + done, wte.data, wpe.data + int64_t{pos} * C, 1, m,
+    std::copy(tokens + done, tokens + done + m, dec_tokens_);
+    kernels::encoder_forward(ex, dec_x_, dec_tokens_, wte.data, wpe.data + int64_t{pos} * C, 1, m,
                              C);
     for (int l = 0; l < L; ++l)
       blocks[l].decode(ex, dec_x_, k_cache_ + l * layer_stride, v_cache_ + l * layer_stride, pos, m,
@@ -361,6 +362,7 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
       ln_f.apply(ex, h, stats, stats + 1, last, 1);
       lm_head.apply(ex, dec_logits_, h, 1);
     }
+    device_synchronize(ex.device);  // the host reads the logits, and writes the next tokens
   }
   return dec_logits_;
 }

@@ -132,6 +132,7 @@ class GPT : public LanguageModel {
   float* dec_x_ = nullptr;       // (kPrefillRows, C) the residual stream of the current tokens
   float* dec_work_ = nullptr;    // per-block work
   float* dec_logits_ = nullptr;  // (V)
+  int32_t* dec_tokens_ = nullptr;  // (kPrefillRows) the tokens of the current pass
   int cache_len_ = 0;
 
   void visit_params(ParamVisitor& v);

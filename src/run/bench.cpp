@@ -118,8 +118,10 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   const double weight_bytes = 4.0 * (static_cast<double>(model.num_params()) - g.block_size * C -
                                      (g.tied ? 0 : g.vocab_size * C)) -
                               static_cast<double>(fp32_linear_bytes - model.linear_weight_bytes());
-  const double read_gbps = memory_read_gbps(ctx.workers());
-  const double bound_ms = weight_bytes / (read_gbps * 1e9) * 1e3;
+  // On the GPU: no CPU bandwidth bound and no host-side lm_head probe (0 in the JSON).
+  const bool on_gpu = ctx.device == Device::kCuda;
+  const double read_gbps = on_gpu ? 0.0 : memory_read_gbps(ctx.workers());
+  const double bound_ms = on_gpu ? 0.0 : weight_bytes / (read_gbps * 1e9) * 1e3;
   const double ms_per_token = secs * 1e3 / f.sample;
   // Where a token's time goes: the lm_head matvec alone, timed on the model's own weight.
   std::vector<float> h(static_cast<size_t>(g.n_embd), 0.5f),
@@ -131,8 +133,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
           : kernels::quantize_weight(ctx, weights, head_w, g.vocab_size, g.n_embd);
   const double head_bytes =
       head_q.format == kernels::WeightFormat::kFp32 ? 4.0 * g.vocab_size * C : head_q.bytes();
-  double head_ms = 1e30;
-  for (int rep = 0; rep < 10; ++rep) {
+  double head_ms = on_gpu ? 0.0 : 1e30;
+  for (int rep = 0; rep < (on_gpu ? 0 : 10); ++rep) {
     const double h0 = now_s();
     if (head_q.format == kernels::WeightFormat::kFp32)
       kernels::matmul_forward(ctx, logits.data(), h.data(), head_w, nullptr, 1, g.n_embd,
@@ -155,6 +157,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["threads"] = ctx.threads();
   j["simd"] = simd_level_name(level);
   j["cpu"] = cpu_model_name();
+  j["device"] = on_gpu ? "cuda" : "cpu";
   j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
   j["weights"] = enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights);
   j["params"] = model.num_params();
@@ -177,7 +180,10 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       "%d threads, %s, %s weights\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size, ctx.threads(),
       simd_level_name(level), enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights));
-  std::printf("  cpu             %s\n", cpu_model_name().c_str());
+  if (on_gpu)
+    std::printf("  gpu             %s\n", cuda_describe().c_str());
+  else
+    std::printf("  cpu             %s\n", cpu_model_name().c_str());
   std::printf("  params          %.2fM\n", model.num_params() / 1e6);
   std::printf(
       "  generated       %d tokens from a 1-token prompt in %.3f s (KV cache, "
@@ -185,12 +191,14 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       f.sample, secs, crops);
   std::printf("  tokens/s        %.1f\n", tokens_per_s);
   std::printf("  ms/token        %.3f\n", ms_per_token);
-  std::printf(
-      "  memory bound    %.3f ms/token (%.1f MB of weights per token at %.1f GB/s measured read "
-      "bandwidth): %.0f%% of the bound\n",
-      bound_ms, weight_bytes / 1e6, read_gbps, 100.0 * bound_ms / ms_per_token);
-  std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
-              g.vocab_size, g.n_embd, head_bytes / (head_ms * 1e-3) * 1e-9);
+  if (!on_gpu) {
+    std::printf(
+        "  memory bound    %.3f ms/token (%.1f MB of weights per token at %.1f GB/s measured "
+        "read bandwidth): %.0f%% of the bound\n",
+        bound_ms, weight_bytes / 1e6, read_gbps, 100.0 * bound_ms / ms_per_token);
+    std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
+                g.vocab_size, g.n_embd, head_bytes / (head_ms * 1e-3) * 1e-9);
+  }
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
 }
 

@@ -206,6 +206,31 @@ TEST(CudaKernels, FlashAttentionMatchesTheReferenceAtEveryHeadSize) {
   }
 }
 
+// Decoding: one query against the cache is the last row of the whole sequence's attention.
+TEST(CudaKernels, AttentionDecodeIsTheLastRowOfTheReference) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [T, C, NH] : std::vector<std::array<int, 3>>{{1, 64, 4}, {37, 96, 2}, {300, 768, 12}}) {
+    const auto qkv = random_vector<float>(int64_t{T} * 3 * C, 90 + T, -2, 2);
+    std::vector<float> k(size_t(T) * C), v(size_t(T) * C);
+    for (int t = 0; t < T; ++t)
+      for (int c = 0; c < C; ++c) {
+        k[size_t(t) * C + c] = qkv[size_t(t) * 3 * C + C + c];
+        v[size_t(t) * C + c] = qkv[size_t(t) * 3 * C + 2 * C + c];
+      }
+    const std::vector<float> q(qkv.end() - 3 * C, qkv.end() - 2 * C);
+    GpuBuffer<float> gq(q), gk(k), gv(v), gout(nans(C)),
+        gscratch(size_t(kernels::attention_decode_scratch_floats(T, NH)));
+    kernels::attention_decode_forward(cuda_ctx(), gout.get(), gq.get(), gk.get(), gv.get(), T, C,
+                                      NH, gscratch.get());
+    const auto qkvd = widen(qkv);
+    std::vector<double> out(size_t(T) * C), pre(size_t(NH) * T * T), att(pre.size());
+    ref::attention_forward(out.data(), pre.data(), att.data(), qkvd.data(), (const double*)nullptr,
+                           1, T, C, NH);
+    const std::vector<double> last(out.end() - C, out.end());
+    expect_rel(gout.read(), last, 1e-5, "decode T=" + std::to_string(T));
+  }
+}
+
 TEST(CudaKernels, CrossEntropyMatchesTheReference) {
   SKIP_WITHOUT_GPU();
   const int N = 77, V = 1003;

@@ -70,4 +70,15 @@ TEST(CudaTrainCli, ACudaRunResumesOnTheCpuAndFollowsTheCpuRun) {
   r = run_cli("bench --preset gpt2 --n-layer 2 --steps 2 --warmup 1 --device cuda");
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("ms"), std::string::npos) << r.out;
+
+  // Sampling on the GPU through the KV cache, past a context crop (block size 32).
+  r = run_cli("sample --checkpoint '" + dir + "/mixed/last.safetensors' --num-tokens 60 "
+              "--prompt 'ROMEO:' --device cuda");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_GT(r.out.size(), 60u) << r.out;
+  r = run_cli("bench --sample 40 --preset shakespeare-char-small --device cuda --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("device"), "cuda");
+  EXPECT_GT(j.at("tokens_per_s").get<double>(), 0);
 }

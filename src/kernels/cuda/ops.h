@@ -5,7 +5,7 @@
 // Sums are deterministic: a fixed order of partial sums, no atomics, so a training step gives the
 // same bits from run to run. Defined in src/kernels/cuda/*.cu, built only with SCRATCHGPT_CUDA;
 // kernels/kernels.h calls them when ExecContext::device is cuda.
-// Leaves out: decoding from the KV cache, quantized weights, attention dropout.
+// Leaves out: quantized weights, attention dropout.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +49,11 @@ void flash_attention_forward(const ExecContext& ex, float* out, float* lse, cons
 void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
                               const float* out, const float* lse, const float* qkv, int B, int T,
                               int C, int NH);
+// One query against the KV cache, as cpu::attention_decode_forward (heads of up to 256
+// channels); scratch: attention_decode_scratch_floats(n_ctx, NH) floats of device memory.
+void attention_decode_forward(const ExecContext& ex, float* out, const float* q,
+                              const float* k_cache, const float* v_cache, int n_ctx, int C, int NH,
+                              float* scratch);
 // Writes dqkv (B, T, 3C); dpreatt and datt must be null, drop null.
 void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
                         const float* dout, const float* qkv, const float* att, const float* drop,
