@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "kernels/kernels.h"
 
@@ -75,15 +74,8 @@ void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float*
   c_attn.apply(ex, qkv, x, n);            // qkv = c_attn(x)
   for (int i = 0; i < n; ++i) {           // append k and v of every new token
     const float* row = qkv + int64_t{i} * 3 * C;
-    float* k = k_cache + int64_t{pos + i} * C;
-    float* v = v_cache + int64_t{pos + i} * C;
-    if (kernels::on_cuda(ex)) {  // the GPU's memory, written in stream order
-      kernels::copy(ex, k, row + C, C);
-      kernels::copy(ex, v, row + 2 * C, C);
-    } else {
-      std::memcpy(k, row + C, sizeof(float) * C);
-      std::memcpy(v, row + 2 * C, sizeof(float) * C);
-    }
+    kernels::copy(ex, k_cache + int64_t{pos + i} * C, row + C, C);  // a row: on the caller's
+    kernels::copy(ex, v_cache + int64_t{pos + i} * C, row + 2 * C, C);  // thread on the CPU
   }
   // y = softmax(q k^T / sqrt(HS)) v per head; token i sees the cached positions 0..pos+i
   for (int i = 0; i < n; ++i)

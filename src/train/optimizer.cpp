@@ -35,15 +35,7 @@ double clip_grad_norm(const ExecContext& ex, std::vector<Param>& params, double 
 }
 
 void scale_grads(const ExecContext& ex, std::vector<Param>& params, float s) {
-  for (Param& p : params) {
-    if constexpr (kernels::kCudaBuild) {
-      if (ex.device == Device::kCuda) {
-        cuda::scale(ex, p.grad.data, p.grad.numel(), s);
-        continue;
-      }
-    }
-    for (float& g : p.grad) g *= s;
-  }
+  for (Param& p : params) kernels::scale(ex, p.grad.data, p.grad.numel(), s);
 }
 
 AdamWConfig adamw_config(const TrainConfig& cfg) {

@@ -1,4 +1,4 @@
-// cpu_elementwise_test.cpp: the one-line elementwise kernels cpu:: zero, copy (fill.h), relu,
+// cpu_elementwise_test.cpp: the one-line elementwise kernels cpu:: zero, copy, scale (fill.h), relu,
 // residual and dropout against ref:: (in double, or bit for bit in float where the header promises
 // it), at every SIMD level, on sizes that are not multiples of the vector width (tails below, at
 // and past 8 and 16 lanes) and span several parallel chunks; 1 vs 2 vs 3 threads bitwise identical.
@@ -22,7 +22,7 @@ namespace {
 
 using namespace test;  // cpu_test_util.h
 
-TEST(CpuElementwise, ZeroAndCopy) {
+TEST(CpuElementwise, ZeroCopyAndScale) {
   for_levels_and_threads([](int64_t n) {
     // Buffers one element longer than n, so a chunk that ran past the end would show.
     auto src = random_floats(n + 1, 1);
@@ -31,11 +31,15 @@ TEST(CpuElementwise, ZeroAndCopy) {
     ref::zero(rz.data(), n);
     cpu::copy(test::ctx(), c.data(), src.data(), n);
     ref::copy(rc.data(), src.data(), n);
+    std::vector<float> s = random_floats(n + 1, 4), rs = s;
+    cpu::scale(test::ctx(), s.data(), n, 0.37f);
+    ref::scale(rs.data(), n, 0.37f);
     EXPECT_TRUE(bitwise_equal(z, rz));
     EXPECT_TRUE(bitwise_equal(c, rc));
+    EXPECT_TRUE(bitwise_equal(s, rs));
     EXPECT_EQ(z[0], 0.0f);
     EXPECT_EQ(c[n - 1], src[n - 1]);
-    return concat({&z, &c});
+    return concat({&z, &c, &s});
   });
 }
 

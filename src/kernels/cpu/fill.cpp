@@ -1,4 +1,5 @@
-// fill.cpp: cpu::zero and cpu::copy (see fill.h): libc's memset and memcpy on each fixed chunk.
+// fill.cpp: cpu::zero, cpu::copy and cpu::scale (see fill.h): libc's memset and memcpy, and a
+// plain loop, on each fixed chunk.
 #include "kernels/cpu/fill.h"
 
 #include <cstring>
@@ -12,6 +13,12 @@ using detail::for_chunks;
 void zero(const ExecContext& ex, float* x, int64_t n) {
   for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     std::memset(x + b, 0, static_cast<size_t>(e - b) * sizeof(float));
+  });
+}
+
+void scale(const ExecContext& ex, float* x, int64_t n, float s) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) x[i] *= s;
   });
 }
 
