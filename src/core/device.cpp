@@ -89,6 +89,15 @@ void device_prefetch(Device device, const void* p, size_t bytes) {
   if (cudaMemPrefetchAsync(p, bytes, loc, 0, nullptr) != cudaSuccess) cudaGetLastError();
 }
 
+void device_copy(Device device, void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  if (device == Device::kCpu) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+}
+
 #else  // no CUDA in this build
 
 bool cuda_built() { return false; }
@@ -116,6 +125,9 @@ void* device_alloc(Device device, size_t bytes) {
 void device_free(Device, void* p) { std::free(p); }
 void device_synchronize(Device) {}
 void device_prefetch(Device, const void*, size_t) {}
+void device_copy(Device, void* dst, const void* src, size_t bytes) {
+  if (bytes > 0) std::memcpy(dst, src, bytes);
+}
 
 #endif
 

@@ -33,5 +33,9 @@ void device_synchronize(Device device);
 // Hints that [p, p + bytes) is used by the GPU next (after the host wrote it: init, a checkpoint
 // load), so its pages move now rather than one fault at a time. No-op on cpu.
 void device_prefetch(Device device, const void* p, size_t bytes);
+// Copies bytes between host memory and a slab (either way) without the host touching the slab's
+// pages: on cuda through the copy engine, after the kernels already launched (a step's token ids
+// in, its losses out; a managed page the host touches would move to the host and fault back).
+void device_copy(Device device, void* dst, const void* src, size_t bytes);
 
 }  // namespace scratchgpt

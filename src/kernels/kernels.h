@@ -113,6 +113,7 @@ SG_KERNEL(residual_forward, (float* out, const float* a, const float* b, int64_t
 // unchanged (nn/ never clears or copies a buffer on one thread).
 SG_KERNEL(zero, (float* x, int64_t n), (x, n))
 SG_KERNEL(copy, (float* dst, const float* src, int64_t n), (dst, src, n))
+SG_KERNEL(fill, (float* x, int64_t n, float value), (x, n, value))
 SG_KERNEL(scale, (float* x, int64_t n, float s), (x, n, s))
 
 SG_KERNEL(flash_attention_forward,

@@ -227,8 +227,9 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   plan_activations(B, T);
   B_ = B;
   T_ = T;
-  std::copy(idx, idx + N, idx_);
-  if (targets) std::copy(targets, targets + N, targets_);
+  // Copied in, not written in place: on cuda the host touches no page of the slab in a step.
+  device_copy(ex.device, idx_, idx, sizeof(int32_t) * static_cast<size_t>(N));
+  if (targets) device_copy(ex.device, targets_, targets, sizeof(int32_t) * static_cast<size_t>(N));
 
   kernels::encoder_forward(ex, emb_, idx_, wte.data, wpe.data, B, T,
                            C);                                        // x = wte[idx] + wpe[t]
@@ -245,9 +246,11 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
   kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N),
                                 V);
-  device_synchronize(ex.device);  // the host reads the losses (and may read the logits)
+  device_synchronize(ex.device);  // the caller may read the logits
+  host_losses_.resize(static_cast<size_t>(N));
+  device_copy(ex.device, host_losses_.data(), losses_, sizeof(float) * static_cast<size_t>(N));
   double sum = 0.0;
-  for (int64_t i = 0; i < N; ++i) sum += losses_[i];
+  for (float l : host_losses_) sum += l;
   return static_cast<float>(sum / static_cast<double>(N));
 }
 
@@ -256,7 +259,7 @@ void GPT::backward(const GradsReady& ready) {
   SG_CHECK(have_forward_ && have_targets_, "GPT::backward needs a preceding forward with targets");
   const int64_t N = int64_t{B_} * T_;
   // loss = mean_n losses[n]
-  std::fill(dlosses_, dlosses_ + N, 1.0f / static_cast<float>(N));
+  kernels::fill(ex, dlosses_, N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_, dlosses_,
                                  static_cast<int>(N), V);  // writes dlogits
@@ -346,7 +349,7 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
     const int pos = cache_len_;
     const int m = std::min(n - done, std::min(kPrefillRows, config_.block_size));
     // x = wte[token] + wpe[pos + i]   (m, C)
-    std::copy(tokens + done, tokens + done + m, dec_tokens_);
+    device_copy(ex.device, dec_tokens_, tokens + done, sizeof(int32_t) * static_cast<size_t>(m));
     kernels::encoder_forward(ex, dec_x_, dec_tokens_, wte.data, wpe.data + int64_t{pos} * C, 1, m,
                              C);
     for (int l = 0; l < L; ++l)
@@ -362,9 +365,11 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
       ln_f.apply(ex, h, stats, stats + 1, last, 1);
       lm_head.apply(ex, dec_logits_, h, 1);
     }
-    device_synchronize(ex.device);  // the host reads the logits, and writes the next tokens
   }
-  return dec_logits_;
+  // The sampler reads a host copy (the copy waits for the kernels): no page of the cache moves.
+  host_logits_.resize(static_cast<size_t>(V));
+  device_copy(ex.device, host_logits_.data(), dec_logits_, sizeof(float) * static_cast<size_t>(V));
+  return host_logits_.data();
 }
 
 double gpt_flops_per_token(const GPTConfig& c, int T) {

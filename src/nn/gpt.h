@@ -122,6 +122,7 @@ class GPT : public LanguageModel {
   float* demb_ = nullptr;                // (B, T, C)
   int32_t* idx_ = nullptr;               // (B, T) copies of the last forward's inputs, in
   int32_t* targets_ = nullptr;           // the activation slab
+  std::vector<float> host_losses_;       // (B, T) the losses, copied out to sum on the host
   int B_ = 0, T_ = 0;
   bool have_forward_ = false, have_targets_ = false;
 
@@ -132,6 +133,7 @@ class GPT : public LanguageModel {
   float* dec_x_ = nullptr;       // (kPrefillRows, C) the residual stream of the current tokens
   float* dec_work_ = nullptr;    // per-block work
   float* dec_logits_ = nullptr;  // (V)
+  std::vector<float> host_logits_;  // (V) dec_logits_ copied out for the sampler
   int32_t* dec_tokens_ = nullptr;  // (kPrefillRows) the tokens of the current pass
   int cache_len_ = 0;
 

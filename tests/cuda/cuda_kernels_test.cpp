@@ -19,6 +19,7 @@
 #include "kernels/ref/crossentropy.h"
 #include "kernels/ref/dropout.h"
 #include "kernels/ref/encoder.h"
+#include "kernels/ref/fill.h"
 #include "kernels/ref/gelu.h"
 #include "kernels/ref/global_norm.h"
 #include "kernels/ref/layernorm.h"
@@ -140,7 +141,7 @@ TEST(CudaKernels, MatmulMatchesTheReferenceInFp32AndTf32) {
 
 TEST(CudaKernels, CausalAttentionMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}}) {
+  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
     const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 30 + T, -2, 2);
     const auto dout = random_vector<float>(int64_t{B} * T * C, 31 + T);
     GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
@@ -233,24 +234,27 @@ TEST(CudaKernels, AttentionDecodeIsTheLastRowOfTheReference) {
 
 TEST(CudaKernels, CrossEntropyMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  const int N = 77, V = 1003;
-  const auto logits = random_vector<float>(N * V, 40, -8, 8);
-  std::vector<int32_t> targets(N);
-  for (int n = 0; n < N; ++n) targets[n] = (n * 131) % V;
-  std::vector<float> dl(N, 1.0f / N);
-  GpuBuffer<float> glog(logits), glosses(nans(N)), gprobs(nans(N * V)), gdl(dl),
-      gdlog(nans(N * V));
-  GpuBuffer<int32_t> gt(targets);
-  const ExecContext ex = cuda_ctx();
-  kernels::crossentropy_forward(ex, glosses.get(), gprobs.get(), glog.get(), gt.get(), N, V);
-  kernels::crossentropy_backward(ex, gdlog.get(), gprobs.get(), gt.get(), gdl.get(), N, V);
-  const auto ld = widen(logits), dld = widen(dl);
-  std::vector<double> losses(N), probs(N * V), dlog(N * V);
-  ref::crossentropy_forward(losses.data(), probs.data(), ld.data(), targets.data(), N, V);
-  ref::crossentropy_backward(dlog.data(), probs.data(), targets.data(), dld.data(), N, V);
-  expect_rel(glosses.read(), losses, 1e-6, "losses");
-  expect_rel(gprobs.read(), probs, 1e-5, "probs");
-  expect_rel(gdlog.read(), dlog, 1e-5, "dlogits");
+  const int N = 77;
+  for (const int V : {1003, 4096}) {  // scalar rows, and float4 rows (V % 4 == 0)
+    const auto logits = random_vector<float>(N * V, 40, -8, 8);
+    std::vector<int32_t> targets(N);
+    for (int n = 0; n < N; ++n) targets[n] = (n * 131) % V;
+    std::vector<float> dl(N, 1.0f / N);
+    GpuBuffer<float> glog(logits), glosses(nans(N)), gprobs(nans(N * V)), gdl(dl),
+        gdlog(nans(N * V));
+    GpuBuffer<int32_t> gt(targets);
+    const ExecContext ex = cuda_ctx();
+    kernels::crossentropy_forward(ex, glosses.get(), gprobs.get(), glog.get(), gt.get(), N, V);
+    kernels::crossentropy_backward(ex, gdlog.get(), gprobs.get(), gt.get(), gdl.get(), N, V);
+    const auto ld = widen(logits), dld = widen(dl);
+    std::vector<double> losses(N), probs(N * V), dlog(N * V);
+    ref::crossentropy_forward(losses.data(), probs.data(), ld.data(), targets.data(), N, V);
+    ref::crossentropy_backward(dlog.data(), probs.data(), targets.data(), dld.data(), N, V);
+    const std::string at = " V=" + std::to_string(V);
+    expect_rel(glosses.read(), losses, 1e-6, "losses" + at);
+    expect_rel(gprobs.read(), probs, 1e-5, "probs" + at);
+    expect_rel(gdlog.read(), dlog, 1e-5, "dlogits" + at);
+  }
 }
 
 TEST(CudaKernels, ElementwiseOpsMatchTheReference) {
@@ -287,6 +291,15 @@ TEST(CudaKernels, ElementwiseOpsMatchTheReference) {
   EXPECT_EQ(gout.read(), y) << "copy";
   kernels::zero(ex, gout.get(), n);
   EXPECT_EQ(gout.read(), std::vector<float>(n, 0.0f)) << "zero";
+  kernels::fill(ex, gout.get(), n, -1.25f);
+  EXPECT_EQ(gout.read(), std::vector<float>(n, -1.25f)) << "fill";
+  {
+    GpuBuffer<float> gs(y);
+    kernels::scale(ex, gs.get(), n, 0.37f);
+    std::vector<float> s = y;
+    ref::scale(s.data(), n, 0.37f);
+    EXPECT_EQ(gs.read(), s) << "scale";
+  }
   // dropout: the keep mask is drawn by the caller; the kernel scales it and applies it
   std::vector<float> keep(n);
   for (int64_t i = 0; i < n; ++i) keep[i] = (i * 2654435761u) % 10 < 8 ? 1.0f : 0.0f;

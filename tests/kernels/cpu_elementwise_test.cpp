@@ -37,9 +37,14 @@ TEST(CpuElementwise, ZeroCopyAndScale) {
     EXPECT_TRUE(bitwise_equal(z, rz));
     EXPECT_TRUE(bitwise_equal(c, rc));
     EXPECT_TRUE(bitwise_equal(s, rs));
+    std::vector<float> f = random_floats(n + 1, 5), rf = f;  // the one past n stays
+    cpu::fill(test::ctx(), f.data(), n, -1.25f);
+    ref::fill(rf.data(), n, -1.25f);
+    EXPECT_TRUE(bitwise_equal(f, rf));
+    EXPECT_EQ(f[n - 1], -1.25f);
     EXPECT_EQ(z[0], 0.0f);
     EXPECT_EQ(c[n - 1], src[n - 1]);
-    return concat({&z, &c, &s});
+    return concat({&z, &c, &s, &f});
   });
 }
 

@@ -1,4 +1,4 @@
-// fill.cpp: cpu::zero, cpu::copy and cpu::scale (see fill.h): libc's memset and memcpy, and a
+// fill.cpp: cpu::zero, cpu::copy, cpu::fill and cpu::scale (see fill.h): libc's memset and memcpy, and a
 // plain loop, on each fixed chunk.
 #include "kernels/cpu/fill.h"
 
@@ -13,6 +13,12 @@ using detail::for_chunks;
 void zero(const ExecContext& ex, float* x, int64_t n) {
   for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
     std::memset(x + b, 0, static_cast<size_t>(e - b) * sizeof(float));
+  });
+}
+
+void fill(const ExecContext& ex, float* x, int64_t n, float value) {
+  for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) x[i] = value;
   });
 }
 

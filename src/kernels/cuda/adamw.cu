@@ -72,10 +72,25 @@ __global__ void adamw_all_kernel(const Segment* segs, int count, int64_t total, 
 constexpr int kNormThreads = 256;
 constexpr int64_t kNormPiece = 1 << 16;  // elements summed by one block
 
-// partial[first + blk] = sum of squares (in double) of x's piece blk, in a fixed tree order.
-__global__ void sum_squares_kernel(double* partial, const float* x, int64_t n) {
+// One array of global_norm: its first piece's index among all arrays' pieces.
+struct NormSegment {
+  const float* x;
+  int64_t n, first_piece;
+};
+
+// partial[p] = sum of squares (in double) of piece p, in a fixed tree order: every piece of every
+// array in one launch, a block per piece, its array found by binary search.
+__global__ void sum_squares_kernel(double* partial, const NormSegment* segs, int count) {
   __shared__ double part[kNormThreads];
-  const int64_t begin = blockIdx.x * kNormPiece;
+  const int64_t piece = blockIdx.x;
+  int lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (segs[mid].first_piece <= piece) lo = mid; else hi = mid - 1;
+  }
+  const float* x = segs[lo].x;
+  const int64_t n = segs[lo].n;
+  const int64_t begin = (piece - segs[lo].first_piece) * kNormPiece;
   const int64_t end = begin + kNormPiece < n ? begin + kNormPiece : n;
   double acc = 0.0;
   for (int64_t i = begin + threadIdx.x; i < end; i += kNormThreads)
@@ -86,7 +101,7 @@ __global__ void sum_squares_kernel(double* partial, const float* x, int64_t n) {
     if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) partial[blockIdx.x] = part[0];
+  if (threadIdx.x == 0) partial[piece] = part[0];
 }
 
 }  // namespace
@@ -125,19 +140,25 @@ void adamw_update_all(const ExecContext&, int count, const cpu::AdamWArray* arra
 }
 
 double global_norm(const ExecContext&, int count, const float* const* x, const int64_t* n) {
+  thread_local std::vector<NormSegment> segs;
+  segs.clear();
   int64_t pieces = 0;
-  for (int a = 0; a < count; ++a) pieces += (n[a] + kNormPiece - 1) / kNormPiece;
-  if (pieces == 0) return 0.0;
-  auto* partial = static_cast<double*>(
-      detail::scratch(detail::Scratch::kNorm, sizeof(double) * static_cast<size_t>(pieces)));
-  int64_t at = 0;
   for (int a = 0; a < count; ++a) {
     const int64_t p = (n[a] + kNormPiece - 1) / kNormPiece;
     if (p == 0) continue;
-    sum_squares_kernel<<<static_cast<unsigned>(p), kNormThreads>>>(partial + at, x[a], n[a]);
-    check_launch("global_norm");
-    at += p;
+    segs.push_back({x[a], n[a], pieces});
+    pieces += p;
   }
+  if (pieces == 0) return 0.0;
+  auto* partial = static_cast<double*>(
+      detail::scratch(detail::Scratch::kNorm, sizeof(double) * static_cast<size_t>(pieces)));
+  auto* table = static_cast<NormSegment*>(
+      detail::scratch(detail::Scratch::kNormTable, sizeof(NormSegment) * segs.size()));
+  check(cudaMemcpy(table, segs.data(), sizeof(NormSegment) * segs.size(), cudaMemcpyHostToDevice),
+        "global_norm: copying the arrays' table");
+  sum_squares_kernel<<<static_cast<unsigned>(pieces), kNormThreads>>>(
+      partial, table, static_cast<int>(segs.size()));
+  check_launch("global_norm");
   thread_local std::vector<double> host;
   host.resize(static_cast<size_t>(pieces));
   check(cudaMemcpy(host.data(), partial, sizeof(double) * host.size(), cudaMemcpyDeviceToHost),

@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/ops.h"
+#include "kernels/cuda/reduce.cuh"
 
 namespace scratchgpt::cuda {
 
@@ -13,25 +14,6 @@ using detail::check_launch;
 namespace {
 
 constexpr int kThreads = 256;
-
-// The block's sum or max, every thread gets it (a fixed tree).
-template <bool kMax>
-__device__ float block_reduce(float v, float* part) {
-  for (int o = 16; o > 0; o /= 2) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = kMax ? fmaxf(v, w) : v + w;
-  }
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) part[warp] = v;
-  __syncthreads();
-  v = lane < kThreads / 32 ? part[lane] : (kMax ? -INFINITY : 0.0f);
-  for (int o = 16; o > 0; o /= 2) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = kMax ? fmaxf(v, w) : v + w;
-  }
-  return v;
-}
 
 // Block h: head h. scores: scratch + h * 2 * (n_ctx + 16), n_ctx floats.
 __global__ void attention_decode_kernel(float* out, const float* q, const float* k_cache,
@@ -51,14 +33,14 @@ __global__ void attention_decode_kernel(float* out, const float* q, const float*
     p[t] = s;
     mx = fmaxf(mx, s);
   }
-  mx = block_reduce<true>(mx, part);
+  mx = detail::block_reduce<kThreads, true>(mx, part);
   float sum = 0.0f;
   for (int t = threadIdx.x; t < n_ctx; t += kThreads) {
     const float e = expf(p[t] - mx);
     p[t] = e;
     sum += e;
   }
-  sum = block_reduce<false>(sum, part);  // its barriers also make every p[t] visible
+  sum = detail::block_reduce<kThreads, false>(sum, part);  // its barriers also make every p[t] visible
   // out[d] = sum_t p[t] v[t, d] / sum: thread (g, d) sums t = g, g + G, ...; then the G partial
   // sums of each d, in g order.
   const int G = kThreads / HS, g = threadIdx.x / HS, d = threadIdx.x % HS;

@@ -42,6 +42,7 @@ __global__ void partial_column_sums(float* partial, const float* src, int N, int
   if (c >= C) return;
   float acc = 0.0f;
   const int end = min(N, (chunk + 1) * kChunkRows);
+#pragma unroll 8
   for (int n = chunk * kChunkRows; n < end; ++n) acc += src[int64_t{n} * C + c];
   partial[int64_t{chunk} * C + c] = acc;
 }

@@ -30,13 +30,15 @@ cublasHandle_t cublas();
 
 // Device memory of at least `bytes`, kept for the next call (one buffer per `slot`, so two
 // scratch needs of one kernel do not overlap). Waits for the GPU before it grows.
-enum class Scratch { kPartials, kAttention, kBuckets, kNorm, kWorkspace, kCount };
+enum class Scratch {
+  kPartials, kAttention, kPointers, kBuckets, kNorm, kNormTable, kWorkspace, kCount
+};
 void* scratch(Scratch slot, size_t bytes);
 
 // Column sums of a row-major (N, C) in a fixed order: blocks sum chunks of kChunkRows rows into
 // partials (chunks, C), then sum_partials adds them in chunk order (no atomics). dst = (or +=)
 // the sums.
-inline constexpr int kChunkRows = 256;
+inline constexpr int kChunkRows = 64;  // 4x the blocks of 256: a GPT step's sums read at full speed
 void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate);
 void column_sums(float* dst, const float* src, int N, int C, bool accumulate);
 

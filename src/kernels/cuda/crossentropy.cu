@@ -1,83 +1,106 @@
-// crossentropy.cu: softmax over the vocabulary and the cross-entropy loss, one block per row.
+// crossentropy.cu: softmax over the vocabulary and the cross-entropy loss, one block per row;
+// float4 loads and stores where the rows allow them.
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/ops.h"
+#include "kernels/cuda/reduce.cuh"
 
 namespace scratchgpt::cuda {
 
 using detail::blocks_for;
 using detail::check_launch;
+using detail::MaxSum;
 
 namespace {
 
 constexpr int kThreads = 512;
 
-// The block's sum (op = sum) or max of v, in a fixed tree order; every thread gets it.
-template <bool kMax>
-__device__ float block_reduce(float v) {
-  __shared__ float part[kThreads / 32];
-  for (int o = 16; o > 0; o /= 2) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = kMax ? fmaxf(v, w) : v + w;
+// kW floats from x[v] (one float4 load when kW is 4: V % 4 == 0 and the rows 16-byte aligned).
+template <int kW>
+__device__ void load(float (&e)[kW], const float* x) {
+  if constexpr (kW == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(x);
+    e[0] = q.x, e[1] = q.y, e[2] = q.z, e[3] = q.w;
+  } else {
+    e[0] = *x;
   }
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();  // part may still be read by an earlier call
-  if (lane == 0) part[warp] = v;
-  __syncthreads();
-  v = lane < kThreads / 32 ? part[lane] : (kMax ? -INFINITY : 0.0f);
-  for (int o = 16; o > 0; o /= 2) {
-    const float w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = kMax ? fmaxf(v, w) : v + w;
+}
+template <int kW>
+__device__ void store(float* x, const float (&e)[kW]) {
+  if constexpr (kW == 4) {
+    *reinterpret_cast<float4*>(x) = make_float4(e[0], e[1], e[2], e[3]);
+  } else {
+    *x = e[0];
   }
-  return v;
 }
 
+// One block per row: one pass for the maximum and the denominator together (online softmax),
+// one to write the probabilities (the row, 200 KB at GPT-2's V, is read again from L2).
+template <int kW>
 __global__ void crossentropy_forward_kernel(float* losses, float* probs, const float* logits,
                                             const int32_t* targets, int V) {
   const int64_t n = blockIdx.x;
   const float* x = logits + n * V;
   float* p = probs + n * V;
-  float mx = -INFINITY;
-  for (int v = threadIdx.x; v < V; v += kThreads) mx = fmaxf(mx, x[v]);
-  mx = block_reduce<true>(mx);
-  float sum = 0.0f;
-  for (int v = threadIdx.x; v < V; v += kThreads) {
-    const float e = expf(x[v] - mx);
-    p[v] = e;
-    sum += e;
+  MaxSum a;
+  for (int v = threadIdx.x * kW; v < V; v += kThreads * kW) {
+    float e[kW];
+    load<kW>(e, x + v);
+    for (int j = 0; j < kW; ++j) a.add(e[j]);
   }
-  sum = block_reduce<false>(sum);
-  const float inv = 1.0f / sum;
-  for (int v = threadIdx.x; v < V; v += kThreads) p[v] *= inv;
-  if (threadIdx.x == 0) losses[n] = logf(sum) + mx - x[targets[n]];  // log-sum-exp form
+  __shared__ float pm[kThreads / 32], ps[kThreads / 32];
+  a = detail::block_merge<kThreads>(a, pm, ps);
+  const float inv = 1.0f / a.s;
+  for (int v = threadIdx.x * kW; v < V; v += kThreads * kW) {
+    float e[kW];
+    load<kW>(e, x + v);
+    for (int j = 0; j < kW; ++j) e[j] = expf(e[j] - a.m) * inv;
+    store<kW>(p + v, e);
+  }
+  if (threadIdx.x == 0) losses[n] = logf(a.s) + a.m - x[targets[n]];  // log-sum-exp form
 }
 
+template <int kW>
 __global__ void crossentropy_backward_kernel(float* dlogits, const float* probs,
                                              const int32_t* targets, const float* dlosses,
                                              int V) {
   const int64_t n = blockIdx.y;
-  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = (blockIdx.x * blockDim.x + threadIdx.x) * kW;
   if (v >= V) return;
-  const float onehot = v == targets[n] ? 1.0f : 0.0f;
-  dlogits[n * V + v] = dlosses[n] * (probs[n * V + v] - onehot);
+  const int target = targets[n];
+  const float dl = dlosses[n];
+  float e[kW];
+  load<kW>(e, probs + n * V + v);
+  for (int j = 0; j < kW; ++j) e[j] = dl * (e[j] - (v + j == target ? 1.0f : 0.0f));
+  store<kW>(dlogits + n * V + v, e);
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
 void crossentropy_forward(const ExecContext&, float* losses, float* probs, const float* logits,
                           const int32_t* targets, int N, int V) {
   if (N == 0) return;
-  crossentropy_forward_kernel<<<static_cast<unsigned>(N), kThreads>>>(losses, probs, logits,
-                                                                       targets, V);
+  const unsigned grid = static_cast<unsigned>(N);
+  if (V % 4 == 0 && aligned16(probs) && aligned16(logits))
+    crossentropy_forward_kernel<4><<<grid, kThreads>>>(losses, probs, logits, targets, V);
+  else
+    crossentropy_forward_kernel<1><<<grid, kThreads>>>(losses, probs, logits, targets, V);
   check_launch("crossentropy_forward");
 }
 
 void crossentropy_backward(const ExecContext&, float* dlogits, const float* probs,
                            const int32_t* targets, const float* dlosses, int N, int V) {
   if (N == 0) return;
-  crossentropy_backward_kernel<<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(
-      dlogits, probs, targets, dlosses, V);
+  if (V % 4 == 0 && aligned16(dlogits) && aligned16(probs))
+    crossentropy_backward_kernel<4><<<dim3(blocks_for(V / 4, 256), static_cast<unsigned>(N)), 256>>>(
+        dlogits, probs, targets, dlosses, V);
+  else
+    crossentropy_backward_kernel<1><<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(
+        dlogits, probs, targets, dlosses, V);
   check_launch("crossentropy_backward");
 }
 

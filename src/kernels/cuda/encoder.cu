@@ -63,9 +63,11 @@ void encoder_backward(const ExecContext&, float* dwte, float* dwpe, const float*
   wpe_backward_kernel<<<blocks_for(int64_t{T} * C, 256), 256>>>(dwpe, dout, B, T, C);
   check_launch("encoder_backward (wpe)");
 
-  // The ids are host-readable (managed memory); nothing running writes them.
+  // The ids, copied out (reading the managed pages in place would move them to the host).
   thread_local std::vector<int32_t> ids, tokens, start, order, packed;
-  ids.assign(inp, inp + N);
+  ids.resize(static_cast<size_t>(N));
+  check(cudaMemcpy(ids.data(), inp, sizeof(int32_t) * static_cast<size_t>(N), cudaMemcpyDefault),
+        "encoder_backward: copying the ids");
   order.resize(static_cast<size_t>(N));
   for (int i = 0; i < N; ++i) order[static_cast<size_t>(i)] = i;
   std::stable_sort(order.begin(), order.end(),

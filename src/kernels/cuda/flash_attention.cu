@@ -15,6 +15,7 @@
 
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/ops.h"
+#include "kernels/cuda/reduce.cuh"
 
 namespace scratchgpt::cuda {
 
@@ -182,7 +183,7 @@ __global__ void delta_kernel(float* D, const float* dout, const float* out, int 
   const int64_t at = (int64_t{b} * T + t) * C + h * HS;
   float s = 0.0f;
   for (int d = lane; d < HS; d += 32) s += dout[at + d] * out[at + d];
-  for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+  s = detail::warp_sum(s);
   if (lane == 0) D[row] = s;
 }
 

@@ -3,6 +3,7 @@
 // adds the partials in chunk order (the same bits every run).
 #include "kernels/cuda/common.cuh"
 #include "kernels/cuda/ops.h"
+#include "kernels/cuda/reduce.cuh"
 
 namespace scratchgpt::cuda {
 
@@ -11,14 +12,10 @@ using detail::check_launch;
 
 namespace {
 
-constexpr int kWarp = 32;
+using detail::kWarp;
+using detail::warp_sum;
 constexpr int kRowsPerBlock = 8;  // warps per block, one row each
 using detail::kChunkRows;
-
-__device__ float warp_sum(float v) {
-  for (int o = kWarp / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
 
 __global__ void layernorm_forward_kernel(float* out, float* mean, float* rstd, const float* inp,
                                          const float* weight, const float* bias, int N, int C,
@@ -74,6 +71,7 @@ __global__ void layernorm_dparams_partial(float* pw, float* pb, const float* dou
   if (c >= C) return;
   float sw = 0.0f, sb = 0.0f;
   const int end = min(N, (chunk + 1) * kChunkRows);
+#pragma unroll 8
   for (int n = chunk * kChunkRows; n < end; ++n) {
     const float dy = dout[int64_t{n} * C + c];
     sw += dy * (inp[int64_t{n} * C + c] - mean[n]) * rstd[n];
