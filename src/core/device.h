@@ -1,8 +1,9 @@
 // device.h: where the engine computes and keeps its slabs: this CPU, or the CUDA GPU (--device).
 // On cuda every slab (parameters, gradients, moments, activations, the KV cache) is CUDA managed
-// memory: the GPU's kernels read it in place, and the host code that sets or reads a few values
-// (init, checkpoints, the loss, the sampler's logits) does so after device_synchronize(), with
-// no copies of its own. Leaves out: several GPUs, streams other than the default one.
+// memory: the GPU's kernels read it in place; init and checkpoints read and write it from the host
+// after device_synchronize(), and a step's few host values (token ids in, losses and the sampler's
+// logits out) go through device_copy, so no page moves in a step. Leaves out: several GPUs,
+// streams other than the default one.
 #pragma once
 
 #include <cstddef>
