@@ -21,5 +21,7 @@ foreach(OP IN LISTS SCRATCHGPT_SIMD_OPS)
     set(generated ${PROJECT_BINARY_DIR}/generated/kernels/${OP}_${ISA}.cpp)
     configure_file(${CMAKE_CURRENT_LIST_DIR}/kernel_isa.cpp.in ${generated} @ONLY)
     target_sources(scratchgpt_core PRIVATE ${generated})
+    # Its own SG_ISA_* macros and target pragma: never merged into a unity build's batch.
+    set_source_files_properties(${generated} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   endforeach()
 endforeach()

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # fuzz.sh: builds the libFuzzer harnesses (preset `fuzz`: clang, ASan + UBSan) and runs each one
 # for SECONDS from its committed seed corpus (fuzz/corpus/NAME), new inputs going to a scratch
-# copy. Exits non-zero on the first crash, sanitizer report, leak or timeout; the input that
+# copy. Exits non-zero on a crash, sanitizer report, leak or timeout (once its round ends); the input that
 # caused it is left in build/fuzz/crash-* (reproduce: build/fuzz/NAME_fuzz build/fuzz/crash-...).
 # Usage: scripts/fuzz.sh [SECONDS] [NAME ...]   (default: 30 seconds each, every harness)
-#   CI runs 10 seconds each; for a long hunt: scripts/fuzz.sh 3600 checkpoint
+#   CI runs 6 seconds each; for a long hunt: scripts/fuzz.sh 3600 checkpoint
+# The harnesses run one per core at a time (SCRATCHGPT_FUZZ_JOBS=1: one after another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
@@ -15,17 +16,29 @@ if ((${#names[@]} == 0)); then
 fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)" --target "${names[@]/%/_fuzz}"
-for n in "${names[@]}"; do
-  work=build/fuzz/corpus-$n
-  mkdir -p "$work"
-  echo "== fuzz $n: ${seconds}s from fuzz/corpus/$n =="
+# One harness per core at a time (each is single-threaded): every one still runs SECONDS on a core
+# of its own. Their summaries are printed in order once a round is done.
+jobs=${SCRATCHGPT_FUZZ_JOBS:-$(nproc)}
+run_one() {
+  local n=$1 max_len=4096
+  [[ $n == checkpoint || $n == safetensors || $n == pickle || $n == zip ]] && max_len=65536
+  mkdir -p "build/fuzz/corpus-$n"
   (cd build/fuzz && "./${n}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-      -max_len="$([[ $n == checkpoint || $n == safetensors || $n == pickle || $n == zip ]] && echo 65536 || echo 4096)" -print_final_stats=1 "corpus-$n" "../../fuzz/corpus/$n" 2>&1 |
-    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|Done)' || true)
-  # libFuzzer's exit code is lost in the pipe above: a crash leaves crash-/leak-/timeout- files.
+      -max_len="$max_len" -print_final_stats=1 "corpus-$n" "../../fuzz/corpus/$n" >"log-$n.txt" 2>&1 || true)
+}
+for ((i = 0; i < ${#names[@]}; i += jobs)); do
+  round=("${names[@]:i:jobs}")
+  for n in "${round[@]}"; do run_one "$n" & done
+  wait
+  for n in "${round[@]}"; do
+    echo "== fuzz $n: ${seconds}s from fuzz/corpus/$n =="
+    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|Done)' "build/fuzz/log-$n.txt" || true
+  done
+  # libFuzzer's exit code is not kept above: a crash leaves crash-/leak-/timeout-/oom- files.
   if compgen -G "build/fuzz/crash-*" >/dev/null || compgen -G "build/fuzz/leak-*" >/dev/null ||
      compgen -G "build/fuzz/timeout-*" >/dev/null || compgen -G "build/fuzz/oom-*" >/dev/null; then
-    echo "fuzz $n: FAILED, inputs in build/fuzz:" && ls build/fuzz/{crash,leak,timeout,oom}-* 2>/dev/null
+    echo "fuzz ${round[*]}: FAILED, inputs in build/fuzz (logs: build/fuzz/log-NAME.txt):" &&
+      ls build/fuzz/{crash,leak,timeout,oom}-* 2>/dev/null
     exit 1
   fi
 done
