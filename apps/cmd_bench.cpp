@@ -39,6 +39,10 @@ void register_bench(CLI::App& app) {
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
                   "reports tokens/s and ms/token (default: time training)");
+  cmd->add_option("--prompt-tokens", f->prompt_tokens,
+                  "with --sample: also time prefilling a prompt of this many random tokens into an "
+                  "empty cache (the best of 3), apart from the generation; reports prompt tokens/s, "
+                  "as llama-bench's -p (default: 0, not timed)");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->add_option(
       "--tokenizer", f->tokenizer,
