@@ -56,7 +56,9 @@ void register_bench(CLI::App& app) {
   cmd->footer(
       "Examples:\n"
       "  scratchgpt bench --preset shakespeare-char-small\n"
-      "  scratchgpt bench --preset gpt2 --sample 500   # batch-1 generation through the KV cache");
+      "  scratchgpt bench --preset gpt2 --sample 500   # batch-1 generation through the KV cache\n"
+      "  scratchgpt bench --preset gpt2 --sample 128 --prompt-tokens 512 --weights int8   # as "
+      "llama-bench -n 128, -p 512");
   cmd->callback([f] { run_bench(*f); });
 }
 

@@ -26,7 +26,7 @@ for b in "$lbin/llama-bench" "$lbin/llama-simple" "$sg"; do
 done
 mkdir -p "$work"
 convert() {  # checkpoint type out
-  "$py" tools/gguf_from_checkpoint.py --checkpoint "$1" --llama-cpp "$lsrc" --type "$2" --out "$3" >/dev/null
+  "$py" tools/gguf_from_checkpoint.py --checkpoint "$1" --llama-cpp "$lsrc" --type "$2" --out "$3" --overwrite >/dev/null
 }
 
 # (b) The cross-check, on two models: a small GPT-2-BPE model trained here (CHECK_CKPT, or

@@ -191,10 +191,14 @@ def main(argv=None):
     ap.add_argument("--llama-cpp", required=True, help="root of a llama.cpp checkout (for gguf-py)")
     ap.add_argument("--type", default="f32", help="weights: " + ", ".join(TYPES) + " (default f32)")
     ap.add_argument("--out", required=True, help="the .gguf file to write")
+    ap.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     args = ap.parse_args(argv)
     try:
         if args.type not in TYPES:
             raise BadInput(f"--type {args.type} is not one of {', '.join(TYPES)}: pick one of them")
+        if os.path.exists(args.out) and not args.overwrite:
+            raise BadInput(f"--out {args.out} exists: give --overwrite to replace it, or choose "
+                           "another --out (nothing was written)")
         tensors, meta, base = read_safetensors(args.checkpoint)
         cfg = model_config(args.checkpoint, meta)
         vocab = bpe_vocab(args.checkpoint, meta, cfg["vocab_size"])
