@@ -39,6 +39,10 @@ void register_bench(CLI::App& app) {
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "
                   "reports tokens/s and ms/token (default: time training)");
+  cmd->add_option("--prompt-tokens", f->prompt_tokens,
+                  "with --sample: also time prefilling a prompt of this many random tokens into an "
+                  "empty cache (the best of 3), apart from the generation; reports prompt tokens/s, "
+                  "as llama-bench's -p (default: 0, not timed)");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the table");
   cmd->add_option(
       "--tokenizer", f->tokenizer,
@@ -52,7 +56,9 @@ void register_bench(CLI::App& app) {
   cmd->footer(
       "Examples:\n"
       "  scratchgpt bench --preset shakespeare-char-small\n"
-      "  scratchgpt bench --preset gpt2 --sample 500   # batch-1 generation through the KV cache");
+      "  scratchgpt bench --preset gpt2 --sample 500   # batch-1 generation through the KV cache\n"
+      "  scratchgpt bench --preset gpt2 --sample 128 --prompt-tokens 512 --weights int8   # as "
+      "llama-bench -n 128, -p 512");
   cmd->callback([f] { run_bench(*f); });
 }
 

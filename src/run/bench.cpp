@@ -77,6 +77,21 @@ TrainConfig flags_config(const BenchRequest& f) {
   return cfg;
 }
 
+// --prompt-tokens P: P token ids spread over the vocabulary, prefilled into an empty cache as
+// sample's prompt is (GPT::prefill), once untimed and then 3 times; the best time in seconds.
+double time_prefill(GPT& model, int P, int V) {
+  std::vector<int32_t> ids(static_cast<size_t>(P));
+  for (int i = 0; i < P; ++i) ids[i] = static_cast<int32_t>((int64_t{i} * 7919 + 13) % V);
+  double best = 1e30;
+  for (int rep = 0; rep < 4; ++rep) {
+    model.reset_cache();
+    const double t0 = now_s();
+    model.prefill(ids.data(), P);
+    if (rep > 0) best = std::min(best, now_s() - t0);
+  }
+  return best;
+}
+
 // --sample N: a randomly initialised model, batch 1, a one-token prompt (id 0), N new tokens
 // through the KV cache with generate() (temperature 1, no top-k/top-p, seeded), after one short
 // untimed warm-up run. When the context fills, generate() keeps the last block_size/2 tokens and
@@ -107,6 +122,11 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   // Context crops: each one re-prefills the last block_size/2 tokens (the first reset is the
   // prompt's).
   const int crops = model.resets - 1;
+  SG_CHECK(f.prompt_tokens >= 0 && f.prompt_tokens <= g.block_size,
+           "--prompt-tokens must be between 0 and the context (", g.block_size, "), got ",
+           f.prompt_tokens, ": pass a shorter prompt or a larger --block-size");
+  const double prefill_s =
+      f.prompt_tokens > 0 ? time_prefill(model, f.prompt_tokens, g.vocab_size) : 0.0;
   const double tokens_per_s = f.sample / secs;
   const SimdLevel level = ctx.isa;
   const double rss_mb = peak_rss_mb();
@@ -171,6 +191,9 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["fraction_of_bound"] = bound_ms / ms_per_token;
   j["lm_head_ms"] = head_ms;
   j["peak_rss_mb"] = rss_mb;
+  j["prefill_tokens"] = f.prompt_tokens;
+  j["prefill_seconds"] = prefill_s;
+  j["prefill_tokens_per_s"] = f.prompt_tokens > 0 ? f.prompt_tokens / prefill_s : 0.0;
   if (f.json) {
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -191,6 +214,9 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       f.sample, secs, crops);
   std::printf("  tokens/s        %.1f\n", tokens_per_s);
   std::printf("  ms/token        %.3f\n", ms_per_token);
+  if (f.prompt_tokens > 0)
+    std::printf("  prompt          %d tokens prefilled in %.3f s: %.1f tokens/s (best of 3)\n",
+                f.prompt_tokens, prefill_s, f.prompt_tokens / prefill_s);
   if (!on_gpu) {
     std::printf(
         "  memory bound    %.3f ms/token (%.1f MB of weights per token at %.1f GB/s measured "

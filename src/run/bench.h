@@ -3,7 +3,8 @@
 // (nanoGPT's 6N + 12 L NH HS T per token), the fraction of a peak measured here with an FMA loop
 // on every thread (core/perf_probes.h), and peak RSS. With sample > 0 it instead times generating
 // that many tokens at batch 1 through the KV cache (generate() and the sampler, as 'scratchgpt
-// sample' runs them). json prints one JSON object (bench/compare_pytorch.py reads it).
+// sample' runs them), and with prompt_tokens > 0 prefilling a prompt of that length apart from it
+// (prompt tokens/s). json prints one JSON object (bench/compare_pytorch.py reads it).
 // With tokenizer set it times encoding text instead (MB/s, tokens/s).
 // Leaves out: data loading and evaluation (see 'train').
 #pragma once
@@ -21,6 +22,8 @@ struct BenchRequest {
   int seq_len = 0, batch_size = 0, steps = 10, warmup = 2, threads = 0;
   float dropout = -1.0f;
   int sample = 0;  // > 0: time generating this many tokens instead of training
+  // With sample: also time prefilling a prompt of this many tokens (0: not timed), llama-bench's pp.
+  int prompt_tokens = 0;
   MatmulBackend matmul = MatmulBackend::kAuto;
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
   std::string device;  // "" or cpu, or cuda (run/exec.h)

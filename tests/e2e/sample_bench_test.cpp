@@ -32,3 +32,24 @@ TEST(SampleBench, ReportsTheMemoryBound) {
   EXPECT_NE(t.out.find("memory bound"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("of the bound"), std::string::npos) << t.out;
 }
+
+// --prompt-tokens P: the prefill of a P-token prompt is timed apart from the generation and
+// reported as tokens/s (llama-bench's pp); a prompt longer than the context is a one-line error.
+TEST(SampleBench, TimesThePromptApart) {
+  const CliResult r =
+      run_cli("bench --preset shakespeare-char-small --sample 8 --prompt-tokens 48 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("prefill_tokens").get<int>(), 48);
+  const double s = j.at("prefill_seconds").get<double>();
+  EXPECT_GT(s, 0.0);
+  EXPECT_NEAR(j.at("prefill_tokens_per_s").get<double>(), 48 / s, 1e-9 * 48 / s);
+  const CliResult t = run_cli("bench --preset shakespeare-char-small --sample 8 --prompt-tokens 48");
+  ASSERT_EQ(t.rc, 0) << t.err;
+  EXPECT_NE(t.out.find("48 tokens prefilled"), std::string::npos) << t.out;
+  const CliResult bad = run_cli("bench --preset shakespeare-char-small --sample 8 --prompt-tokens 65");
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("--prompt-tokens must be between 0 and the context (64)"),
+            std::string::npos)
+      << bad.err;
+}
