@@ -101,6 +101,9 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   TrainConfig cfg = flags_config(f);
   GPTConfig& g = cfg.gpt;
   g.dropout = 0.0f;  // inference
+  SG_CHECK(f.prompt_tokens >= 0 && f.prompt_tokens <= g.block_size,
+           "--prompt-tokens must be between 0 and the context (", g.block_size, "), got ",
+           f.prompt_tokens, ": pass a shorter prompt or a larger --block-size");
   const kernels::WeightFormat weights = weight_format(f.weights);
   CountingResets model(g, ctx);
   Rng init_rng(cfg.seed);
@@ -122,9 +125,6 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   // Context crops: each one re-prefills the last block_size/2 tokens (the first reset is the
   // prompt's).
   const int crops = model.resets - 1;
-  SG_CHECK(f.prompt_tokens >= 0 && f.prompt_tokens <= g.block_size,
-           "--prompt-tokens must be between 0 and the context (", g.block_size, "), got ",
-           f.prompt_tokens, ": pass a shorter prompt or a larger --block-size");
   const double prefill_s =
       f.prompt_tokens > 0 ? time_prefill(model, f.prompt_tokens, g.vocab_size) : 0.0;
   const double tokens_per_s = f.sample / secs;
