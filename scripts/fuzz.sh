@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh: builds the libFuzzer harnesses (preset `fuzz`: clang, ASan + UBSan) and runs each one
 # for SECONDS from its committed seed corpus (fuzz/corpus/NAME), new inputs going to a scratch
-# copy. Exits non-zero on a crash, sanitizer report, leak or timeout (once its round ends); the input that
-# caused it is left in build/fuzz/crash-* (reproduce: build/fuzz/NAME_fuzz build/fuzz/crash-...).
+# copy. Exits non-zero on a crash, sanitizer report, leak or timeout (once its round ends); the
+# input that caused it is left in build/fuzz/crash-* (reproduce: build/fuzz/NAME_fuzz
+# build/fuzz/crash-...).
 # Usage: scripts/fuzz.sh [SECONDS] [NAME ...]   (default: 30 seconds each, every harness)
 #   CI runs 6 seconds each; for a long hunt: scripts/fuzz.sh 3600 checkpoint
 # The harnesses run one per core at a time (SCRATCHGPT_FUZZ_JOBS=1: one after another).

@@ -13,7 +13,6 @@
 import argparse
 import json
 import os
-import struct
 import sys
 import tempfile
 
@@ -26,27 +25,15 @@ class BadInput(Exception):
 
 def read_safetensors(path):
     """(tensors: name -> (dtype, shape, offset, nbytes), metadata, data offset) of a safetensors."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import safetensors_io
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            head = f.read(8)
-            if len(head) < 8:
-                raise BadInput(f"{path} is not a safetensors file (shorter than 8 bytes): pass a "
-                               "checkpoint that train, import or export --format scratchgpt wrote")
-            (n,) = struct.unpack("<Q", head)
-            if n > size - 8:
-                raise BadInput(f"{path} is not a safetensors file (its header length runs past the "
-                               "end): pass a checkpoint that train, import or export wrote")
-            header = json.loads(f.read(n))
+        return safetensors_io.read_header(path)
     except OSError as e:
         raise BadInput(f"cannot read checkpoint {path}: {e.strerror}; check the path")
-    except (ValueError, UnicodeDecodeError):
-        raise BadInput(f"{path} is not a safetensors file (its header is not JSON): pass a "
-                       "checkpoint that train, import or export wrote")
-    meta = header.pop("__metadata__", {}) or {}
-    tensors = {k: (v["dtype"], v["shape"], v["data_offsets"][0],
-                   v["data_offsets"][1] - v["data_offsets"][0]) for k, v in header.items()}
-    return tensors, meta, 8 + n
+    except ValueError as e:
+        raise BadInput(f"{path} is not a safetensors file ({e}): pass a checkpoint that train, "
+                       "import or export --format scratchgpt wrote")
 
 
 def model_config(path, meta):

@@ -3,6 +3,7 @@
 Used by the fixture generators in tools/ to hand PyTorch's numbers to the C++ tests.
 """
 import json
+import os
 import struct
 
 import numpy as np
@@ -43,15 +44,34 @@ def save(path, tensors, metadata=None):
             f.write(b)
 
 
+def read_header(path):
+    """({name: (dtype, shape, data offset, nbytes)}, metadata, where the data starts), reading only
+    the header; ValueError naming what is wrong when the file is not a safetensors file."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise ValueError("shorter than 8 bytes")
+        (n,) = struct.unpack("<Q", head)
+        if n > size - 8:
+            raise ValueError("its header length runs past the end")
+        try:
+            header = json.loads(f.read(n))
+            meta = header.pop("__metadata__", {}) or {}
+            tensors = {k: (v["dtype"], v["shape"], v["data_offsets"][0],
+                           v["data_offsets"][1] - v["data_offsets"][0]) for k, v in header.items()}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ValueError("its header is not a JSON table of tensors")
+    return tensors, meta, 8 + n
+
+
 def load(path):
     """Returns ({name: numpy array}, metadata)."""
+    tensors, meta, base = read_header(path)
     with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(n))
+        f.seek(base)
         data = f.read()
-    meta = header.pop("__metadata__", {})
     out = {}
-    for name, h in header.items():
-        s, e = h["data_offsets"]
-        out[name] = np.frombuffer(data[s:e], dtype=_NP[h["dtype"]]).reshape(h["shape"])
+    for name, (dtype, shape, offset, nbytes) in tensors.items():
+        out[name] = np.frombuffer(data[offset:offset + nbytes], dtype=_NP[dtype]).reshape(shape)
     return out, meta
