@@ -29,10 +29,13 @@ struct Shape {
   int N, C, OC;
 };
 // C: below a block, whole blocks (fewer and more than 8, a multiple of 8), a padded last block;
-// N: decode (1), a few rows, and more than the 8 one pass takes (prefill's groups); OC: below and
-// across the threading chunk.
-const Shape kShapes[] = {{1, 1, 3},     {1, 31, 5},   {2, 32, 33},  {1, 100, 64},  {3, 256, 70},
-                         {1, 768, 300}, {5, 520, 97}, {11, 96, 40}, {1, 3072, 65}, {9, 33, 129}};
+// N: decode (1), a few rows, and more than 8 (the prompt's GEMM on AVX512_VNNI: odd and even N,
+// whole and partial panels of 16 output rows, more than 8 blocks); OC: below and across the
+// threading chunk.
+const Shape kShapes[] = {{1, 1, 3},     {1, 31, 5},     {2, 32, 33},  {1, 100, 64},
+                         {3, 256, 70},  {1, 768, 300},  {5, 520, 97}, {11, 96, 40},
+                         {1, 3072, 65}, {9, 33, 129},   {33, 520, 70}, {24, 768, 48},
+                         {10, 1, 17}};
 
 std::string describe(SimdLevel level, const Shape& s) {
   return std::string(simd_level_name(level)) + " N=" + std::to_string(s.N) +

@@ -1,5 +1,6 @@
-// quant_matvec.cpp: conversion of a weight to bf16 or Q8, and the dispatch of the quantised matvec
-// to the per-ISA row kernels, threaded over fixed chunks of output rows (see quant_matvec.h).
+// quant_matvec.cpp: conversion of a weight to bf16 or Q8 (packed in panels of 16 rows), and the
+// dispatch of the quantised matvec to the per-ISA kernels, threaded over fixed chunks of output
+// rows (see quant_matvec.h).
 #include "kernels/cpu/quant_matvec.h"
 
 #include <algorithm>
@@ -18,19 +19,18 @@ namespace scratchgpt::cpu {
 
 namespace {
 
-constexpr int kRowsPerTask = 32;  // output rows per task, as matvec.cpp
-constexpr int kMaxRows = 8;       // input rows per pass over the weights
+constexpr int kRowsPerTask = 32;  // output rows per task (two Q8 panels), as matvec.cpp
+constexpr int kMaxRows = 8;       // bf16: input rows per pass over the weights
+constexpr int kPanel = 16;        // Q8: output rows per panel
 
 using Bf16Fn = void (*)(float*, const float*, const uint16_t*, int64_t, const float*, int, int,
                         int, int, int);
-using Q8Fn = void (*)(float*, const int8_t*, const float*, const int8_t*, const float*,
-                      const float*, int, int, int, int, int);
 
 // The AVX-512 Q8 unit is the VNNI build: without VNNI, AVX2's.
-Q8Fn q8_fn(SimdLevel level) {
+detail::Q8PanelsFn q8_fn(SimdLevel level) {
   if (level == SimdLevel::kAvx512 && !cpu_has_avx512_vnni()) level = SimdLevel::kAvx2;
-  return pick<Q8Fn>(level, detail::matvec_q8_rows_avx512, detail::matvec_q8_rows_avx2,
-                    detail::matvec_q8_rows_scalar);
+  return pick<detail::Q8PanelsFn>(level, detail::matvec_q8_panels_avx512,
+                                  detail::matvec_q8_panels_avx2, detail::matvec_q8_panels_scalar);
 }
 
 // fn(o0, o1) over [0, OC) in tasks of kRowsPerTask rows; on the caller when small.
@@ -43,6 +43,67 @@ void over_rows(const ExecContext& ex, int OC, int64_t work, const Fn& fn) {
   });
 }
 
+// Panel p of w: rows [16 p, 16 p + 16) of weight (OC, C) quantised (ref::quantize_q8), stored
+// as the kernels read them (matvec_q8_simd.h): byte k of row i in block b at
+// ((b * 8 + k / 4) * 16 + i) * 4 + k % 4, plus 128; rows past OC are zeros with scale 0.
+void pack_q8_panel(QuantizedWeight& w, const float* weight, int p) {
+  const int nb = ref::q8_blocks(w.C);
+  std::vector<int8_t> q(static_cast<size_t>(nb) * ref::kQ8Block);  // (nb*32) one row
+  std::vector<float> d(nb);                                         // (nb)
+  uint8_t* pw = w.q.data() + int64_t{p} * nb * 512;
+  float* pd = w.d.data() + int64_t{p} * nb * kPanel;
+  for (int i = 0; i < kPanel; ++i) {
+    const int64_t o = int64_t{p} * kPanel + i;
+    if (o < w.OC)
+      ref::quantize_q8(weight + o * w.C, w.C, q.data(), d.data());
+    else
+      std::fill(q.begin(), q.end(), int8_t{0}), std::fill(d.begin(), d.end(), 0.0f);
+    for (int b = 0; b < nb; ++b) {
+      for (int k = 0; k < ref::kQ8Block; ++k)
+        pw[(int64_t{b} * 8 + k / 4) * 64 + i * 4 + k % 4] =
+            static_cast<uint8_t>(q[b * ref::kQ8Block + k]) ^ 0x80;
+      pd[b * kPanel + i] = d[b];
+    }
+  }
+}
+
+// out (N, OC) = Q8(inp) . w + bias: the inputs quantised once (threaded over rows for a prompt),
+// then the panels threaded over, every input row against each panel while it is in cache.
+void q8_forward(const ExecContext& ex, float* out, const float* inp, const QuantizedWeight& w,
+                const float* bias, int N) {
+  const int C = w.C, OC = w.OC, nb = ref::q8_blocks(C);
+  const int64_t row = int64_t{nb} * ref::kQ8Block;
+  // Per-thread buffers that grow to the largest N seen and are then reused.
+  thread_local std::vector<int8_t> qx;  // (N, nb*32)
+  thread_local std::vector<float> dx;   // (N, nb)
+  thread_local std::vector<int32_t> cx; // (N, nb) -128 * the blocks' sums of qx
+  qx.resize(std::max(qx.size(), static_cast<size_t>(N * row)));
+  dx.resize(std::max(dx.size(), static_cast<size_t>(N) * nb));
+  cx.resize(std::max(cx.size(), static_cast<size_t>(N) * nb));
+  int8_t* qxp = qx.data();
+  float* dxp = dx.data();
+  int32_t* cxp = cx.data();
+  const auto quantize_rows = [&](int64_t b, int64_t e, int) {
+    for (int64_t n = b; n < e; ++n) {
+      ref::quantize_q8(inp + n * C, C, qxp + n * row, dxp + n * nb);
+      for (int blk = 0; blk < nb; ++blk) {
+        int32_t s = 0;
+        for (int k = 0; k < ref::kQ8Block; ++k) s += qxp[n * row + blk * ref::kQ8Block + k];
+        cxp[n * nb + blk] = -128 * s;
+      }
+    }
+  };
+  if (N > kMaxRows)
+    ex.workers().parallel_for(N, quantize_rows);
+  else
+    quantize_rows(0, N, 0);
+  const detail::Q8PanelsFn fn = q8_fn(ex.isa);
+  over_rows(ex, OC, int64_t{N} * C * OC, [&](int o0, int o1) {
+    fn(out, qxp, dxp, cxp, w.q.data(), w.d.data(), bias, N, nb, OC, o0 / kPanel,
+       (o1 + kPanel - 1) / kPanel);
+  });
+}
+
 }  // namespace
 
 QuantizedWeight quantize_weight(const ExecContext& ex, WeightFormat format, const float* weight,
@@ -50,19 +111,18 @@ QuantizedWeight quantize_weight(const ExecContext& ex, WeightFormat format, cons
   SG_CHECK(format != WeightFormat::kFp32, "quantize_weight: fp32 weights need no conversion");
   QuantizedWeight w;
   w.format = format, w.OC = OC, w.C = C;
-  const int nb = ref::q8_blocks(C);
-  if (format == WeightFormat::kBf16)
+  if (format == WeightFormat::kBf16) {
     w.bf16.resize(static_cast<size_t>(OC) * C);
-  else
-    w.q.resize(static_cast<size_t>(OC) * nb * ref::kQ8Block), w.d.resize(static_cast<size_t>(OC) * nb);
-  ex.workers().parallel_for(OC, [&](int64_t b, int64_t e, int) {
-    for (int64_t o = b; o < e; ++o) {
-      const float* row = weight + o * C;  // (C)
-      if (format == WeightFormat::kBf16)
-        for (int k = 0; k < C; ++k) w.bf16[o * C + k] = ref::bf16_from_float(row[k]);
-      else
-        ref::quantize_q8(row, C, w.q.data() + o * nb * ref::kQ8Block, w.d.data() + o * nb);
-    }
+    ex.workers().parallel_for(OC, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b * C; i < e * C; ++i) w.bf16[i] = ref::bf16_from_float(weight[i]);
+    });
+    return w;
+  }
+  const int nb = ref::q8_blocks(C), panels = (OC + kPanel - 1) / kPanel;
+  w.q.resize(static_cast<size_t>(panels) * nb * 512);
+  w.d.resize(static_cast<size_t>(panels) * nb * kPanel);
+  ex.workers().parallel_for(panels, [&](int64_t b, int64_t e, int) {
+    for (int64_t p = b; p < e; ++p) pack_q8_panel(w, weight, static_cast<int>(p));
   });
   return w;
 }
@@ -70,33 +130,16 @@ QuantizedWeight quantize_weight(const ExecContext& ex, WeightFormat format, cons
 void quant_matvec_forward(const ExecContext& ex, float* out, const float* inp,
                           const QuantizedWeight& w, const float* bias, int N) {
   SG_CHECK(w.format != WeightFormat::kFp32, "quant_matvec_forward: the weight is not converted");
-  const int C = w.C, OC = w.OC, nb = ref::q8_blocks(C);
+  if (w.format == WeightFormat::kInt8) return q8_forward(ex, out, inp, w, bias, N);
+  const int C = w.C, OC = w.OC;
+  const Bf16Fn fn = pick<Bf16Fn>(ex.isa, detail::matvec_rows_bf16_avx512,
+                                 detail::matvec_rows_bf16_avx2, detail::matvec_rows_bf16_scalar);
   for (int n0 = 0; n0 < N; n0 += kMaxRows) {
     const int m = std::min(kMaxRows, N - n0);
     const float* x = inp + int64_t{n0} * C;  // (m, C)
     float* y = out + int64_t{n0} * OC;       // (m, OC)
-    if (w.format == WeightFormat::kBf16) {
-      const Bf16Fn fn = pick<Bf16Fn>(ex.isa, detail::matvec_rows_bf16_avx512,
-                                     detail::matvec_rows_bf16_avx2, detail::matvec_rows_bf16_scalar);
-      over_rows(ex, OC, int64_t{m} * C * OC,
-                [&](int o0, int o1) { fn(y, x, w.bf16.data(), C, bias, m, C, OC, o0, o1); });
-      continue;
-    }
-    // The inputs quantised once per call, on the caller: a small per-thread buffer that grows
-    // to the largest (8, C) seen and is then reused.
-    thread_local std::vector<int8_t> qx;
-    thread_local std::vector<float> dx;
-    qx.resize(std::max(qx.size(), static_cast<size_t>(m) * nb * ref::kQ8Block));
-    dx.resize(std::max(dx.size(), static_cast<size_t>(m) * nb));
-    for (int n = 0; n < m; ++n)
-      ref::quantize_q8(x + int64_t{n} * C, C, qx.data() + int64_t{n} * nb * ref::kQ8Block,
-                       dx.data() + int64_t{n} * nb);
-    const Q8Fn fn = q8_fn(ex.isa);
-    const int8_t* qxp = qx.data();
-    const float* dxp = dx.data();
-    over_rows(ex, OC, int64_t{m} * C * OC, [&](int o0, int o1) {
-      fn(y, qxp, dxp, w.q.data(), w.d.data(), bias, m, nb, OC, o0, o1);
-    });
+    over_rows(ex, OC, int64_t{m} * C * OC,
+              [&](int o0, int o1) { fn(y, x, w.bf16.data(), C, bias, m, C, OC, o0, o1); });
   }
 }
 

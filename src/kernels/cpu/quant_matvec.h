@@ -1,10 +1,13 @@
 // quant_matvec.h: a Linear's weight held in fewer bytes for decoding (--weights): bf16 (half the
 // bytes of fp32) or Q8 (blocks of 32 int8 with one float scale, 34/128 of them), converted once
 // at load, and out (N, OC) = inp (N, C) @ W^T + b read from it. bf16 runs the fp32 matvec
-// (matvec.h) on weights widened in registers; Q8 quantises each input row per block on the fly and
-// sums blocks in int32 (vpdpbusd with AVX512_VNNI). Threaded over OC like matvec, so 1 and N
-// threads agree bitwise. Readable twins: kernels/ref/quant.h. Leaves out: a GEMM for long prompts
-// (N > 8 runs as groups of 8 rows, re-reading the weights per group), backward.
+// (matvec.h) on weights widened in registers. Q8 is stored in panels of 16 rows interleaved by 4
+// bytes, so each vector lane is one output row (kernels/cpu/simd/matvec_q8_impl.h); the input rows
+// are quantised per block on the fly and each block summed in int32 (vpdpbusd with AVX512_VNNI),
+// every input row against a panel while it is in cache: one pass over the weights for a whole
+// prompt, which makes it a GEMM for prefill and eval. Threaded over output rows like matvec, so 1
+// and N threads agree bitwise. Readable twins: kernels/ref/quant.h (on plain rows; the same bits).
+// Leaves out: backward; AVX-VNNI (256-bit vpdpbusd) on CPUs with AVX2 only.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +28,11 @@ struct QuantizedWeight {
   WeightFormat format = WeightFormat::kFp32;
   int OC = 0, C = 0;
   std::vector<uint16_t> bf16;  // (OC, C)
-  std::vector<int8_t> q;       // (OC, nb * 32), nb = ref::q8_blocks(C), each row zero-padded
-  std::vector<float> d;        // (OC, nb) the blocks' scales
+  // Q8: (panels, nb, 8, 16, 4), panels = ceil(OC / 16), nb = ref::q8_blocks(C): in block b,
+  // byte k of panel row i at (k / 4) * 64 + i * 4 + k % 4, stored + 128 (unsigned); rows and
+  // bytes past OC and C are zeros (128).
+  std::vector<uint8_t> q;
+  std::vector<float> d;  // (panels, nb, 16) the blocks' scales (0 past OC)
   // The bytes a matvec reads from it.
   int64_t bytes() const {
     return static_cast<int64_t>(bf16.size() * 2 + q.size() + d.size() * sizeof(float));
