@@ -48,6 +48,17 @@ struct SlabFree {
 };
 }  // namespace detail
 
+// Gives the whole pages inside [p, p + n floats) of a host slab back to the system
+// (MADV_DONTNEED): for a tensor that is no longer read, such as a Linear's fp32 weight once
+// --weights int8 has converted it. Those pages read as zeros afterwards; the partial pages at
+// either end stay.
+inline void release_pages(float* p, size_t n) {
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kPage - 1) / kPage * kPage;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p + n) / kPage * kPage;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 class Arena {
  public:
   static constexpr size_t kAlign = 64;  // one cache line, and room for AVX-512 loads

@@ -167,19 +167,29 @@ double cross_core_store_ns(ThreadPool& pool) {
   return best;
 }
 
-double peak_rss_mb() {
+namespace {
+// A "Name: N kB" line of /proc/self/status in MB; -1 where there is none.
+double proc_status_mb(const char* format) {
+  long kb = -1;
   if (std::FILE* fp = std::fopen("/proc/self/status", "r")) {
     char line[256];
-    long kb = -1;
     while (std::fgets(line, sizeof line, fp))
-      if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+      if (std::sscanf(line, format, &kb) == 1) break;
     std::fclose(fp);
-    if (kb >= 0) return kb / 1024.0;
   }
+  return kb >= 0 ? kb / 1024.0 : -1.0;
+}
+}  // namespace
+
+double peak_rss_mb() {
+  const double mb = proc_status_mb("VmHWM: %ld kB");
+  if (mb >= 0) return mb;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss / 1024.0;  // KiB on Linux
 }
+
+double rss_mb() { return std::max(proc_status_mb("VmRSS: %ld kB"), 0.0); }
 
 int64_t minor_page_faults() {
   rusage ru{};

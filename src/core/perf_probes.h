@@ -32,6 +32,8 @@ double cross_core_store_ns(ThreadPool& pool);
 // Peak resident set of this process in MB: VmHWM (reset by exec) when /proc is there, else
 // getrusage's ru_maxrss (which a child inherits from a big parent across fork + exec).
 double peak_rss_mb();
+// The resident set now (VmRSS), in MB.
+double rss_mb();
 
 // Minor page faults of this process so far (getrusage's ru_minflt, every thread): pages mapped in
 // and zeroed on first touch. Its growth over a training step says whether the step maps fresh

@@ -82,7 +82,9 @@ class GPT : public LanguageModel {
   static constexpr int kPrefillRows = 64;  // tokens per pass through the blocks
   int cache_len() const override { return cache_len_; }
   // Converts c_attn, c_proj, c_fc and lm_head's weights (a tied lm_head gets its own copy; wte
-  // stays fp32 for the embedding lookup).
+  // stays fp32 for the embedding lookup) and gives each converted fp32 weight's memory back to
+  // the system (core/arena.h: release_pages): from then on the model decodes and evaluates only,
+  // and cannot go back to fp32.
   void convert_weights(kernels::WeightFormat format) override;
   // Bytes of those weights as decoding reads them now (fp32: 4 per weight).
   int64_t linear_weight_bytes();
@@ -90,6 +92,7 @@ class GPT : public LanguageModel {
  private:
   GPTConfig config_;
   ExecContext ctx_;  // how every kernel call of this model runs
+  bool fp32_released_ = false;  // convert_weights gave the fp32 Linear weights back
   int V = 0, C = 0, L = 0;
 
   // Modules (nanoGPT's transformer.{wte, wpe, drop, h, ln_f} and lm_head).

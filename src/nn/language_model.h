@@ -71,8 +71,9 @@ class LanguageModel {
   }
   virtual int cache_len() const = 0;  // tokens in the cache
   // Holds the weights of the matrix products in `format` from now on, converted once from the
-  // fp32 ones (--weights; inference only: backward keeps reading fp32). kFp32 goes back to them.
-  // A model without such products accepts only kFp32.
+  // fp32 ones (--weights; inference only). A GPT gives the fp32 copies back to the system once
+  // converted (gpt.h), so call it once, after loading. A model without such products accepts
+  // only kFp32.
   virtual void convert_weights(kernels::WeightFormat format) {
     SG_CHECK(format == kernels::WeightFormat::kFp32,
              "--weights bf16 and int8 need a GPT model; this one has only fp32 weights: drop "

@@ -129,7 +129,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       f.prompt_tokens > 0 ? time_prefill(model, f.prompt_tokens, g.vocab_size) : 0.0;
   const double tokens_per_s = f.sample / secs;
   const SimdLevel level = ctx.isa;
-  const double rss_mb = peak_rss_mb();
+  const double rss_mb = peak_rss_mb(), resident_mb = scratchgpt::rss_mb();
   // The memory bound: each token reads every weight once (the lm_head the whole (V, C) matrix;
   // wte, when untied, and wpe one row each, counted as nothing), at the read bandwidth measured
   // here. The KV cache's reads (2 L t C floats at position t) are left out of the bound.
@@ -191,6 +191,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["fraction_of_bound"] = bound_ms / ms_per_token;
   j["lm_head_ms"] = head_ms;
   j["peak_rss_mb"] = rss_mb;
+  j["rss_mb"] = resident_mb;
   j["prefill_tokens"] = f.prompt_tokens;
   j["prefill_seconds"] = prefill_s;
   j["prefill_tokens_per_s"] = f.prompt_tokens > 0 ? f.prompt_tokens / prefill_s : 0.0;
@@ -225,7 +226,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
     std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
                 g.vocab_size, g.n_embd, head_bytes / (head_ms * 1e-3) * 1e-9);
   }
-  std::printf("  peak RSS        %.1f MB\n", rss_mb);
+  std::printf("  RSS             %.1f MB after the run (peak %.1f MB, loading included)\n",
+              resident_mb, rss_mb);
 }
 
 // --tokenizer: the input repeated --repeat times, encoded 3 times on 1 thread and 3 times on
