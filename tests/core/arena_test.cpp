@@ -110,3 +110,30 @@ TEST(Arena, LargeSlabIsZeroedAlignedAndCounted) {
   p[(3u << 20) - 1] = 1.0f;  // the whole range is writable
   EXPECT_EQ(p[(3u << 20) - 1], 1.0f);
 }
+
+// release_pages gives back exactly the whole pages inside the range: they read as zeros, and the
+// partial pages at either end (another tensor's memory) keep their values.
+TEST(Arena, ReleasePagesZeroesTheWholePagesInsideTheRangeOnly) {
+  scratchgpt::Arena arena(3u << 20);  // 12 MiB: an mmap slab
+  const size_t n = 3u << 20;
+  float* p = arena.alloc(n);
+  for (size_t i = 0; i < n; ++i) p[i] = 1.0f;
+  const size_t first = 1000, count = 200000;  // starts and ends inside a 4 KiB page
+  scratchgpt::release_pages(p + first, count);
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(p + first) + 4095) / 4096 * 4096;
+  const uintptr_t hi = reinterpret_cast<uintptr_t>(p + first + count) / 4096 * 4096;
+  size_t zeros = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p + i);
+    if (a >= lo && a < hi) {
+      zeros += p[i] == 0.0f;
+    } else if (p[i] != 1.0f) {
+      ADD_FAILURE() << "float " << i << " outside the released pages changed";
+      break;
+    }
+  }
+  EXPECT_EQ(zeros, (hi - lo) / sizeof(float));
+  EXPECT_GT(zeros, count - 2048);
+  scratchgpt::release_pages(p, 10);  // inside one page: nothing to give back
+  EXPECT_EQ(p[0], 1.0f);
+}
