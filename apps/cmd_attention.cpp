@@ -19,6 +19,7 @@ void register_attention(CLI::App& app) {
   cmd->add_option("--prompt", r->prompt, "the text to run through the model")->required();
   cmd->add_option("--out", r->out, "the .html file to write, e.g. attention.html")->required();
   cmd->add_flag("--overwrite", r->overwrite, "replace an existing --out");
+  add_weights_option(cmd, r->weights);
   cmd->footer(
       "Example:\n"
       "  scratchgpt attention --checkpoint out/small/best.safetensors --prompt \"ROMEO: O, she\" "

@@ -48,7 +48,8 @@ inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul,
       ->default_str(enum_name<MatmulBackend>(kMatmulBackendNames, matmul));
 }
 
-// --weights, the precision the matrix products read their weights in (sample, eval, bench).
+// --weights, the precision the matrix products read their weights in (sample, eval, attention,
+// bench).
 inline void add_weights_option(CLI::App* cmd, std::string& weights) {
   cmd->add_option("--weights", weights,
                   "weights of the matrix products: fp32 (default), bf16 (half the bytes) or int8 "

@@ -1,6 +1,7 @@
 // linear.cpp: Linear forward and backward over cpu::matmul.
 #include "nn/linear.h"
 
+#include "core/check.h"
 #include "kernels/kernels.h"
 
 namespace scratchgpt {
@@ -19,6 +20,8 @@ float* Linear::forward(const ExecContext& ex, const float* x, int n) {
 }
 
 void Linear::backward(const ExecContext& ex, float* dx, const float* dout) {
+  SG_CHECK(qweight.format == kernels::WeightFormat::kFp32,
+           "Linear::backward: the weights were converted for inference (--weights): train in fp32");
   // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout  (= when dparams_unset)
   kernels::matmul_backward(ex, dx, dweight.data, has_bias ? dbias.data : nullptr, dout, inp,
                            weight.data, N, C, OC, /*accumulate_dinp=*/false,

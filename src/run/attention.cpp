@@ -34,10 +34,12 @@ void run_attention(const AttentionRequest& req, std::FILE* out) {
     ids.erase(ids.begin(), ids.end() - g.block_size);
   }
   SG_CHECK(!ids.empty(), "--prompt made no tokens: give text the tokenizer can encode");
+  const kernels::WeightFormat weights = weight_format(req.weights);
   Exec exec = make_exec(1, MatmulBackend::kAuto);
   exec.ctx.fused_attention_min_T = INT_MAX;  // the stored kernel: it keeps the weights to draw
   GPT gpt(g, exec.ctx);
   restore_params(ck, gpt, /*with_optimizer=*/false);
+  gpt.convert_weights(weights);  // the attention of the model as --weights holds it
   const nlohmann::json data = attention_page_data(ck, gpt, ids);
 
   const Page page{.title = "scratchgpt attention",

@@ -39,6 +39,7 @@ struct AttentionRequest {
   std::string prompt;      // UTF-8 text, tokenized by the checkpoint's tokenizer
   std::string out;         // the .html file to write
   bool overwrite = false;  // replace an existing --out (core/atomic_file.h has the rule)
+  std::string weights;     // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
 };
 
 void run_attention(const AttentionRequest& req, std::FILE* out);

@@ -263,6 +263,23 @@ TEST(AttentionPage, BpeModelLongPromptsAndBadInput) {
   const Checkpoint c = load_checkpoint(ck);
   expect_layer0(n, layer0_attention(c, d["ids"].get<std::vector<int>>()));
   expect_trace_agrees(n, engine_heads(c, d["ids"].get<std::vector<int32_t>>(), d));
+  // --weights int8: the same prompt through Q8 weights moves the attention a little, not much.
+  r = run_cli("attention --checkpoint '" + ck + "' --prompt 'First Citizen: Before we proceed any "
+              "further, hear me speak. All: Speak, speak.' --weights int8 --out '" + dir +
+              "/int8.html'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Numbers q = numbers(page_data(dir + "/int8.html"));
+  expect_causal_softmax_rows(q);
+  double moved = 0;
+  for (int l = 0; l < n.L; ++l)
+    for (int h = 0; h < n.NH; ++h)
+      for (int i = 0; i < n.T; ++i)
+        for (int j = 0; j <= i; ++j) moved = std::max(moved, std::fabs(q.w(l, h, i, j) - n.w(l, h, i, j)));
+  EXPECT_GT(moved, 0.0) << "int8 weights should change the attention a little";
+  EXPECT_LT(moved, 0.05);
+  expect_error(run_cli("attention --checkpoint '" + ck + "' --prompt hi --weights int4 --out '" +
+                       dir + "/x.html'"),
+               "--weights");
   expect_error(run_cli("attention --checkpoint '" + ck + "' --prompt '' --out '" + dir + "/x.html'"),
                "--prompt is empty");
   expect_error(run_cli("attention --checkpoint '" + dir + "/none.safetensors' --prompt hi --out '" +
