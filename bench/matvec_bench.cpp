@@ -1,8 +1,8 @@
 // matvec_bench.cpp: cpu::matvec_forward against the packed GEMM (detail::gemm) for a few rows N at
 // decoding shapes (GPT-2 small's c_attn, c_fc, c_proj, lm_head and the char model's c_fc), to pick
 // the N below which cpu::matmul_forward uses the matvec (kMatvecMaxN). Wall time, GB/s of weight.
-// BM_QuantMatvec: the same shapes at N = 1 with fp32, bf16 and int8 (Q8) weights (--weights):
-// GB/s of the bytes each reads.
+// BM_QuantMatvec: the same shapes at N = 1 and 64 with fp32, bf16 and int8 (Q8) weights
+// (--weights): GB/s of the bytes each reads, GMAC/s.
 //   SCRATCHGPT_THREADS=1 build-*/matvec_bench --benchmark_filter=N:4
 #include <benchmark/benchmark.h>
 
@@ -13,6 +13,7 @@
 #include "bench_main.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matvec.h"
 #include "kernels/cpu/quant_matvec.h"
 
@@ -67,32 +68,36 @@ void shapes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Matvec)->Apply(shapes);
 
-// args: C, OC, format (0 fp32, 1 bf16, 2 int8); N = 1 (decoding)
+// args: C, OC, format (0 fp32, 1 bf16, 2 int8), N (1: decoding; 64: a prompt's pass, GPT::prefill)
 void BM_QuantMatvec(benchmark::State& state) {
   const int C = static_cast<int>(state.range(0)), OC = static_cast<int>(state.range(1));
   const auto format = static_cast<cpu::WeightFormat>(state.range(2));
-  Data d(1, C, OC);
+  const int N = static_cast<int>(state.range(3));
+  Data d(N, C, OC);
   const ExecContext& ex = bench::ctx();
   const cpu::QuantizedWeight q = format == cpu::WeightFormat::kFp32
                                      ? cpu::QuantizedWeight()
                                      : cpu::quantize_weight(ex, format, d.w.data(), OC, C);
   for (auto _ : state) {
     if (format == cpu::WeightFormat::kFp32)
-      cpu::matvec_forward(ex, d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), 1, C, OC);
+      cpu::matmul_forward(ex, d.out.data(), d.inp.data(), d.w.data(), d.bias.data(), N, C, OC);
     else
-      cpu::quant_matvec_forward(ex, d.out.data(), d.inp.data(), q, d.bias.data(), 1);
+      cpu::quant_matvec_forward(ex, d.out.data(), d.inp.data(), q, d.bias.data(), N);
     benchmark::DoNotOptimize(d.out.data());
   }
   state.SetLabel(cpu::kWeightFormatNames[state.range(2)].second);
   const double bytes = format == cpu::WeightFormat::kFp32 ? 4.0 * C * OC : q.bytes();
   state.counters["GB/s"] =
       benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GMAC/s"] = benchmark::Counter(1e-9 * N * C * OC,
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void quant_shapes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"C", "OC", "fmt"});
-  for (auto [c, oc] : {std::pair{768, 2304}, {768, 3072}, {3072, 768}, {768, 50257}})
-    for (int f : {0, 1, 2}) b->Args({c, oc, f});
+  b->ArgNames({"C", "OC", "fmt", "N"});
+  for (int n : {1, 64})
+    for (auto [c, oc] : {std::pair{768, 2304}, {768, 3072}, {3072, 768}, {768, 50257}})
+      for (int f : {0, 1, 2}) b->Args({c, oc, f, n});
   b->UseRealTime();
 }
 
