@@ -61,6 +61,8 @@ inline void matvec_group(float* out, const float* inp, const WT* weight, int64_t
     }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
+      if constexpr (sizeof(WT) == 2)  // bf16: the same line of the next group's rows, fetched now
+        _mm_prefetch(reinterpret_cast<const char*>(w[r] + R * ldw + k), _MM_HINT_T0);
       const T wa = load_w<V>(w[r] + k), wb = load_w<V>(w[r] + k + W);
 #pragma GCC unroll 4
       for (int n = 0; n < NN; ++n) {
