@@ -34,9 +34,10 @@ tail -c +$((n * 9 / 10 + 1)) "$text" >"$work/unseen.txt"
 ck=${CKPT:-$work/bpe/last.safetensors}
 if [ ! -f "$ck" ]; then
   echo "training shakespeare-bpe for $steps steps ($work/bpe) ..."
+  # The preset's schedule cut to STEPS: warmup 100 steps (a third of the run when shorter).
   "$sg" train --preset shakespeare-bpe --max-iters "$steps" --lr-decay-iters "$steps" \
-    --eval-interval "$steps" --data-dir "$work/data" --out-dir "$work/bpe" --threads "$threads" \
-    >"$work/train.log"
+    --warmup-iters $((steps / 3 < 100 ? steps / 3 : 100)) --eval-interval "$steps" --data-dir "$work/data" --out-dir "$work/bpe" --threads "$threads" \
+    >"$work/train.log" 2>&1
   tail -1 "$work/train.log"
 fi
 hub=$work/gpt2_fixture.safetensors
