@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "quant_eval_util.h"
 #include "test_util.h"
 #include "train_cli_util.h"
 
@@ -33,21 +34,9 @@ TEST(QuantEvalBpe, LossStaysWithinTheIssuesBounds) {
   // prepare's val split, the text's last 10%: never trained on (eval_text_test).
   spit(dir + "/unseen.txt",
        text.substr(static_cast<size_t>(static_cast<double>(text.size()) * 0.9)));
-  // "text loss 6.3706 (perplexity 584.43) ...": the loss, to five figures from the perplexity.
-  auto loss = [&](const std::string& weights) {
-    const CliResult r = run_cli("eval --checkpoint '" + dir + "/run/last.safetensors' --text '" +
-                                dir + "/unseen.txt' --weights " + weights);
-    EXPECT_EQ(r.rc, 0) << r.err;
-    const size_t at = r.out.find("(perplexity ");
-    EXPECT_NE(at, std::string::npos) << r.out;
-    return at == std::string::npos ? 0.0 : std::log(std::stod(r.out.substr(at + 12)));
-  };
-  const double fp32 = loss("fp32"), bf16 = loss("bf16"), int8 = loss("int8");
-  std::printf("text loss fp32 %.5f  bf16 %.5f (%+.4f%%)  int8 %.5f (%+.4f%%)\n", fp32, bf16,
-              100 * (bf16 / fp32 - 1), int8, 100 * (int8 / fp32 - 1));
-  EXPECT_LT(fp32, 7.5) << "the model should have learnt something (uniform: ln 50257 = 10.8)";
-  EXPECT_LE(std::fabs(bf16 / fp32 - 1), 0.002);
-  EXPECT_LE(std::fabs(int8 / fp32 - 1), 0.01);
+  const TextLosses l =
+      expect_within_the_issues_bars(dir + "/run/last.safetensors", dir + "/unseen.txt");
+  EXPECT_LT(l.fp32, 7.5) << "the model should have learnt something (uniform: ln 50257 = 10.8)";
 }
 
 }  // namespace
