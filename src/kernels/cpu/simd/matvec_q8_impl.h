@@ -28,8 +28,9 @@ inline void q8_tile(float* out, int64_t ldo, const int8_t* qx, const float* dx, 
       const int b = b0 + l;
       if (b == nb) break;
       const uint8_t* w = pw + int64_t{b} * 512;  // (8, 16, 4)
-      for (int i = 0; i < 8; ++i)  // 2 KiB ahead: a decoding thread reads its panels as one stream
-        _mm_prefetch(reinterpret_cast<const char*>(w + 2048 + 64 * i), _MM_HINT_T0);
+      if (NT == 1)  // decoding: 2 KiB ahead, as a thread reads its panels as one stream
+        for (int i = 0; i < 8; ++i)
+          _mm_prefetch(reinterpret_cast<const char*>(w + 2048 + 64 * i), _MM_HINT_T0);
       // Two chains per row (even and odd 4-byte steps) halve the dependent vpdpbusd latency.
       __m512i s0[NT], s1[NT];
       for (int t = 0; t < NT; ++t)
