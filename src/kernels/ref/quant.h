@@ -58,19 +58,15 @@ inline void quantize_q8(const float* x, int C, int8_t* q, float* d) {
 }
 
 // The dot product of two Q8 rows of nb blocks: each block's integer sum (exact) times
-// (dw[b] * dx[b]) is fused-multiply-added into lane b % 8 of 8 float accumulators, which are
-// then summed as the fast kernels' 8-lane horizontal sum does: lanes i and i+4, then
-// (0 + 2) + (1 + 3).
+// (dw[b] * dx[b]) is fused-multiply-added into one float accumulator, block after block.
 inline float dot_q8(const int8_t* qw, const float* dw, const int8_t* qx, const float* dx, int nb) {
-  float acc[8] = {};
+  float acc = 0.0f;
   for (int b = 0; b < nb; ++b) {
     int32_t s = 0;
     for (int k = b * kQ8Block; k < (b + 1) * kQ8Block; ++k) s += int32_t{qw[k]} * int32_t{qx[k]};
-    acc[b % 8] = std::fma(static_cast<float>(s), dw[b] * dx[b], acc[b % 8]);
+    acc = std::fma(static_cast<float>(s), dw[b] * dx[b], acc);
   }
-  float s4[4];
-  for (int i = 0; i < 4; ++i) s4[i] = acc[i] + acc[i + 4];
-  return (s4[0] + s4[2]) + (s4[1] + s4[3]);
+  return acc;
 }
 
 // out (N, OC) = Q8(inp (N, C)) . Q8 weight + bias: qw (OC, q8_blocks(C) * 32) and dw
