@@ -16,6 +16,7 @@
 #include "cpu_test_util.h"
 #include "kernels/cpu/matvec.h"
 #include "kernels/cpu/quant_matvec.h"
+#include "kernels/cpu/simd/matvec_q8_simd.h"
 #include "kernels/ref/matmul.h"
 #include "kernels/ref/quant.h"
 
@@ -103,6 +104,46 @@ TEST(RefQuant, Q8IsWithinHalfAStepAndUsesTheFullRange) {
   ref::quantize_q8(z.data(), 40, q.data(), d.data());
   EXPECT_EQ(d[0], 0.0f);
   EXPECT_EQ(q[5], 0);
+}
+
+// The inputs' quantisation at each level: the bits of ref::quantize_q8 (ties x * (1/d) = k + 0.5
+// included: they round to even) and cx = -128 * each block's sum.
+TEST(CpuQuantMatvec, InputQuantisationMatchesReferenceBitwiseAtEveryLevel) {
+  const int N = 3;
+  for (int C : {1, 31, 32, 64, 100, 768}) {
+    auto x = random_floats(size_t(N) * C, 11, -4.0f, 4.0f);  // (N, C)
+    // Row 1's first block: max 127, so d = 1 and x * (1/d) = x lands on the halves +-0.5, 1.5, ...
+    x[size_t(C)] = 127.0f;
+    for (int k = 1; k < std::min(C, 32); ++k) x[size_t(C) + k] = (k % 2 ? 1.0f : -1.0f) * (k - 0.5f);
+    const int nb = ref::q8_blocks(C);
+    std::vector<int8_t> rq(size_t(N) * nb * 32);
+    std::vector<float> rd(size_t(N) * nb);
+    std::vector<int32_t> rc(size_t(N) * nb);
+    for (int n = 0; n < N; ++n) {
+      ref::quantize_q8(x.data() + size_t(n) * C, C, rq.data() + size_t(n) * nb * 32,
+                       rd.data() + size_t(n) * nb);
+      for (int b = 0; b < nb; ++b) {
+        int32_t s = 0;
+        for (int k = 0; k < 32; ++k) s += rq[(size_t(n) * nb + b) * 32 + k];
+        rc[size_t(n) * nb + b] = -128 * s;
+      }
+    }
+    using Fn = cpu::detail::Q8QuantizeFn;
+    std::vector<std::pair<SimdLevel, Fn>> fns = {{SimdLevel::kScalar, cpu::detail::quantize_q8_rows_scalar}};
+    if (detected_simd_level() >= SimdLevel::kAvx2) fns.push_back({SimdLevel::kAvx2, cpu::detail::quantize_q8_rows_avx2});
+    if (detected_simd_level() >= SimdLevel::kAvx512 && cpu_has_avx512_vnni())
+      fns.push_back({SimdLevel::kAvx512, cpu::detail::quantize_q8_rows_avx512});
+    for (const auto& [level, fn] : fns) {
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " C=" + std::to_string(C));
+      std::vector<int8_t> q(rq.size(), 99);
+      std::vector<float> d(rd.size(), -1.0f);
+      std::vector<int32_t> c(rc.size(), 7);
+      fn(x.data(), C, q.data(), d.data(), c.data(), 0, N);
+      EXPECT_EQ(q, rq);
+      EXPECT_TRUE(bitwise_equal(d, rd));
+      EXPECT_EQ(c, rc);
+    }
+  }
 }
 
 TEST(CpuQuantMatvec, Q8MatchesReferenceBitwiseAtEveryLevel) {

@@ -22,6 +22,7 @@ namespace {
 constexpr int kRowsPerTask = 32;  // output rows per task (two Q8 panels), as matvec.cpp
 constexpr int kMaxRows = 8;       // bf16: input rows per pass over the weights
 constexpr int kPanel = 16;        // Q8: output rows per panel
+constexpr int kQ8ThreadedRows = 8;  // Q8: more input rows than this are quantised threaded
 
 using Bf16Fn = void (*)(float*, const float*, const uint16_t*, int64_t, const float*, int, int,
                         int, int, int);
@@ -31,6 +32,13 @@ detail::Q8PanelsFn q8_fn(SimdLevel level) {
   if (level == SimdLevel::kAvx512 && !cpu_has_avx512_vnni()) level = SimdLevel::kAvx2;
   return pick<detail::Q8PanelsFn>(level, detail::matvec_q8_panels_avx512,
                                   detail::matvec_q8_panels_avx2, detail::matvec_q8_panels_scalar);
+}
+
+// The input quantisation: the AVX-512 unit's needs no VNNI, but goes with the product's unit.
+detail::Q8QuantizeFn q8_quantize_fn(SimdLevel level) {
+  if (level == SimdLevel::kAvx512 && !cpu_has_avx512_vnni()) level = SimdLevel::kAvx2;
+  return pick<detail::Q8QuantizeFn>(level, detail::quantize_q8_rows_avx512,
+                                    detail::quantize_q8_rows_avx2, detail::quantize_q8_rows_scalar);
 }
 
 // fn(o0, o1) over [0, OC) in tasks of kRowsPerTask rows; on the caller when small.
@@ -83,17 +91,11 @@ void q8_forward(const ExecContext& ex, float* out, const float* inp, const Quant
   int8_t* qxp = qx.data();
   float* dxp = dx.data();
   int32_t* cxp = cx.data();
+  const detail::Q8QuantizeFn quantize = q8_quantize_fn(ex.isa);
   const auto quantize_rows = [&](int64_t b, int64_t e, int) {
-    for (int64_t n = b; n < e; ++n) {
-      ref::quantize_q8(inp + n * C, C, qxp + n * row, dxp + n * nb);
-      for (int blk = 0; blk < nb; ++blk) {
-        int32_t s = 0;
-        for (int k = 0; k < ref::kQ8Block; ++k) s += qxp[n * row + blk * ref::kQ8Block + k];
-        cxp[n * nb + blk] = -128 * s;
-      }
-    }
+    quantize(inp, C, qxp, dxp, cxp, static_cast<int>(b), static_cast<int>(e));
   };
-  if (N > kMaxRows)
+  if (N > kQ8ThreadedRows)
     ex.workers().parallel_for(N, quantize_rows);
   else
     quantize_rows(0, N, 0);

@@ -42,18 +42,23 @@ inline constexpr int kQ8Block = 32;
 // Blocks of a row of C values (the last one zero-padded).
 inline int q8_blocks(int C) { return (C + kQ8Block - 1) / kQ8Block; }
 
-// One row of C floats -> q (q8_blocks(C) * 32 int8, the padding 0) and d (q8_blocks(C) scales):
-// per block d = max|x| / 127 and q = round_half_even(x * (1/d)) (q = 0 where d = 0), so
-// x ~ d * q with |q| <= 127. Weights (once, at load) and activations (every call) alike.
+// One block of n <= 32 floats -> q (32 int8, those past n 0) and its scale d = max|x| / 127,
+// q = round_half_even(x * (1/d)) (q = 0 where d = 0), so x ~ d * q with |q| <= 127.
+inline void quantize_q8_block(const float* x, int n, int8_t* q, float* d) {
+  float amax = 0.0f;
+  for (int k = 0; k < n; ++k) amax = std::fmax(amax, std::fabs(x[k]));
+  *d = amax / 127.0f;
+  const float id = *d != 0.0f ? 1.0f / *d : 0.0f;
+  for (int k = 0; k < kQ8Block; ++k)
+    q[k] = k < n ? static_cast<int8_t>(std::nearbyint(x[k] * id)) : int8_t{0};
+}
+
+// One row of C floats -> q (q8_blocks(C) * 32 int8, the padding 0) and d (q8_blocks(C) scales),
+// block by block: weights (once, at load) and activations (every call) alike.
 inline void quantize_q8(const float* x, int C, int8_t* q, float* d) {
   for (int b = 0; b < q8_blocks(C); ++b) {
-    const int k0 = b * kQ8Block, k1 = k0 + kQ8Block < C ? k0 + kQ8Block : C;
-    float amax = 0.0f;
-    for (int k = k0; k < k1; ++k) amax = std::fmax(amax, std::fabs(x[k]));
-    d[b] = amax / 127.0f;
-    const float id = d[b] != 0.0f ? 1.0f / d[b] : 0.0f;
-    for (int k = k0; k < k0 + kQ8Block; ++k)
-      q[k] = k < k1 ? static_cast<int8_t>(std::nearbyint(x[k] * id)) : int8_t{0};
+    const int k0 = b * kQ8Block;
+    quantize_q8_block(x + k0, C - k0 < kQ8Block ? C - k0 : kQ8Block, q + k0, d + b);
   }
 }
 

@@ -170,3 +170,56 @@ inline void matvec_q8_panels(float* out, const int8_t* qx, const float* dx, cons
     p += rv;
   }
 }
+
+// Input rows [n_begin, n_end) of x (N, C) quantised into qx/dx (N, nb*32) / (N, nb) with the bits
+// of ref::quantize_q8 (each step is exact per value or, for the scale, the same IEEE operation:
+// max|x|, / 127, 1 / d, x * (1 / d) rounded half to even by vcvtps2dq), and cx (N, nb) = -128 *
+// each block's sum of q. A last partial block goes through ref::quantize_q8_block.
+inline void quantize_q8_rows(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                             int n_begin, int n_end) {
+  const int nb = (C + 31) / 32, full = C / 32;
+  for (int n = n_begin; n < n_end; ++n) {
+    const float* xr = x + int64_t{n} * C;
+    int8_t* q = qx + int64_t{n} * nb * 32;
+    float* d = dx + int64_t{n} * nb;
+    int32_t* c = cx + int64_t{n} * nb;
+    for (int b = 0; b < full; ++b) {
+#if SG_ISA_AVX512
+      const __m512 v0 = _mm512_loadu_ps(xr + b * 32), v1 = _mm512_loadu_ps(xr + b * 32 + 16);
+      d[b] = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1))) / 127.0f;
+      const __m512 id = _mm512_set1_ps(d[b] != 0.0f ? 1.0f / d[b] : 0.0f);
+      const __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(v0, id));
+      const __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(v1, id));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * 32), _mm512_cvtepi32_epi8(q0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + b * 32 + 16), _mm512_cvtepi32_epi8(q1));
+      c[b] = -128 * _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+#else
+      const __m256 sign = _mm256_set1_ps(-0.0f);
+      __m256 v[4], m = _mm256_setzero_ps();
+      for (int i = 0; i < 4; ++i)
+        v[i] = _mm256_loadu_ps(xr + b * 32 + 8 * i), m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[i]));
+      const __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+      const __m128 m2 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+      d[b] = _mm_cvtss_f32(_mm_max_ss(m2, _mm_shuffle_ps(m2, m2, 1))) / 127.0f;
+      const __m256 id = _mm256_set1_ps(d[b] != 0.0f ? 1.0f / d[b] : 0.0f);
+      __m256i qi[4];
+      for (int i = 0; i < 4; ++i) qi[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], id));
+      // Packs interleave the 128-bit lanes: the permute puts the 32 bytes back in order.
+      const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(qi[0], qi[1]),
+                                           _mm256_packs_epi32(qi[2], qi[3]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + b * 32),
+                          _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+      const __m256i s8 = _mm256_add_epi32(_mm256_add_epi32(qi[0], qi[1]), _mm256_add_epi32(qi[2], qi[3]));
+      const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+      const __m128i s2 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+      c[b] = -128 * _mm_cvtsi128_si32(_mm_add_epi32(s2, _mm_shuffle_epi32(s2, 0xb1)));
+#endif
+    }
+    if (full < nb) {
+      ref::quantize_q8_block(xr + full * 32, C - full * 32, q + full * 32, d + full);
+      int32_t sum = 0;
+      for (int k = 0; k < 32; ++k) sum += q[full * 32 + k];
+      c[full] = -128 * sum;
+    }
+  }
+}

@@ -1,5 +1,6 @@
-// matvec_q8_scalar.cpp: the portable panel kernel of matvec_q8_simd.h: each weight row unpacked
-// from its panel back to a plain row, then ref::dot_q8 per output, the bias last.
+// matvec_q8_scalar.cpp: the portable kernels of matvec_q8_simd.h: each weight row unpacked from
+// its panel back to a plain row, then ref::dot_q8 per output, the bias last; the inputs quantised
+// by ref::quantize_q8.
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,20 @@ void matvec_q8_panels_scalar(float* out, const int8_t* qx, const float* dx, cons
     for (int n = 0; n < N; ++n) {
       const float s = ref::dot_q8(qw.data(), dw.data(), qx + int64_t{n} * nb * 32, dx + int64_t{n} * nb, nb);
       out[int64_t{n} * OC + o] = bias ? s + bias[o] : s;
+    }
+  }
+}
+
+void quantize_q8_rows_scalar(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                             int n_begin, int n_end) {
+  const int nb = ref::q8_blocks(C);
+  for (int64_t n = n_begin; n < n_end; ++n) {
+    int8_t* q = qx + n * nb * 32;
+    ref::quantize_q8(x + n * C, C, q, dx + n * nb);
+    for (int b = 0; b < nb; ++b) {
+      int32_t sum = 0;
+      for (int k = 0; k < 32; ++k) sum += q[b * 32 + k];
+      cx[n * nb + b] = -128 * sum;
     }
   }
 }

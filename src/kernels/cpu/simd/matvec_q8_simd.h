@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "kernels/ref/quant.h"  // the SIMD units quantise a last partial block with it
+
 namespace scratchgpt::cpu::detail {
 
 // Panels [p_begin, p_end) (output rows [16 p_begin, 16 p_end) below OC) of out (N, OC) = Q8
@@ -26,5 +28,16 @@ void matvec_q8_panels_avx2(float* out, const int8_t* qx, const float* dx, const 
 void matvec_q8_panels_avx512(float* out, const int8_t* qx, const float* dx, const int32_t* cx,
                              const uint8_t* pw, const float* pd, const float* bias, int N, int nb,
                              int OC, int p_begin, int p_end);
+
+// Input rows [n_begin, n_end) of x (N, C) -> qx (N, nb*32), dx (N, nb) as ref::quantize_q8 makes
+// them, and cx (N, nb) = -128 * each block's sum of qx (the AVX-512 product's correction).
+using Q8QuantizeFn = void (*)(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                              int n_begin, int n_end);
+void quantize_q8_rows_scalar(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                             int n_begin, int n_end);
+void quantize_q8_rows_avx2(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                           int n_begin, int n_end);
+void quantize_q8_rows_avx512(const float* x, int C, int8_t* qx, float* dx, int32_t* cx,
+                             int n_begin, int n_end);
 
 }  // namespace scratchgpt::cpu::detail
