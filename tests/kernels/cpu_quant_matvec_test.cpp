@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu_test_util.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/matvec.h"
 #include "kernels/cpu/quant_matvec.h"
 #include "kernels/cpu/simd/matvec_q8_simd.h"
@@ -191,10 +192,10 @@ TEST(CpuQuantMatvec, Q8IsWithinItsErrorBoundOfTheExactProduct) {
   }
 }
 
+// A prompt (N > 8) is the fp32 GEMM (gemm.h) on the widened weights instead.
 TEST(CpuQuantMatvec, Bf16IsTheFp32MatvecOnWidenedWeights) {
   KernelEnv env;
   for (const Shape& s : kShapes) {
-    if (s.N > cpu::kMatvecMaxN) continue;  // matvec_forward's limit; the groups are tested below
     const auto inp = random_floats(size_t(s.N) * s.C, 1);
     const auto w = random_floats(size_t(s.OC) * s.C, 2);
     const auto bias = random_floats(s.OC, 3);
@@ -208,8 +209,15 @@ TEST(CpuQuantMatvec, Bf16IsTheFp32MatvecOnWidenedWeights) {
       set_level(level);
       SCOPED_TRACE(describe(level, s));
       std::vector<float> fp32(size_t(s.N) * s.OC);
-      cpu::matvec_forward(ctx(), fp32.data(), inp.data(), widened.data(), bias.data(), s.N, s.C,
-                          s.OC);
+      if (s.N <= cpu::kMatvecMaxN)  // 8, as quant_matvec_forward's groups
+        cpu::matvec_forward(ctx(), fp32.data(), inp.data(), widened.data(), bias.data(), s.N, s.C,
+                            s.OC);
+      else  // out (N, OC) = inp (N, C) @ widened^T + bias
+        cpu::detail::gemm(level, {.M = s.N, .N = s.OC, .K = s.C,
+                                  .A = inp.data(), .rs_a = s.C, .cs_a = 1,
+                                  .B = widened.data(), .rs_b = 1, .cs_b = s.C,
+                                  .C = fp32.data(), .ldc = s.OC, .init = true, .bias = bias.data()},
+                          ctx().workers());
       const std::vector<float> got = run_cpu(WeightFormat::kBf16, s, true);
       EXPECT_TRUE(bitwise_equal(got, fp32));
       EXPECT_TRUE(all_close(got, r, 1e-6 * s.C + 1e-6, 1e-5));  // cpu_matvec_test's bound
@@ -218,12 +226,13 @@ TEST(CpuQuantMatvec, Bf16IsTheFp32MatvecOnWidenedWeights) {
 }
 
 TEST(CpuQuantMatvec, ManyRowsEqualRowByRow) {
-  // Prefill runs N > 8 rows as groups of 8: each row gets the bits it gets alone.
+  // Q8 gives each row the bits it gets alone at any N (a prompt's GEMM too); bf16 up to 8 rows
+  // (its groups), past which it is the fp32 GEMM (above).
   KernelEnv env;
-  const Shape s{11, 96, 40};
-  const auto inp = random_floats(size_t(s.N) * s.C, 1);
-  const auto w = random_floats(size_t(s.OC) * s.C, 2);
   for (WeightFormat f : {WeightFormat::kBf16, WeightFormat::kInt8}) {
+    const Shape s{f == WeightFormat::kInt8 ? 37 : 8, 96, 40};
+    const auto inp = random_floats(size_t(s.N) * s.C, 1);
+    const auto w = random_floats(size_t(s.OC) * s.C, 2);
     const cpu::QuantizedWeight q = cpu::quantize_weight(ctx(), f, w.data(), s.OC, s.C);
     std::vector<float> all(size_t(s.N) * s.OC), one(size_t(s.N) * s.OC);
     cpu::quant_matvec_forward(ctx(), all.data(), inp.data(), q, nullptr, s.N);

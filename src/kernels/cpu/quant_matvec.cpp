@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/simd/matvec_q8_simd.h"
 #include "kernels/cpu/simd/matvec_simd.h"
 #include "kernels/cpu/simd/simd.h"
@@ -23,6 +24,7 @@ constexpr int kRowsPerTask = 32;  // output rows per task (two Q8 panels), as ma
 constexpr int kMaxRows = 8;       // bf16: input rows per pass over the weights
 constexpr int kPanel = 16;        // Q8: output rows per panel
 constexpr int kQ8ThreadedRows = 8;  // Q8: more input rows than this are quantised threaded
+constexpr int kBf16GemmRows = 1024;  // bf16 prompts: weight rows widened per GEMM
 
 using Bf16Fn = void (*)(float*, const float*, const uint16_t*, int64_t, const float*, int, int,
                         int, int, int);
@@ -106,6 +108,30 @@ void q8_forward(const ExecContext& ex, float* out, const float* inp, const Quant
   });
 }
 
+// out (N, OC) for a prompt (N > kMaxRows) with bf16 weights: kBf16GemmRows weight rows at a time
+// widened to fp32 (exact) and multiplied by the packed fp32 GEMM (gemm.h), so a prompt runs at
+// fp32's speed and never holds more than one chunk of fp32 weights.
+void bf16_gemm(const ExecContext& ex, float* out, const float* inp, const QuantizedWeight& w,
+               const float* bias, int N) {
+  const int C = w.C, OC = w.OC;
+  thread_local std::vector<float> wide;  // (kBf16GemmRows, C)
+  wide.resize(static_cast<size_t>(kBf16GemmRows) * C);
+  float* wp = wide.data();
+  for (int o0 = 0; o0 < OC; o0 += kBf16GemmRows) {
+    const int rows = std::min(kBf16GemmRows, OC - o0);
+    const uint16_t* src = w.bf16.data() + int64_t{o0} * C;  // (rows, C)
+    ex.workers().parallel_for(int64_t{rows} * C, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; ++i) wp[i] = ref::float_from_bf16(src[i]);
+    });
+    // out[:, o0 : o0 + rows] (N, rows; row stride OC) = inp (N, C) @ wide^T + bias[o0:]
+    detail::gemm(ex.isa, {.M = N, .N = rows, .K = C,
+                          .A = inp, .rs_a = C, .cs_a = 1,
+                          .B = wp, .rs_b = 1, .cs_b = C,
+                          .C = out + o0, .ldc = OC, .init = true, .bias = bias ? bias + o0 : nullptr},
+                 ex.workers());
+  }
+}
+
 }  // namespace
 
 QuantizedWeight quantize_weight(const ExecContext& ex, WeightFormat format, const float* weight,
@@ -134,6 +160,7 @@ void quant_matvec_forward(const ExecContext& ex, float* out, const float* inp,
   SG_CHECK(w.format != WeightFormat::kFp32, "quant_matvec_forward: the weight is not converted");
   if (w.format == WeightFormat::kInt8) return q8_forward(ex, out, inp, w, bias, N);
   const int C = w.C, OC = w.OC;
+  if (N > kMaxRows) return bf16_gemm(ex, out, inp, w, bias, N);
   const Bf16Fn fn = pick<Bf16Fn>(ex.isa, detail::matvec_rows_bf16_avx512,
                                  detail::matvec_rows_bf16_avx2, detail::matvec_rows_bf16_scalar);
   for (int n0 = 0; n0 < N; n0 += kMaxRows) {
