@@ -7,8 +7,11 @@
 
 // No auto-vectorisation here: this is the scalar path, and GCC 12's vectoriser (with -march=native)
 // turned the in-place column-major A reads (AMode::kCols) into loads of rows past the strip's last
-// one, which crashed on a page boundary.
+// one, which crashed on a page boundary. (GCC's pragma: clang, the fuzz preset's compiler, has no
+// such file-wide switch and warns of an unknown pragma.)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-vectorize")
+#endif
 
 namespace scratchgpt::cpu::detail {
 namespace {
