@@ -2,7 +2,7 @@
 // bytes of fp32) or Q8 (blocks of 32 int8 with one float scale, 34/128 of them), converted once
 // at load, and out (N, OC) = inp (N, C) @ W^T + b read from it. bf16 runs the fp32 matvec
 // (matvec.h) on weights widened in registers, and a prompt (more than 8 rows) the fp32 GEMM
-// (gemm.h) on chunks of 1024 rows widened at a time. Q8 is stored in panels of 16 rows interleaved by 4
+// (gemm.h) on chunks of 128 rows widened at a time, a chunk to a task. Q8 is stored in panels of 16 rows interleaved by 4
 // bytes, so each vector lane is one output row (kernels/cpu/simd/matvec_q8_impl.h); the input rows
 // are quantised per block on the fly and each block summed in int32 (vpdpbusd with AVX512_VNNI),
 // every input row against a panel while it is in cache: one pass over the weights for a whole
