@@ -38,7 +38,9 @@ struct OwnExec {
 
 // Built with a sanitizer (ASan, UBSan's CI build, TSan): tests that run large inputs for speed's
 // sake use smaller ones there, where every access costs 5-20 times more (the same code paths).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// SCRATCHGPT_SANITIZED: set by CMake for a sanitizer build, whose tests' own files may be compiled
+// without the instrumentation (SCRATCHGPT_SANITIZE_TESTS=OFF) while the library has it.
+#if defined(SCRATCHGPT_SANITIZED) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kSanitized = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \

@@ -5,7 +5,7 @@
 // restartable, and finishing the run gives exactly the losses of a run never stopped.
 // By default each kind (stop signals, kill -9) gets 4 trials, one for each backend and thread
 // count. With SCRATCHGPT_SOAK=1 (ctest's test 'train_faults_soak', label 'soak') it gets 100 of
-// each, or SCRATCHGPT_FAULT_TRIALS of each (CI runs 30); SCRATCHGPT_FAULT_SEED picks other moments. The same out dir is also checked against a
+// each, or SCRATCHGPT_FAULT_TRIALS of each (CI runs 10); SCRATCHGPT_FAULT_SEED picks other moments. The same out dir is also checked against a
 // second run (refused, naming the first one's pid) and a planted symlink (never followed).
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -57,7 +57,7 @@ std::vector<std::string> train_args(const RunSetup& s, const std::string& out, b
     for (const char* x : {"--preset", "shakespeare-char-small", "--eval-interval", "8",
                           "--eval-iters", "1"})
       a.push_back(x);
-#ifdef __SANITIZE_ADDRESS__
+#ifdef SCRATCHGPT_SANITIZED
     // Under the sanitizers a step of the small model takes ~1 s: a narrower one keeps the trials
     // to seconds (the oneDNN signal-stack case is covered by the release build's run).
     for (const char* x : {"--n-layer", "1", "--n-embd", "32", "--n-head", "2", "--block-size", "32"})
