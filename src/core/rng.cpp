@@ -68,6 +68,44 @@ void uniform24_scalar(float* out, const uint32_t* words, int64_t n, float from, 
   }
 }
 
+int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n) {
+  int64_t best = 0;
+  float best_v = p[0] / exponential_value(u[0], 1.0);
+  for (int64_t i = 1; i < n && !std::isnan(best_v); ++i) {
+    const float v = p[i] / exponential_value(u[i], 1.0);
+    if (std::isnan(v) || v > best_v) best = i, best_v = v;
+  }
+  return best;
+}
+
+int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n) {
+  constexpr double kShrink = 1.0 - 1e-6;  // q >= u * kShrink (see rng_kernels.h)
+  // The bound of category i; u = 0 (q = 0: the quotient is inf or NaN) is always computed, and
+  // a bound past the float range is inf (the float quotient may round up to inf there).
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  auto bound = [&](int64_t i) {
+    const double b = u[i] == 0.0 ? kInf : static_cast<double>(p[i]) / (u[i] * kShrink);
+    return b > std::numeric_limits<float>::max() ? kInf : b;
+  };
+  int64_t top = 0;
+  double top_bound = bound(0);
+  for (int64_t i = 1; i < n; ++i) {
+    const double b = bound(i);
+    if (b > top_bound) top = i, top_bound = b;
+  }
+  const float floor_v = p[top] / exponential_value(u[top], 1.0);
+  // The twin's scan over the categories whose bound reaches floor_v (top among them), in order.
+  int64_t best = -1;
+  float best_v = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(bound(i) >= floor_v) && !std::isnan(floor_v)) continue;
+    const float v = p[i] / exponential_value(u[i], 1.0);
+    if (best < 0 || std::isnan(v) || v > best_v) best = i, best_v = v;
+    if (std::isnan(best_v)) break;
+  }
+  return best;
+}
+
 }  // namespace rng_detail
 
 namespace {
@@ -348,9 +386,20 @@ void Rng::dropout_noise(float* out, int64_t n, double p) {
 }
 
 void Rng::exponential(float* out, int64_t n, double lambda) {
-  for (int64_t i = 0; i < n; ++i) {
-    const double u = uniform_double();
-    out[i] = static_cast<float>(-1.0 / lambda * std::log(1.0 - u));
+  for (int64_t i = 0; i < n; ++i) out[i] = rng_detail::exponential_value(uniform_double(), lambda);
+}
+
+void Rng::uniform_doubles(double* out, int64_t n) {
+  constexpr int64_t kPerBlock = kBlockWords / 2;  // two raw draws per value
+  uint32_t words[kBlockWords];
+  for (int64_t i = 0; i < n; i += kPerBlock) {
+    const int64_t m = std::min(kPerBlock, n - i);
+    fill_raw(words, 2 * m);
+    for (int64_t k = 0; k < m; ++k) {  // random64(): the first draw is the high word
+      const uint64_t x =
+          ((uint64_t{words[2 * k]} << 32) | words[2 * k + 1]) & ((uint64_t{1} << 53) - 1);
+      out[i + k] = static_cast<double>(x) * (1.0 / (uint64_t{1} << 53));
+    }
   }
 }
 
@@ -377,6 +426,15 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
     // the exponential trick: q ~ Exp(1) for every element (row-major), then per row the
     // num_samples largest p / q: argmax for one sample, else topk's own selection, reproduced
     // step for step so that ties (zero-probability categories) come out in torch's order.
+    if (num_samples == 1) {
+      // The uniforms exponential(rows * n) would draw, then per row the largest p / q, the log
+      // of q taken only where it can matter (rng_detail::argmax_p_over_exp).
+      std::vector<double> u(static_cast<size_t>(rows * n));  // (rows, n)
+      uniform_doubles(u.data(), rows * n);
+      for (int64_t r = 0; r < rows; ++r)
+        out[r] = rng_detail::argmax_p_over_exp(probs + r * n, u.data() + r * n, n);
+      return;
+    }
     std::vector<float> q(static_cast<size_t>(rows * n));  // (rows, n)
     exponential(q.data(), rows * n, 1.0);
     using Entry = std::pair<double, int64_t>;  // (p / q, category), topk works in double
@@ -387,14 +445,6 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
     for (int64_t r = 0; r < rows; ++r) {
       float* qr = q.data() + r * n;
       for (int64_t i = 0; i < n; ++i) qr[i] = probs[r * n + i] / qr[i];
-      if (num_samples == 1) {  // argmax: the first NaN, else the first of the largest values
-        int64_t best = 0;
-        for (int64_t i = 1; i < n && !std::isnan(qr[best]); ++i) {
-          if (std::isnan(qr[i]) || qr[i] > qr[best]) best = i;
-        }
-        out[r] = best;
-        continue;
-      }
       for (int64_t i = 0; i < n; ++i) queue[i] = {static_cast<double>(qr[i]), i};
       const auto k = static_cast<std::ptrdiff_t>(num_samples);
       if (num_samples * 64 <= n) {

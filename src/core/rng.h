@@ -32,6 +32,8 @@ class Rng {
   uint64_t random64();  // two draws combined, as torch's random64()
   // One double in [0, 1) from random64()'s low 53 bits (torch's double uniform).
   double uniform_double();
+  // n of them at once: what n calls of uniform_double() return (drawn through fill_raw).
+  void uniform_doubles(double* out, int64_t n);
 
   // The tensor-level functions below draw exactly what the same torch call draws; n is the
   // tensor's numel (shape does not matter, only the element count).

@@ -4,6 +4,7 @@
 // Leaves out: the generator's position bookkeeping (Rng::fill_raw) and the choice of path (Rng).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace scratchgpt::rng_detail {
@@ -30,5 +31,23 @@ void bernoulli53_avx2(float* out, const uint32_t* words, int64_t n, uint64_t thr
 // One float uniform in [from, to) per raw draw: fma((w & (2^24 - 1)) * 2^-24, to - from, from).
 void uniform24_scalar(float* out, const uint32_t* words, int64_t n, float from, float to);
 void uniform24_avx2(float* out, const uint32_t* words, int64_t n, float from, float to);
+
+// exponential_(lambda)'s value from one 53-bit uniform u: -1/lambda * log(1 - u), in double, then
+// rounded to float (1 - u is exact for such a u).
+inline float exponential_value(double u, double lambda) {
+  return static_cast<float>(-1.0 / lambda * std::log(1.0 - u));
+}
+
+// torch.multinomial(p, 1) without replacement, given the row's uniforms u (exponential_(1)'s, one
+// per category in draw order): with q[i] = exponential_value(u[i], 1), the index of the first NaN
+// of the float quotients p[i] / q[i], else of the first of the largest. The readable twin
+// computes every q (a log per category: most of a sampled token's time at V = 50257).
+int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n);
+// The same index, with a log only where the quotient can matter: -log(1 - u) >= u, and the log's
+// and the two float roundings lose less than 2e-7 of it, so p[i] / (u[i] (1 - 1e-6)) bounds the
+// quotient from above; a category whose bound is below the quotient of the one with the largest
+// bound can be neither the largest nor tied with it (nor NaN: that needs u = 0, always computed;
+// a bound past the float range counts as inf, where the quotient may overflow).
+int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n);
 
 }  // namespace scratchgpt::rng_detail

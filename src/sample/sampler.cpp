@@ -21,8 +21,12 @@ void SamplingOptions::validate() const {
 
 void sampling_probs(const float* logits, int V, const SamplingOptions& opt, float* probs) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  // logits = logits[:, -1, :] / temperature
-  for (int v = 0; v < V; ++v) probs[v] = logits[v] / opt.temperature;
+  // logits = logits[:, -1, :] / temperature   (x / 1 is x: no division at temperature 1)
+  if (opt.temperature == 1.0f) {
+    std::copy(logits, logits + V, probs);
+  } else {
+    for (int v = 0; v < V; ++v) probs[v] = logits[v] / opt.temperature;
+  }
   // top-k: logits[logits < v[:, [-1]]] = -inf, v the k-th largest (ties at the k-th all stay).
   if (opt.top_k > 0 && opt.top_k < V) {
     std::vector<float> sorted(probs, probs + V);

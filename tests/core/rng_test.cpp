@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "core/check.h"
 #include "core/rng_fixture_replay.h"
+#include "core/rng_kernels.h"
 
 using namespace scratchgpt;
 using scratchgpt::rng_fixture::replay_rng_fixture;
@@ -147,4 +149,94 @@ TEST(Rng, DropoutNoiseEdgeCasesDrawNothing) {
   a.dropout_noise(noise, 8, 1.0);
   for (float v : noise) EXPECT_EQ(v, 0.0f);
   EXPECT_EQ(a.random(), b.random());
+}
+
+// uniform_doubles(n) is n calls of uniform_double(), from any position of the state and across
+// fill_raw's blocks.
+TEST(Rng, UniformDoublesAreUniformDoubleCalls) {
+  for (int64_t skip : {0, 1, 623, 700}) {
+    for (int64_t n : {1, 1023, 1024, 1025, 5000}) {
+      Rng a(5), b(5);
+      for (int64_t i = 0; i < skip; ++i) a.random(), b.random();
+      std::vector<double> bulk(static_cast<size_t>(n));
+      a.uniform_doubles(bulk.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(bulk[i], b.uniform_double()) << "skip " << skip << ", n " << n << ", i " << i;
+      EXPECT_EQ(a.random(), b.random());
+    }
+  }
+}
+
+// The sampler's argmax of p / q, which takes a log only where the bound lets a category win,
+// gives the twin's index (every q computed) on rows built to be hard: near-ties, equal entries
+// (the first must win), zero probabilities, u = 0 (q = -0: -inf or NaN), u next to 0 and to 1,
+// peaked and flat rows, quotients past the float range (inf), n from 1 to GPT-2's 50257.
+TEST(Rng, MultinomialArgmaxSkipsOnlyLogsThatCannotWin) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Rng draws(3);
+  int checked = 0;
+  for (int64_t n : {1, 2, 3, 7, 65, 1000, 50257}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<float> p(static_cast<size_t>(n));
+      std::vector<double> u(static_cast<size_t>(n));
+      draws.uniform_doubles(u.data(), n);
+      const double scale = std::pow(10.0, unit(gen) * 4 - 2);  // flat to very peaked
+      for (auto& x : p) x = static_cast<float>(std::exp(scale * unit(gen)));
+      switch (trial % 8) {
+        case 1:  // zeros
+          for (int64_t i = 0; i < n; i += 2) p[i] = 0.0f;
+          break;
+        case 2:  // every p the same, and two equal quotients: the first wins
+          std::fill(p.begin(), p.end(), 0.25f);
+          if (n > 1) u[n - 1] = u[0];
+          break;
+        case 3:  // u = 0 at a nonzero and at a zero probability (NaN: the first NaN wins)
+          u[n / 2] = 0.0;
+          if (n > 2) p[n - 1] = 0.0f, u[n - 1] = 0.0;
+          break;
+        case 4:  // the smallest and largest uniforms
+          u[0] = 1.0 / 9007199254740992.0;
+          u[n - 1] = 1.0 - 1.0 / 9007199254740992.0;
+          break;
+        case 5:  // one category holds nearly all the mass
+          std::fill(p.begin(), p.end(), 1e-30f);
+          p[n / 3] = 1.0f;
+          break;
+        case 6:  // near-ties: quotients a few ulps apart
+          for (int64_t i = 0; i < n; ++i) {
+            u[i] = 0.5 + 1e-16 * static_cast<double>(i % 5);
+            p[i] = std::nextafter(0.5f, 1.0f + static_cast<float>(i % 3));
+          }
+          break;
+        default:
+          break;
+      }
+      ASSERT_EQ(rng_detail::argmax_p_over_exp(p.data(), u.data(), n),
+                rng_detail::argmax_p_over_exp_ref(p.data(), u.data(), n))
+          << "n " << n << ", trial " << trial;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 7 * 40);
+}
+
+// multinomial(p, 1) without replacement draws exactly exponential(n)'s uniforms and returns the
+// twin's index over them; the generator ends where exponential(n) leaves it.
+TEST(Rng, MultinomialOneSampleIsTheTwinOverExponentialsDraws) {
+  std::mt19937 gen(9);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  for (int64_t n : {1, 5, 2048, 50257}) {
+    std::vector<float> p(static_cast<size_t>(n));
+    for (auto& x : p) x = unit(gen);
+    Rng a(21), b(21), c(21);
+    int64_t got = -1;
+    a.multinomial(&got, p.data(), 1, n, 1, false);
+    std::vector<double> u(static_cast<size_t>(n));
+    b.uniform_doubles(u.data(), n);
+    EXPECT_EQ(got, rng_detail::argmax_p_over_exp_ref(p.data(), u.data(), n)) << "n " << n;
+    std::vector<float> q(static_cast<size_t>(n));
+    c.exponential(q.data(), n, 1.0);
+    EXPECT_EQ(a.random(), c.random()) << "n " << n;
+  }
 }
