@@ -55,9 +55,7 @@ void mt_temper_scalar(uint32_t* out, const uint32_t* state, int64_t n) {
 void bernoulli53_scalar(float* out, const uint32_t* words, int64_t n, uint64_t threshold,
                         float one) {
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t hi = words[2 * i], lo = words[2 * i + 1];
-    const uint64_t x = ((hi << 32) | lo) & ((uint64_t{1} << 53) - 1);
-    out[i] = x < threshold ? one : 0.0f;
+    out[i] = bits53(words[2 * i], words[2 * i + 1]) < threshold ? one : 0.0f;
   }
 }
 
@@ -395,11 +393,9 @@ void Rng::uniform_doubles(double* out, int64_t n) {
   for (int64_t i = 0; i < n; i += kPerBlock) {
     const int64_t m = std::min(kPerBlock, n - i);
     fill_raw(words, 2 * m);
-    for (int64_t k = 0; k < m; ++k) {  // random64(): the first draw is the high word
-      const uint64_t x =
-          ((uint64_t{words[2 * k]} << 32) | words[2 * k + 1]) & ((uint64_t{1} << 53) - 1);
-      out[i + k] = static_cast<double>(x) * (1.0 / (uint64_t{1} << 53));
-    }
+    for (int64_t k = 0; k < m; ++k)
+      out[i + k] = static_cast<double>(rng_detail::bits53(words[2 * k], words[2 * k + 1])) *
+                   (1.0 / (uint64_t{1} << 53));
   }
 }
 

@@ -21,6 +21,11 @@ void mt_twist_avx2(uint32_t* mt);
 void mt_temper_scalar(uint32_t* out, const uint32_t* state, int64_t n);
 void mt_temper_avx2(uint32_t* out, const uint32_t* state, int64_t n);
 
+// The 53-bit integer behind a double uniform: random64()'s low 53 bits, hi the first draw.
+inline uint64_t bits53(uint32_t hi, uint32_t lo) {
+  return ((uint64_t{hi} << 32) | lo) & ((uint64_t{1} << 53) - 1);
+}
+
 // Bernoulli with a double p from two raw draws per element (hi = words[2i], lo = words[2i+1]):
 // uniform_double() < p  <=>  x < threshold, x = ((hi << 32) | lo) & (2^53 - 1),
 // threshold = ceil(p * 2^53). out[i] = x < threshold ? one : 0.
