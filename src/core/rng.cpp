@@ -76,30 +76,29 @@ int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n) {
   return best;
 }
 
-int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n) {
+bool any_may_reach_scalar(const float* p, const double* u, int64_t m, double cut) {
+  bool any = false;
+  for (int64_t i = 0; i < m; ++i)
+    any |= u[i] == 0.0 || static_cast<double>(p[i]) > cut * u[i];
+  return any;
+}
+
+int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n, bool avx2) {
   constexpr double kShrink = 1.0 - 1e-6;  // q >= u * kShrink (see rng_kernels.h)
-  // The bound of category i; u = 0 (q = 0: the quotient is inf or NaN) is always computed, and
-  // a bound past the float range is inf (the float quotient may round up to inf there).
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  auto bound = [&](int64_t i) {
-    const double b = u[i] == 0.0 ? kInf : static_cast<double>(p[i]) / (u[i] * kShrink);
-    return b > std::numeric_limits<float>::max() ? kInf : b;
-  };
-  int64_t top = 0;
-  double top_bound = bound(0);
-  for (int64_t i = 1; i < n; ++i) {
-    const double b = bound(i);
-    if (b > top_bound) top = i, top_bound = b;
-  }
-  const float floor_v = p[top] / exponential_value(u[top], 1.0);
-  // The twin's scan over the categories whose bound reaches floor_v (top among them), in order.
-  int64_t best = -1;
-  float best_v = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!(bound(i) >= floor_v) && !std::isnan(floor_v)) continue;
-    const float v = p[i] / exponential_value(u[i], 1.0);
-    if (best < 0 || std::isnan(v) || v > best_v) best = i, best_v = v;
-    if (std::isnan(best_v)) break;
+  constexpr int64_t kBlock = 64;
+  int64_t best = 0;
+  float best_v = p[0] / exponential_value(u[0], 1.0);
+  double cut = static_cast<double>(best_v) * kShrink;
+  for (int64_t i0 = 1; i0 < n && !std::isnan(best_v); i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    if (!(avx2 ? any_may_reach_avx2 : any_may_reach_scalar)(p + i0, u + i0, m, cut)) continue;
+    // The twin's steps over this block, leaving out the categories that cannot pass best_v.
+    for (int64_t i = i0; i < i0 + m; ++i) {
+      if (u[i] != 0.0 && !(static_cast<double>(p[i]) > cut * u[i])) continue;
+      const float v = p[i] / exponential_value(u[i], 1.0);
+      if (std::isnan(v) || v > best_v) best = i, best_v = v, cut = static_cast<double>(v) * kShrink;
+      if (std::isnan(best_v)) break;
+    }
   }
   return best;
 }
@@ -405,17 +404,20 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
   SG_CHECK(num_samples > 0, "multinomial: num_samples must be positive, got ", num_samples);
   SG_CHECK(replacement || num_samples <= n, "multinomial: cannot draw ", num_samples,
            " samples without replacement from ", n, " categories");
+  // Every p finite and >= 0 (NaN fails both tests), and a row sums to more than 0 exactly when
+  // some p > 0: one branch-free pass, the error path looks for the index.
   for (int64_t r = 0; r < rows; ++r) {
-    double total = 0.0;
+    const float* row = probs + r * n;
+    int invalid = 0, mass = 0;  // ints and | rather than bools and &&: the loop vectorises
     for (int64_t i = 0; i < n; ++i) {
-      const float p = probs[r * n + i];
-      SG_CHECK(std::isfinite(p) && p >= 0.0f,
-               "multinomial: probabilities must be finite and >= 0"
-               " (row ",
-               r, ", index ", i, " is ", p, ")");
-      total += p;
+      invalid |= !(row[i] >= 0.0f) | (row[i] > std::numeric_limits<float>::max());
+      mass |= row[i] > 0.0f;
     }
-    SG_CHECK(total > 0.0, "multinomial: row ", r, " sums to 0; give it some probability mass");
+    for (int64_t i = 0; i < n && invalid; ++i)
+      SG_CHECK(std::isfinite(row[i]) && row[i] >= 0.0f,
+               "multinomial: probabilities must be finite and >= 0 (row ", r, ", index ", i,
+               " is ", row[i], ")");
+    SG_CHECK(mass, "multinomial: row ", r, " sums to 0; give it some probability mass");
   }
   if (!replacement) {
     // Without replacement (the default, also for the lecture's num_samples=1) torch 1.13 uses
@@ -428,7 +430,7 @@ void Rng::multinomial(int64_t* out, const float* probs, int64_t rows, int64_t n,
       std::vector<double> u(static_cast<size_t>(rows * n));  // (rows, n)
       uniform_doubles(u.data(), rows * n);
       for (int64_t r = 0; r < rows; ++r)
-        out[r] = rng_detail::argmax_p_over_exp(probs + r * n, u.data() + r * n, n);
+        out[r] = rng_detail::argmax_p_over_exp(probs + r * n, u.data() + r * n, n, avx2_);
       return;
     }
     std::vector<float> q(static_cast<size_t>(rows * n));  // (rows, n)

@@ -110,6 +110,19 @@ void uniform24_avx2(float* out, const uint32_t* words, int64_t n, float from, fl
   uniform24_scalar(out + i, words + i, n - i, from, to);
 }
 
+bool any_may_reach_avx2(const float* p, const double* u, int64_t m, double cut) {
+  const __m256d vcut = _mm256_set1_pd(cut), zero = _mm256_setzero_pd();
+  __m256d any = zero;
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    const __m256d ui = _mm256_loadu_pd(u + i);
+    const __m256d pi = _mm256_cvtps_pd(_mm_loadu_ps(p + i));  // exact
+    any = _mm256_or_pd(any, _mm256_or_pd(_mm256_cmp_pd(ui, zero, _CMP_EQ_OQ),
+                                         _mm256_cmp_pd(pi, _mm256_mul_pd(vcut, ui), _CMP_GT_OQ)));
+  }
+  return _mm256_movemask_pd(any) != 0 || any_may_reach_scalar(p + i, u + i, m - i, cut);
+}
+
 }  // namespace scratchgpt::rng_detail
 
 SG_TARGET_END

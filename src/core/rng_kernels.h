@@ -48,11 +48,19 @@ inline float exponential_value(double u, double lambda) {
 // of the float quotients p[i] / q[i], else of the first of the largest. The readable twin
 // computes every q (a log per category: most of a sampled token's time at V = 50257).
 int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n);
-// The same index, with a log only where the quotient can matter: -log(1 - u) >= u, and the log's
-// and the two float roundings lose less than 2e-7 of it, so p[i] / (u[i] (1 - 1e-6)) bounds the
-// quotient from above; a category whose bound is below the quotient of the one with the largest
-// bound can be neither the largest nor tied with it (nor NaN: that needs u = 0, always computed;
-// a bound past the float range counts as inf, where the quotient may overflow).
-int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n);
+// The same index for p >= 0 (as multinomial checks), with a log only where the quotient can
+// matter. For u > 0, -log(1 - u) >= u and the log's and the float rounding lose less than 2e-7
+// of it, so the exact quotient p / q is below p / (u (1 - 1e-6)). With best the largest quotient
+// so far and cut = best * (1 - 1e-6) in double (its two roundings are far inside the margin),
+// p <= cut * u makes p / q < best (best > 0) or p = 0 (best = 0), and the float quotient, rounded
+// to nearest, cannot pass best: the scan computes only the categories with u = 0 (q = -0: -inf
+// or NaN) or p > cut * u, in order, block by block; a block where any_may_reach finds none is
+// skipped whole (avx2: with its AVX2 version).
+int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n, bool avx2);
+
+// Whether any of m categories may pass the best quotient so far: u[i] == 0 or p[i] > cut * u[i]
+// (argmax_p_over_exp's test, in double).
+bool any_may_reach_scalar(const float* p, const double* u, int64_t m, double cut);
+bool any_may_reach_avx2(const float* p, const double* u, int64_t m, double cut);
 
 }  // namespace scratchgpt::rng_detail

@@ -23,6 +23,7 @@
 #include "kernels/cpu/quant_matvec.h"
 #include "kernels/cpu/relu.h"
 #include "kernels/cpu/residual.h"
+#include "kernels/cpu/softmax.h"
 #include "kernels/cuda/ops.h"
 
 namespace scratchgpt::kernels {
@@ -135,6 +136,13 @@ using cpu::quant_matvec_forward;
 using cpu::quantize_weight;
 using cpu::QuantizedWeight;
 using cpu::WeightFormat;
+
+// On the host whatever the device: the sampler's softmax over a host copy of the logits
+// (sample/sampler.cpp).
+inline void host_softmax_forward(const ExecContext& ex, float* out, const float* inp, int N,
+                                 int C) {
+  cpu::softmax_forward(ex, out, inp, N, C);
+}
 
 // The optimizer's ops (train/optimizer.cpp).
 using cpu::AdamWArray;

@@ -40,7 +40,7 @@ std::vector<int32_t> generate(LanguageModel& model, int window, const std::vecto
   out.reserve(num_tokens);
   for (int n = 0; n < num_tokens; ++n) {
     std::copy(l, l + V, logits.begin());
-    const int32_t tok = sample_token(logits.data(), drawn, opt, rng, scratch);
+    const int32_t tok = sample_token(model.exec(), logits.data(), drawn, opt, rng, scratch);
     seq.push_back(tok);
     out.push_back(tok);
     if (on_token) on_token(tok, logits.data());

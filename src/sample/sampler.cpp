@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/check.h"
+#include "kernels/kernels.h"
 
 namespace scratchgpt {
 
@@ -19,32 +20,26 @@ void SamplingOptions::validate() const {
            ": use e.g. --top-p 0.9");
 }
 
-void sampling_probs(const float* logits, int V, const SamplingOptions& opt, float* probs) {
+void sampling_probs(const ExecContext& ex, const float* logits, int V, const SamplingOptions& opt,
+                    float* probs) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   // logits = logits[:, -1, :] / temperature   (x / 1 is x: no division at temperature 1)
-  if (opt.temperature == 1.0f) {
-    std::copy(logits, logits + V, probs);
-  } else {
+  const float* x = logits;  // what the softmax reads
+  if (opt.temperature != 1.0f) {
     for (int v = 0; v < V; ++v) probs[v] = logits[v] / opt.temperature;
+    x = probs;
   }
   // top-k: logits[logits < v[:, [-1]]] = -inf, v the k-th largest (ties at the k-th all stay).
   if (opt.top_k > 0 && opt.top_k < V) {
-    std::vector<float> sorted(probs, probs + V);
+    std::vector<float> sorted(x, x + V);
     std::nth_element(sorted.begin(), sorted.begin() + (opt.top_k - 1), sorted.end(),
                      std::greater<float>());
     const float kth = sorted[opt.top_k - 1];
-    for (int v = 0; v < V; ++v)
-      if (probs[v] < kth) probs[v] = kNegInf;
+    for (int v = 0; v < V; ++v) probs[v] = x[v] < kth ? kNegInf : x[v];
+    x = probs;
   }
-  // softmax
-  float mx = kNegInf;
-  for (int v = 0; v < V; ++v) mx = std::max(mx, probs[v]);
-  double total = 0;
-  for (int v = 0; v < V; ++v) {
-    probs[v] = probs[v] == kNegInf ? 0.0f : std::exp(probs[v] - mx);
-    total += probs[v];
-  }
-  for (int v = 0; v < V; ++v) probs[v] = static_cast<float>(probs[v] / total);
+  // probs = F.softmax(logits, dim=-1) (the -inf entries exact zeros)
+  kernels::host_softmax_forward(ex, probs, x, 1, V);
   // top-p: keep the most likely tokens until their mass reaches top_p (at least one).
   if (opt.top_p < 1.0f) {
     std::vector<int> order(V);
@@ -58,10 +53,10 @@ void sampling_probs(const float* logits, int V, const SamplingOptions& opt, floa
   }
 }
 
-int32_t sample_token(const float* logits, int V, const SamplingOptions& opt, Rng& rng,
-                     std::vector<float>& scratch) {
+int32_t sample_token(const ExecContext& ex, const float* logits, int V, const SamplingOptions& opt,
+                     Rng& rng, std::vector<float>& scratch) {
   scratch.resize(V);
-  sampling_probs(logits, V, opt, scratch.data());
+  sampling_probs(ex, logits, V, opt, scratch.data());
   int64_t tok = 0;
   rng.multinomial(&tok, scratch.data(), 1, V, 1, false);  // torch.multinomial(probs, 1)
   return static_cast<int32_t>(tok);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/exec_context.h"
 #include "core/rng.h"
 
 namespace scratchgpt {
@@ -19,11 +20,13 @@ struct SamplingOptions {
   void validate() const;     // one-line Errors naming the fix
 };
 
-// probs (V) = the distribution sampled from: softmax of the filtered, tempered logits (V).
-void sampling_probs(const float* logits, int V, const SamplingOptions& opt, float* probs);
+// probs (V) = the distribution sampled from: softmax of the filtered, tempered logits (V), on the
+// host (logits and probs are host memory), with ex's SIMD level.
+void sampling_probs(const ExecContext& ex, const float* logits, int V, const SamplingOptions& opt,
+                    float* probs);
 
 // Draws one token from sampling_probs with rng.multinomial (num_samples 1).
-int32_t sample_token(const float* logits, int V, const SamplingOptions& opt, Rng& rng,
-                     std::vector<float>& scratch);
+int32_t sample_token(const ExecContext& ex, const float* logits, int V, const SamplingOptions& opt,
+                     Rng& rng, std::vector<float>& scratch);
 
 }  // namespace scratchgpt

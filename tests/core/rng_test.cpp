@@ -170,7 +170,8 @@ TEST(Rng, UniformDoublesAreUniformDoubleCalls) {
 // The sampler's argmax of p / q, which takes a log only where the bound lets a category win,
 // gives the twin's index (every q computed) on rows built to be hard: near-ties, equal entries
 // (the first must win), zero probabilities, u = 0 (q = -0: -inf or NaN), u next to 0 and to 1,
-// peaked and flat rows, quotients past the float range (inf), n from 1 to GPT-2's 50257.
+// peaked and flat rows, quotients past the float range (inf), a first quotient of -inf, n from 1
+// to GPT-2's 50257; with the block test in scalar code and in AVX2.
 TEST(Rng, MultinomialArgmaxSkipsOnlyLogsThatCannotWin) {
   std::mt19937 gen(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -183,7 +184,7 @@ TEST(Rng, MultinomialArgmaxSkipsOnlyLogsThatCannotWin) {
       draws.uniform_doubles(u.data(), n);
       const double scale = std::pow(10.0, unit(gen) * 4 - 2);  // flat to very peaked
       for (auto& x : p) x = static_cast<float>(std::exp(scale * unit(gen)));
-      switch (trial % 8) {
+      switch (trial % 9) {
         case 1:  // zeros
           for (int64_t i = 0; i < n; i += 2) p[i] = 0.0f;
           break;
@@ -209,16 +210,27 @@ TEST(Rng, MultinomialArgmaxSkipsOnlyLogsThatCannotWin) {
             p[i] = std::nextafter(0.5f, 1.0f + static_cast<float>(i % 3));
           }
           break;
+        case 7:  // the first quotient -inf (u = 0), every other probability 0: the second wins
+          u[0] = 0.0;
+          std::fill(p.begin() + 1, p.end(), 0.0f);
+          break;
+        case 8:  // small u falling by less than a float step: q = u (1 + u/2) rounded to
+                 // float, often below u, quotients rising in steps at the float's resolution
+          std::fill(p.begin(), p.end(), 0.25f);
+          for (int64_t i = 0; i < n; ++i) u[i] = 1e-7 * (1.0 - 1e-9 * static_cast<double>(i));
+          break;
         default:
           break;
       }
-      ASSERT_EQ(rng_detail::argmax_p_over_exp(p.data(), u.data(), n),
-                rng_detail::argmax_p_over_exp_ref(p.data(), u.data(), n))
-          << "n " << n << ", trial " << trial;
-      ++checked;
+      const int64_t want = rng_detail::argmax_p_over_exp_ref(p.data(), u.data(), n);
+      for (bool avx2 : {false, detected_simd_level() >= SimdLevel::kAvx2}) {
+        ASSERT_EQ(rng_detail::argmax_p_over_exp(p.data(), u.data(), n, avx2), want)
+            << "n " << n << ", trial " << trial << (avx2 ? ", avx2" : ", scalar");
+        ++checked;
+      }
     }
   }
-  EXPECT_EQ(checked, 7 * 40);
+  EXPECT_EQ(checked, 7 * 40 * 2);
 }
 
 // multinomial(p, 1) without replacement draws exactly exponential(n)'s uniforms and returns the

@@ -37,7 +37,7 @@ TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
   // Temperature only: softmax(logits / 0.7).
   SamplingOptions o;
   o.temperature = 0.7f;
-  sampling_probs(logits.data(), 6, o, probs.data());
+  sampling_probs(ExecContext(), logits.data(), 6, o, probs.data());
   std::vector<double> scaled;
   for (float l : logits) scaled.push_back(l / 0.7);
   const std::vector<double> want = softmax(scaled);
@@ -45,7 +45,7 @@ TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
   // Top-3 keeps ids 1, 5, 3 and renormalises.
   o = SamplingOptions();
   o.top_k = 3;
-  sampling_probs(logits.data(), 6, o, probs.data());
+  sampling_probs(ExecContext(), logits.data(), 6, o, probs.data());
   const std::vector<double> top3 = softmax({3.0, 2.5, 2.9});
   EXPECT_NEAR(probs[1], top3[0], 1e-6);
   EXPECT_NEAR(probs[3], top3[1], 1e-6);
@@ -55,7 +55,7 @@ TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
   o = SamplingOptions();
   o.top_p = 0.6f;
   const std::vector<double> full = softmax({1.0, 3.0, -2.0, 2.5, 0.0, 2.9});
-  sampling_probs(logits.data(), 6, o, probs.data());
+  sampling_probs(ExecContext(), logits.data(), 6, o, probs.data());
   ASSERT_LT(full[1], 0.6);
   ASSERT_GE(full[1] + full[5], 0.6);  // so exactly ids 1 and 5 survive
   EXPECT_NEAR(probs[1], full[1] / (full[1] + full[5]), 1e-6);
@@ -66,7 +66,7 @@ TEST(Sampler, TemperatureTopKTopPMatchDirectComputation) {
   std::vector<float> scratch;
   int count1 = 0;
   for (int n = 0; n < 4000; ++n) {
-    const int32_t t = sample_token(logits.data(), 6, o, rng, scratch);
+    const int32_t t = sample_token(ExecContext(), logits.data(), 6, o, rng, scratch);
     ASSERT_TRUE(t == 1 || t == 5) << t;
     count1 += t == 1;
   }
