@@ -22,6 +22,7 @@
 #include "nn/gpt.h"
 #include "run/exec.h"
 #include "sample/generate.h"
+#include "sample/sampler.h"
 #include "tokenizer/bpe.h"
 #include "train/optimizer.h"
 #include "train/train_config.h"
@@ -163,6 +164,20 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       kernels::quant_matvec_forward(ctx, logits.data(), h.data(), head_q, nullptr, 1);
     head_ms = std::min(head_ms, (now_s() - h0) * 1e3);
   }
+  // And the sampler alone (softmax and multinomial over the vocabulary) on the prompt's logits.
+  double sampler_ms = 1e30;
+  {
+    model.reset_cache();
+    const float* l = model.prefill(prompt.data(), 1);
+    const std::vector<float> logits_copy(l, l + g.vocab_size);
+    std::vector<float> scratch;
+    Rng draw_rng(cfg.seed + 2);
+    for (int rep = 0; rep < 20; ++rep) {
+      const double s0 = now_s();
+      sample_token(ctx, logits_copy.data(), g.vocab_size, opt, draw_rng, scratch);
+      sampler_ms = std::min(sampler_ms, (now_s() - s0) * 1e3);
+    }
+  }
 
   nlohmann::json j;
   j["impl"] = "scratchgpt";
@@ -190,6 +205,7 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
   j["bound_ms_per_token"] = bound_ms;
   j["fraction_of_bound"] = bound_ms / ms_per_token;
   j["lm_head_ms"] = head_ms;
+  j["sampler_ms"] = sampler_ms;
   j["peak_rss_mb"] = rss_mb;
   j["rss_mb"] = resident_mb;
   j["prefill_tokens"] = f.prompt_tokens;
@@ -226,6 +242,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
     std::printf("  lm_head matvec  %.3f ms of each token (%d x %d weights, %.1f GB/s)\n", head_ms,
                 g.vocab_size, g.n_embd, head_bytes / (head_ms * 1e-3) * 1e-9);
   }
+  std::printf("  sampler         %.3f ms of each token (softmax and multinomial over %d logits)\n",
+              sampler_ms, g.vocab_size);
   std::printf("  RSS             %.1f MB after the run (peak %.1f MB, loading included)\n",
               resident_mb, rss_mb);
 }

@@ -1,6 +1,7 @@
 // sample_bench_test.cpp: 'bench --sample' reports decoding speed beside the memory bound: the
 // weights a token reads (every parameter but the position table, 4 bytes each), the read
-// bandwidth it measured, the bound they give and the fraction of it reached, consistently.
+// bandwidth it measured, the bound they give and the fraction of it reached, consistently; and
+// the lm_head and the sampler timed alone.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,11 +27,15 @@ TEST(SampleBench, ReportsTheMemoryBound) {
   EXPECT_NEAR(j.at("fraction_of_bound").get<double>(), bound / j.at("ms_per_token").get<double>(),
               1e-9);
   EXPECT_GT(j.at("lm_head_ms").get<double>(), 0.0);
+  // The sampler timed alone is a part of a token's time.
+  EXPECT_GT(j.at("sampler_ms").get<double>(), 0.0);
+  EXPECT_LT(j.at("sampler_ms").get<double>(), j.at("ms_per_token").get<double>());
   // The text report says the same.
   const CliResult t = run_cli("bench --preset shakespeare-char-small --sample 20");
   ASSERT_EQ(t.rc, 0) << t.err;
   EXPECT_NE(t.out.find("memory bound"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("of the bound"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("sampler"), std::string::npos) << t.out;
 }
 
 // --prompt-tokens P: the prefill of a P-token prompt is timed apart from the generation and
