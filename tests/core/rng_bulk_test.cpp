@@ -139,6 +139,29 @@ TEST(RngBulk, Avx2KernelsMatchTheirScalarTwins) {
     uniform24_avx2(fb.data(), words.data(), n, -0.3f, 2.7f);
     ASSERT_EQ(fa, fb) << "uniform n " << n;
   }
+  // The multinomial argmax's block test: one category that may reach the cut (u = 0, or p just
+  // above cut * u) at each position of blocks of every length, among ones just below it.
+  std::uniform_real_distribution<double> unit(1e-3, 1.0);
+  for (double cut : {0.0, 0.5, 3.0}) {
+    for (int64_t m = 0; m <= 19; ++m) {
+      for (int64_t at = -1; at < m; ++at) {
+        std::vector<double> u(static_cast<size_t>(m));
+        std::vector<float> p(static_cast<size_t>(m));
+        for (int64_t i = 0; i < m; ++i) {
+          u[i] = unit(gen);
+          // the largest float whose double is <= cut * u (0 when cut is 0)
+          float below = static_cast<float>(cut * u[i]);
+          if (static_cast<double>(below) > cut * u[i]) below = std::nextafter(below, 0.0f);
+          p[i] = below;
+        }
+        if (at >= 0 && at % 2 == 0) u[at] = 0.0;
+        if (at >= 0 && at % 2 == 1) p[at] = std::nextafter(p[at], 10.0f);
+        const bool want = at >= 0;
+        ASSERT_EQ(any_may_reach_scalar(p.data(), u.data(), m, cut), want) << m << " " << at;
+        ASSERT_EQ(any_may_reach_avx2(p.data(), u.data(), m, cut), want) << m << " " << at;
+      }
+    }
+  }
 }
 
 TEST(RngBulk, BernoulliScalarIsUniformDoubleBelowP) {
