@@ -2,8 +2,8 @@
 # For each op in SCRATCHGPT_SIMD_OPS and each ISA, cmake/kernel_isa.cpp.in becomes
 # <build>/generated/kernels/<op>_<isa>.cpp (it includes src/kernels/cpu/simd/<op>_isa.inc), added to
 # scratchgpt_core here: the src/ glob sees only files under src/. docs/architecture.md says more.
-set(SCRATCHGPT_SIMD_OPS adamw attention crossentropy flash_attention gelu gemm layernorm matvec
-    matvec_q8 softmax)
+set(SCRATCHGPT_SIMD_OPS adamw attention attention_decode crossentropy flash_attention gelu gemm
+    layernorm matvec matvec_q8 softmax)
 # ISA name (the file suffix and vec_<isa>.h), its Vec type, its GCC target string, SG_ISA_AVX512.
 set(SCRATCHGPT_ISA_avx2 VecAvx2 "avx2,fma" 0)
 set(SCRATCHGPT_ISA_avx512 VecAvx512 "avx512f,avx512vl,avx2,fma" 1)

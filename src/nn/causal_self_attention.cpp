@@ -70,7 +70,7 @@ void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float*
                                  float* v_cache, int pos, int n, float* work) const {
   float* qkv = work;                      // (n, 3C)
   float* yy = work + int64_t{n} * 3 * C;  // (n, C)
-  float* scratch = yy + int64_t{n} * C;   // kernels::attention_decode_scratch_floats(pos + n, NH)
+  float* scratch = yy + int64_t{n} * C;   // kernels::attention_decode_scratch_floats(pos + n, C, NH)
   c_attn.apply(ex, qkv, x, n);            // qkv = c_attn(x)
   for (int i = 0; i < n; ++i) {           // append k and v of every new token
     const float* row = qkv + int64_t{i} * 3 * C;

@@ -70,7 +70,7 @@ struct CausalSelfAttention {
               int pos, int n, float* work) const;
   int64_t decode_work_floats(int max_T, int max_n) const {
     return 4 * static_cast<int64_t>(C) * max_n +
-           kernels::attention_decode_scratch_floats(max_T, NH);
+           kernels::attention_decode_scratch_floats(max_T, C, NH);
   }
 };
 

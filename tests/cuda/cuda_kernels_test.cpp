@@ -220,7 +220,7 @@ TEST(CudaKernels, AttentionDecodeIsTheLastRowOfTheReference) {
       }
     const std::vector<float> q(qkv.end() - 3 * C, qkv.end() - 2 * C);
     GpuBuffer<float> gq(q), gk(k), gv(v), gout(nans(C)),
-        gscratch(size_t(kernels::attention_decode_scratch_floats(T, NH)));
+        gscratch(size_t(kernels::attention_decode_scratch_floats(T, C, NH)));
     kernels::attention_decode_forward(cuda_ctx(), gout.get(), gq.get(), gk.get(), gv.get(), T, C,
                                       NH, gscratch.get());
     const auto qkvd = widen(qkv);

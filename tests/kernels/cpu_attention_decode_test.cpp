@@ -43,7 +43,7 @@ Case make_case(const Shape& s) {
 
 std::vector<float> run_cpu(const Shape& s, const Case& c) {
   std::vector<float> out(s.C, 123.0f);
-  std::vector<float> scratch(cpu::attention_decode_scratch_floats(s.T, s.NH), -7.0f);
+  std::vector<float> scratch(cpu::attention_decode_scratch_floats(s.T, s.C, s.NH), -7.0f);
   cpu::attention_decode_forward(test::ctx(), out.data(), c.q.data(), c.k.data(), c.v.data(), s.T,
                                 s.C, s.NH, scratch.data());
   return out;

@@ -50,7 +50,7 @@ void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* d
                               const float* out, const float* lse, const float* qkv, int B, int T,
                               int C, int NH);
 // One query against the KV cache, as cpu::attention_decode_forward (heads of up to 256
-// channels); scratch: attention_decode_scratch_floats(n_ctx, NH) floats of device memory.
+// channels); scratch: attention_decode_scratch_floats(n_ctx, C, NH) floats of device memory.
 void attention_decode_forward(const ExecContext& ex, float* out, const float* q,
                               const float* k_cache, const float* v_cache, int n_ctx, int C, int NH,
                               float* scratch);
