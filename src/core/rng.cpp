@@ -79,7 +79,7 @@ int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n) {
 bool any_may_reach_scalar(const float* p, const double* u, int64_t m, double cut) {
   bool any = false;
   for (int64_t i = 0; i < m; ++i)
-    any |= u[i] == 0.0 || static_cast<double>(p[i]) > cut * u[i];
+    any |= may_reach(p[i], u[i], cut);
   return any;
 }
 
@@ -94,7 +94,7 @@ int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n, bool avx2)
     if (!(avx2 ? any_may_reach_avx2 : any_may_reach_scalar)(p + i0, u + i0, m, cut)) continue;
     // The twin's steps over this block, leaving out the categories that cannot pass best_v.
     for (int64_t i = i0; i < i0 + m; ++i) {
-      if (u[i] != 0.0 && !(static_cast<double>(p[i]) > cut * u[i])) continue;
+      if (!may_reach(p[i], u[i], cut)) continue;
       const float v = p[i] / exponential_value(u[i], 1.0);
       if (std::isnan(v) || v > best_v) best = i, best_v = v, cut = static_cast<double>(v) * kShrink;
       if (std::isnan(best_v)) break;

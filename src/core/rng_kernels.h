@@ -58,8 +58,11 @@ int64_t argmax_p_over_exp_ref(const float* p, const double* u, int64_t n);
 // skipped whole (avx2: with its AVX2 version).
 int64_t argmax_p_over_exp(const float* p, const double* u, int64_t n, bool avx2);
 
-// Whether any of m categories may pass the best quotient so far: u[i] == 0 or p[i] > cut * u[i]
-// (argmax_p_over_exp's test, in double).
+// Whether category (p, u) may pass the best quotient so far (argmax_p_over_exp's test, in double).
+inline bool may_reach(float p, double u, double cut) {
+  return u == 0.0 || static_cast<double>(p) > cut * u;
+}
+// Whether any of m categories may: may_reach for one of them.
 bool any_may_reach_scalar(const float* p, const double* u, int64_t m, double cut);
 bool any_may_reach_avx2(const float* p, const double* u, int64_t m, double cut);
 
