@@ -35,6 +35,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--warmup", f->warmup, "untimed steps first")->capture_default_str();
   add_exec_options(cmd, f->threads, f->matmul, f->simd, f->device);
   add_weights_option(cmd, f->weights);
+  add_dtype_option(cmd, f->dtype);
   cmd->add_option("--sample", f->sample,
                   "time sampling instead of training: generate this many new tokens, batch 1, "
                   "from a 1-token prompt through the KV cache (random weights, temperature 1); "

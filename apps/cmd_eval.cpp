@@ -42,6 +42,7 @@ void register_eval(CLI::App& app) {
       ->capture_default_str();
   add_exec_options(cmd, r->threads, r->matmul, r->simd, r->device);
   add_weights_option(cmd, r->weights);
+  add_dtype_option(cmd, r->dtype);
   cmd->footer(
       "Example:\n"
       "  scratchgpt eval --checkpoint out/small/best.safetensors --data-dir "

@@ -48,6 +48,19 @@ inline void add_exec_options(CLI::App* cmd, int& threads, MatmulBackend& matmul,
       ->default_str(enum_name<MatmulBackend>(kMatmulBackendNames, matmul));
 }
 
+// --dtype, the precision of the matrix products' inputs (eval, bench; train's comes from its
+// config table, train_config.h).
+inline void add_dtype_option(CLI::App* cmd, Dtype& dtype) {
+  cmd->add_option_function<std::string>(
+         "--dtype",
+         [&dtype](const std::string& name) {
+           dtype = enum_from_name<Dtype>(kDtypeNames, name, "--dtype");
+         },
+         config_help("dtype"))
+      ->type_name("TEXT")
+      ->default_str("fp32");
+}
+
 // --weights, the precision the matrix products read their weights in (sample, eval, attention,
 // bench).
 inline void add_weights_option(CLI::App* cmd, std::string& weights) {

@@ -54,6 +54,17 @@ inline bool cpu_has_avx512_vnni() {
 #endif
 }
 
+// Whether the CPU has AVX512_BF16 (vdpbf16ps: bf16 pairs multiplied and summed into fp32 lanes;
+// Cooper Lake and Sapphire Rapids Intel, Zen 4 and later AMD): what --dtype bf16 needs.
+inline bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return detected_simd_level() == SimdLevel::kAvx512 && __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
 // "scalar", "avx2" or "avx512" (as --simd and SCRATCHGPT_SIMD spell them) -> the level; an
 // unknown name is an Error listing the three.
 SimdLevel simd_level_from_name(const std::string& name);

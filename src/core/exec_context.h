@@ -25,6 +25,13 @@ inline constexpr std::pair<MatmulBackend, const char*> kMatmulBackendNames[] = {
     {MatmulBackend::kOneDnn, "onednn"},
     {MatmulBackend::kMixed, "mixed"}};
 
+// The precision of the matrix products' inputs (--dtype): fp32, or bf16 (rounded to nearest even,
+// the products summed in fp32; kernels/ref/bf16.h). Everything else (the weights the optimizer
+// updates, gradients, layernorm, softmax, GELU, the loss, the reductions) stays fp32 either way.
+enum class Dtype { kFp32, kBf16 };
+inline constexpr std::pair<Dtype, const char*> kDtypeNames[] = {{Dtype::kFp32, "fp32"},
+                                                                {Dtype::kBf16, "bf16"}};
+
 struct ExecContext {
   Device device = Device::kCpu;  // where the kernels run and the model's slabs live
   // The workers the kernels split their work over (not owned; run/exec.h's Exec owns one). Null:
@@ -34,6 +41,7 @@ struct ExecContext {
   SimdLevel isa = default_simd_level();         // the kernels' code path (at most detected;
                                                 // SCRATCHGPT_SIMD or --simd lower it)
   MatmulBackend matmul = MatmulBackend::kAuto;  // kAuto: mixed where the build has oneDNN
+  Dtype dtype = Dtype::kFp32;  // the matrix products' inputs (cpu::matmul, cpu::attention)
   // Attention takes the fused (flash) kernel from this T when no weights are dropped: below it
   // the stored kernel measured faster (nn/causal_self_attention.h).
   int fused_attention_min_T = 1024;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "kernels/kernels.h"
@@ -27,7 +28,10 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
   blocks.reserve(static_cast<size_t>(L));
   for (int l = 0; l < L; ++l) {
     blocks.emplace_back(config_);
-    blocks.back().attn.fused_min_T = ctx.fused_attention_min_T;
+    // --dtype bf16 rounds its products' inputs in the stored kernel only: the fused one has no
+    // bf16 path yet, so bf16 plans the (B, NH, T, T) weights at every T.
+    blocks.back().attn.fused_min_T = ctx.dtype == Dtype::kBf16 ? std::numeric_limits<int>::max()
+                                                               : ctx.fused_attention_min_T;
   }
 
   store_.build([this](ParamVisitor& v) { visit_params(v); }, ctx.device);

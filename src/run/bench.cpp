@@ -309,7 +309,7 @@ std::vector<std::string> bench_preset_names() {
 
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device);
+  const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device, f.dtype);
   const ExecContext& ctx = exec.ctx;
   if (f.sample != 0) return run_sample_bench(f, ctx);
   SG_CHECK(f.weights.empty() || f.weights == "fp32",
@@ -386,6 +386,7 @@ void run_bench(const BenchRequest& f) {
   j["batch_size"] = B, j["seq_len"] = T, j["threads"] = ctx.threads();
   j["simd"] = simd_level_name(level);
   j["matmul"] = kernels::matmul_backend_name(ctx.matmul);
+  j["dtype"] = enum_name<Dtype>(kDtypeNames, ctx.dtype);
   j["params"] = model.num_params();
   j["steps"] = f.steps;
   j["loss"] = loss;
@@ -411,9 +412,10 @@ void run_bench(const BenchRequest& f) {
     return;
   }
   std::printf(
-      "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s\n",
+      "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s%s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
-      simd_level_name(level), kernels::matmul_backend_name(ctx.matmul));
+      simd_level_name(level), kernels::matmul_backend_name(ctx.matmul),
+      ctx.dtype == Dtype::kBf16 ? ", bf16 products" : "");
   if (on_gpu)
     std::printf("  gpu             %s (float32 products %s)\n", cuda_describe().c_str(),
                 ctx.tf32 ? "in TF32 on the tensor cores" : "in full fp32");

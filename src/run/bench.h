@@ -28,6 +28,7 @@ struct BenchRequest {
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
   std::string device;  // "" or cpu, or cuda (run/exec.h)
   std::string weights;  // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
+  Dtype dtype = Dtype::kFp32;  // --dtype: the products' inputs rounded to bf16 (run/exec.h)
   bool json = false;
   // Non-empty: time the tokenizer instead ("gpt2" or a directory): encoding `input` (default: the
   // bundled Tiny Shakespeare) repeated `repeat` times, on 1 thread and on `threads`.

@@ -29,7 +29,7 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
                               "file, to evaluate on"
                             : "--data-dir and --text are two things to evaluate on: pass one");
   // How to compute (--threads, --matmul): checked and applied before any work.
-  const Exec exec = make_exec(req.threads, req.matmul, req.simd, req.device);
+  const Exec exec = make_exec(req.threads, req.matmul, req.simd, req.device, req.dtype);
   const ExecContext& ctx = exec.ctx;
 
   const kernels::WeightFormat weights = weight_format(req.weights);  // before the long load

@@ -28,6 +28,7 @@ struct EvalRequest {
   std::string simd;  // "": the default level; avx512, avx2 or scalar (capped at the CPU's)
   std::string device;  // "" or cpu, or cuda (run/exec.h)
   std::string weights;  // --weights: "" (fp32), fp32, bf16 or int8 for the matrix products
+  Dtype dtype = Dtype::kFp32;  // --dtype: the products' inputs rounded to bf16 (run/exec.h)
 };
 
 struct EvalResult {

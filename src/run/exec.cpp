@@ -2,6 +2,8 @@
 #include "run/exec.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "core/check.h"
@@ -11,8 +13,24 @@
 
 namespace scratchgpt {
 
+bool bf16_allowed_anywhere() {
+  const char* v = std::getenv("SCRATCHGPT_BF16_ANY_CPU");
+  return v != nullptr && std::string(v) == "1";
+}
+
+void require_dtype(Dtype dtype, const std::string& device) {
+  if (dtype != Dtype::kBf16) return;
+  SG_CHECK(device.empty() || device == "cpu",
+           "--dtype bf16 has no GPU kernels yet: pass --dtype fp32 (on cuda the fp32 products "
+           "run in TF32 on the tensor cores)");
+  SG_CHECK(cpu_has_avx512_bf16() || bf16_allowed_anywhere(),
+           "--dtype bf16 needs a CPU with AVX512_BF16 (Zen 4 and later, Sapphire Rapids, Cooper "
+           "Lake); this one has ", simd_level_name(detected_simd_level()),
+           " without it: pass --dtype fp32");
+}
+
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
-               const std::string& device) {
+               const std::string& device, Dtype dtype) {
   SG_CHECK(threads >= 0, "--threads must be >= 0 (0 means all cores), got ", threads);
   // More threads than cores only slow the kernels down; thousands would exhaust the process.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -27,6 +45,8 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
   // 126.6 against 177 ms a step, BENCHMARKS.md); the fused one keeps no (B, NH, T, T) weights,
   // which from T = 2048 take 16 MiB per batch row, head and layer.
   if (exec.ctx.device == Device::kCuda) exec.ctx.fused_attention_min_T = 2048;
+  require_dtype(dtype, device);
+  exec.ctx.dtype = dtype;
   exec.ctx.matmul = kernels::resolve_matmul_backend(matmul);  // first: it can fail
   if (!simd.empty()) exec.ctx.isa = cap_simd_level(simd_level_from_name(simd));
   exec.pool = std::make_unique<ThreadPool>(threads);

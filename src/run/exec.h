@@ -1,4 +1,4 @@
-// exec.h: the execution context of a command: built from its --threads, --matmul and --simd, with
+// exec.h: the execution context of a command: built from its --threads, --matmul, --simd and --dtype, with
 // the worker pool it names, and handed to the model (build_model, GPT), which passes it to every
 // kernel. Under mpirun, train gives each process its share of the machine's cores
 // (run/train.cpp). The SIMD level is the best the CPU has, SCRATCHGPT_SIMD's when set, or --simd's.
@@ -24,8 +24,20 @@ struct Exec {
 // onednn or mixed in a build without oneDNN, or an unknown level is an Error naming the fix.
 // device: "" or cpu, or cuda (the GPU: an Error naming the fix in a build without CUDA or on a
 // machine without a GPU; attention then takes the fused kernel from T = 2048).
+// dtype: bf16 needs a CPU with AVX512_BF16 (an Error naming the instruction set and the fix
+// elsewhere, and on cuda), unless SCRATCHGPT_BF16_ANY_CPU=1 (bf16_allowed_anywhere).
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
-               const std::string& device = "");
+               const std::string& device = "", Dtype dtype = Dtype::kFp32);
+
+// An Error naming the fix unless this machine can compute in dtype on device ("" or cpu, or cuda):
+// bf16 needs AVX512_BF16 (or bf16_allowed_anywhere) and the CPU. make_exec calls it; train calls
+// it before it creates its out dir.
+void require_dtype(Dtype dtype, const std::string& device);
+
+// SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its products are
+// then the portable path's, fp32 products of the rounded inputs: bf16's numbers at fp32's speed,
+// for the tests and quality checks of the bf16 path on any machine, not for training faster.
+bool bf16_allowed_anywhere();
 
 // --weights: "" or fp32, bf16 or int8 (kernels/cpu/quant_matvec.h); another name is an Error
 // listing the choices.

@@ -294,7 +294,8 @@ TrainConfig resolve_config(const TrainOptions& opt, Run& run, Checkpoint& ck) {
     for (const std::string& k : ignored) names += (names.empty() ? "" : ", ") + k;
     std::fprintf(opt.log,
                  "ignored config keys (nanoGPT's, no meaning here: --data-dir, --out-dir and "
-                 "--init-from say where; float32 on the CPU): %s\n",
+                 "--init-from say where; its dtype is its GPU autocast's, ours --dtype fp32 "
+                 "or bf16): %s\n",
                  names.c_str());
   }
   TrainConfig cfg = configure(opt, given, run, ck);
@@ -328,7 +329,7 @@ void make_rank_exec(const TrainOptions& opt, TrainConfig& cfg, Run& run) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(1, cores / run.comm->local_size());
   }
-  run.exec = make_exec(threads, cfg.matmul, opt.simd, opt.device);
+  run.exec = make_exec(threads, cfg.matmul, opt.simd, opt.device, cfg.dtype);
   cfg.matmul = run.exec.ctx.matmul;  // auto resolved, for resume
 }
 
@@ -422,6 +423,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
   Checkpoint ck;
   TrainConfig cfg = resolve_config(opt, run, ck);
+  require_dtype(cfg.dtype, opt.device);  // before the out dir is made
   open_out_dir(opt, run);
   make_rank_exec(opt, cfg, run);
   const bool overlap = decide_overlap(opt, run);
@@ -448,14 +450,15 @@ class Progress {
     std::fprintf(
         log_,
         "training %s (%s, %.2fM parameters) on %s: %lld iters from %lld, B=%d T=%d%s%s, matmul "
-        "%s\n",
+        "%s%s\n",
         cfg_.preset.empty() ? "custom" : printable(cfg_.preset).c_str(),
         enum_name<ModelKind>(kModelKindNames, cfg_.model),
         static_cast<double>(run.model->num_params()) / 1e6, opt.data_dir.c_str(),
         static_cast<long long>(cfg_.max_iters), static_cast<long long>(start_iter_),
         cfg_.batch_size, cfg_.gpt.block_size,
         cfg_.grad_accum > 1 ? (" x" + std::to_string(cfg_.grad_accum) + " accum").c_str() : "",
-        procs.c_str(), kernels::matmul_backend_name(cfg_.matmul));
+        procs.c_str(), kernels::matmul_backend_name(cfg_.matmul),
+        cfg_.dtype == Dtype::kBf16 ? ", bf16 products" : "");
     if (!opt.init_from.empty())
       std::fprintf(log_, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
     std::fflush(log_);

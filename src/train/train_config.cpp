@@ -138,7 +138,14 @@ json canonical_config_keys(const json& j, std::vector<std::string>& ignored,
     std::string key = it.key();
     for (const ConfigAlias& a : config_aliases())
       if (key == a.nanogpt) key = a.ours;
-    if (std::find(skip.begin(), skip.end(), key) != skip.end()) {
+    // nanoGPT's dtype ('float32', 'bfloat16', 'float16'; null from a .py config, whose value of
+    // an ignored key is not read) is its GPU autocast's, nothing on a CPU: ignored. Ours (fp32,
+    // bf16) is the dtype field.
+    const bool nanogpt_dtype =
+        key == "dtype" && (it->is_null() || (it->is_string() &&
+                                             it->get<std::string>().rfind("float", 0) == 0));
+    if (nanogpt_dtype ||
+        (key != "dtype" && std::find(skip.begin(), skip.end(), key) != skip.end())) {
       ignored.push_back(key);
       continue;
     }
@@ -283,6 +290,11 @@ const std::vector<ConfigField>& config_fields() {
                  "matmul backend: own (our GEMM), onednn (oneDNN's sgemm) or mixed (each product on the "
                  "faster of the two); auto is mixed in a build with oneDNN, else own",
                  kMatmulBackendNames, [](TrainConfig& c) -> auto& { return c.matmul; }),
+      enum_field("dtype",
+                 "the matrix products' inputs: fp32, or bf16 (rounded to bf16, summed in fp32; "
+                 "weights, gradients, AdamW and the checkpoint stay fp32; needs a CPU with "
+                 "AVX512_BF16: Zen 4 and later, Sapphire Rapids, Cooper Lake)",
+                 kDtypeNames, [](TrainConfig& c) -> auto& { return c.dtype; }),
       enum_field("rng_stream",
                  "split: a generator per purpose, evaluations never move the training batches; "
                  "nanogpt: one generator in nanoGPT's train.py order, its init, batches and "

@@ -62,6 +62,10 @@ struct TrainConfig {
   // The matmul backend (core/exec_context.h). A run records the one it used (auto resolved), so
   // --resume continues on the same backend (their results differ in the last bits).
   MatmulBackend matmul = MatmulBackend::kAuto;
+  // The matrix products' inputs: fp32, or bf16 on a CPU with AVX512_BF16 (core/exec_context.h).
+  // Recorded in the checkpoint, so --resume keeps it unless --dtype is given; the weights and the
+  // checkpoint stay fp32 either way, so a bf16 run resumes in fp32 and back.
+  Dtype dtype = Dtype::kFp32;
   RngStream rng_stream = RngStream::kSplit;
 
   nlohmann::json to_json() const;
@@ -104,7 +108,8 @@ struct ConfigAlias {
 };
 const std::vector<ConfigAlias>& config_aliases();  // learning_rate -> lr, ...
 // nanoGPT's keys that have no meaning here (out_dir, dataset, device, wandb_*, ...): accepted in
-// a config and reported as ignored.
+// a config and reported as ignored. dtype is ignored in nanoGPT's spelling only (float32,
+// bfloat16, float16: its GPU autocast); fp32 and bf16 are our --dtype.
 const std::vector<std::string>& ignored_config_keys();
 // A config object with our key names: aliases renamed, ignored keys dropped (appended to
 // ignored), unknown keys appended to unknown (the caller lists them all in one error); a key

@@ -21,7 +21,7 @@ ThreadPool& serial_pool() {
 
 namespace {
 struct ThreadBuffers {
-  static constexpr int kSlots = 7;
+  static constexpr int kSlots = 10;
   float* ptr[kSlots] = {};
   size_t cap[kSlots] = {};
   ~ThreadBuffers() {

@@ -44,7 +44,9 @@ ThreadPool& serial_pool();
 // and fault in no page. Slots: 0 packed B, 1 packed A, 2 attention's scratch, 3 layernorm's and
 // 4 matmul's partial parameter gradients (filled by the pool's threads for the thread that owns
 // the slot), 5 attention's transposed operand, 6 attention's (T, T) scores or their gradient
-// when the caller keeps none.
+// when the caller keeps none; with --dtype bf16, the products' inputs rounded: 7 matmul's input
+// or attention's (T, T) operand, 8 matmul's weight or attention's (T, HS) operands, 9 matmul's
+// output gradient.
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

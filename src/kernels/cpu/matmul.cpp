@@ -2,7 +2,8 @@
 // forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. The
 // context's backend (matmul_backend.h) sends each of the three products to our GEMM or to
 // oneDNN's (matmul_onednn.cpp). The weight gradient of a small layer is computed in two halves
-// of the rows (dweight_by_row_halves).
+// of the rows (dweight_by_row_halves). With ExecContext::dtype bf16 the products' inputs are
+// rounded to bf16 first (matmul_*_bf16 below).
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "kernels/cpu/matmul_onednn.h"
 #include "kernels/cpu/matvec.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/ref/bf16.h"
 
 namespace scratchgpt::cpu {
 
@@ -71,10 +73,51 @@ bool uses_onednn(const ExecContext& ex, Product p, int C) {
       return false;
   }
 }
+// --dtype bf16, the portable path: x (n floats) rounded to bf16 (ref::round_bf16) into this
+// thread's buffer `slot` (7: the input, 8: the weight, 9: the output's gradient), in parallel on
+// the pool; the fp32 products then multiply exact bf16 values and sum in fp32, the numbers of
+// AVX512_BF16's vdpbf16ps (ref/bf16.h) at fp32's speed.
+const float* rounded_bf16(const ExecContext& ex, int slot, const float* x, int64_t n) {
+  float* y = detail::thread_buffer(slot, static_cast<size_t>(n));
+  detail::for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) y[i] = ref::round_bf16(x[i]);
+  });
+  return y;
+}
+
+ExecContext fp32_context(const ExecContext& ex) {
+  ExecContext c = ex;
+  c.dtype = Dtype::kFp32;
+  return c;
+}
+
+void matmul_forward_bf16(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                         const float* bias, int N, int C, int OC) {
+  const float* inp16 = rounded_bf16(ex, 7, inp, int64_t{N} * C);      // (N, C)
+  const float* weight16 = rounded_bf16(ex, 8, weight, int64_t{OC} * C);  // (OC, C)
+  matmul_forward(fp32_context(ex), out, inp16, weight16, bias, N, C, OC);
+}
+
+void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                          const float* dout, const float* inp, const float* weight, int N, int C,
+                          int OC, bool accumulate_dinp, bool accumulate_dparams) {
+  const ExecContext fp32 = fp32_context(ex);
+  // The bias gradient sums dout itself (a reduction stays fp32).
+  if (dbias)
+    matmul_backward(fp32, nullptr, nullptr, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
+                    accumulate_dparams);
+  if (!dinp && !dweight) return;
+  const float* dout16 = rounded_bf16(ex, 9, dout, int64_t{N} * OC);                   // (N, OC)
+  const float* inp16 = dweight ? rounded_bf16(ex, 7, inp, int64_t{N} * C) : nullptr;  // (N, C)
+  const float* weight16 = dinp ? rounded_bf16(ex, 8, weight, int64_t{OC} * C) : nullptr;
+  matmul_backward(fp32, dinp, dweight, nullptr, dout16, inp16, weight16, N, C, OC,
+                  accumulate_dinp, accumulate_dparams);
+}
 }  // namespace
 
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC) {
+  if (ex.dtype == Dtype::kBf16) return matmul_forward_bf16(ex, out, inp, weight, bias, N, C, OC);
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
   if (uses_onednn(ex, Product::kForward, C))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
@@ -89,6 +132,9 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C,
                      int OC, bool accumulate_dinp, bool accumulate_dparams) {
+  if (ex.dtype == Dtype::kBf16)
+    return matmul_backward_bf16(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
+                                accumulate_dinp, accumulate_dparams);
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
   float* onednn_dinp = uses_onednn(ex, Product::kDinp, C) ? dinp : nullptr;

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/ref/bf16.h"
+
 namespace scratchgpt::ref {
 
 // qkv (B, T, 3C): q = qkv[..., 0:C], k = qkv[..., C:2C], v = qkv[..., 2C:3C]; each C splits into
@@ -17,9 +19,12 @@ namespace scratchgpt::ref {
 // out (B, T, C) heads concatenated; preatt (B, NH, T, T) scaled scores with -inf above the
 // diagonal; att (B, NH, T, T) softmax weights (zeros above the diagonal);
 // drop (B, NH, T, T) scaled dropout mask (0 or 1/(1-p)) applied to att, or nullptr for none.
+// bf16: the two products' inputs (q and k; the weights and v) rounded to bf16 (ref/bf16.h), the
+// sums, the softmax and the weights kept in F: --dtype bf16.
 template <typename F>
 void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, int B, int T, int C,
-                       int NH) {
+                       int NH, bool bf16 = false) {
+  const auto R = [bf16](F x) { return bf16 ? F(round_bf16(static_cast<float>(x))) : x; };
   const int HS = C / NH;
   const F scale = F(1) / std::sqrt(F(HS));
   const F neg_inf = -std::numeric_limits<F>::infinity();
@@ -38,7 +43,7 @@ void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, i
           }
           const F* k = qkv + (static_cast<int64_t>(b) * T + t2) * 3 * C + C + h * HS;
           F dot = 0;
-          for (int i = 0; i < HS; ++i) dot += q[i] * k[i];
+          for (int i = 0; i < HS; ++i) dot += R(q[i]) * R(k[i]);
           pre[t2] = dot * scale;
           mx = pre[t2] > mx ? pre[t2] : mx;
         }
@@ -52,8 +57,8 @@ void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, i
         for (int i = 0; i < HS; ++i) o[i] = 0;
         for (int t2 = 0; t2 <= t; ++t2) {
           const F* v = qkv + (static_cast<int64_t>(b) * T + t2) * 3 * C + 2 * C + h * HS;
-          F a = w[t2] * (drop ? drop[row + t2] : F(1));
-          for (int i = 0; i < HS; ++i) o[i] += a * v[i];
+          F a = R(w[t2] * (drop ? drop[row + t2] : F(1)));
+          for (int i = 0; i < HS; ++i) o[i] += a * R(v[i]);
         }
       }
 }
@@ -61,9 +66,11 @@ void attention_forward(F* out, F* preatt, F* att, const F* qkv, const F* drop, i
 // Writes dqkv (B, T, 3C) (its old contents are not used). datt and dpreatt (B, NH, T, T) are
 // scratch (overwritten).
 // Backward of: a = att * drop;  out = a v;  att = softmax(preatt);  preatt = q k^T * scale.
+// bf16: the four products' inputs rounded (dout, v, a, q, k and the scores' gradient times scale).
 template <typename F>
 void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qkv, const F* att,
-                        const F* drop, int B, int T, int C, int NH) {
+                        const F* drop, int B, int T, int C, int NH, bool bf16 = false) {
+  const auto R = [bf16](F x) { return bf16 ? F(round_bf16(static_cast<float>(x))) : x; };
   const int HS = C / NH;
   const F scale = F(1) / std::sqrt(F(HS));
   std::fill(dqkv, dqkv + static_cast<int64_t>(B) * T * 3 * C, F(0));  // summed into below
@@ -82,9 +89,10 @@ void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qk
           const int64_t base = (static_cast<int64_t>(b) * T + t2) * 3 * C + 2 * C + h * HS;
           const F m = drop ? drop[row + t2] : F(1);
           F dot = 0;
+          const F a = R(w[t2] * m);
           for (int i = 0; i < HS; ++i) {
-            dot += dO[i] * qkv[base + i];
-            dqkv[base + i] += w[t2] * m * dO[i];
+            dot += R(dO[i]) * R(qkv[base + i]);
+            dqkv[base + i] += a * R(dO[i]);
           }
           dw[t2] = dot * m;  // a = att * drop
         }
@@ -96,10 +104,10 @@ void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qk
         const int64_t qbase = (static_cast<int64_t>(b) * T + t) * 3 * C + h * HS;
         for (int t2 = 0; t2 <= t; ++t2) {
           const int64_t kbase = (static_cast<int64_t>(b) * T + t2) * 3 * C + C + h * HS;
-          const F g = dpre[t2] * scale;
+          const F g = R(dpre[t2] * scale);
           for (int i = 0; i < HS; ++i) {
-            dqkv[qbase + i] += g * qkv[kbase + i];
-            dqkv[kbase + i] += g * qkv[qbase + i];
+            dqkv[qbase + i] += g * R(qkv[kbase + i]);
+            dqkv[kbase + i] += g * R(qkv[qbase + i]);
           }
         }
       }

@@ -8,22 +8,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace scratchgpt::ref {
+#include "kernels/ref/bf16.h"
 
-// bf16 <-> float: the top 16 bits of the float, rounded to nearest even; NaN stays NaN (quiet).
-inline uint16_t bf16_from_float(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-inline float float_from_bf16(uint16_t h) {
-  const uint32_t u = uint32_t{h} << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+namespace scratchgpt::ref {
 
 // out (N, OC) = inp (N, C) @ widen(weight (OC, C))^T + bias, summed in k order in F, bias last.
 template <typename F>

@@ -1,0 +1,285 @@
+// cpu_bf16_test.cpp: --dtype bf16's kernels (ExecContext::dtype = kBf16): cpu::matmul and
+// cpu::attention against their ref:: twins (kernels/ref/bf16.h, ref::attention_* with bf16) run
+// in double, at every SIMD level and on both matmul backends, bitwise identical on 1, 2 and 3
+// threads; and proof that the rounding happens (the results sit far from fp32's, further than the
+// twin's tolerance). Also the rounding itself: nearest even, NaN, infinity, overflow.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "cpu_test_util.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/matmul_backend.h"
+#include "kernels/ref/attention.h"
+#include "kernels/ref/bf16.h"
+#include "kernels/ref/matmul.h"
+
+namespace scratchgpt {
+namespace {
+
+using namespace test;  // cpu_test_util.h
+
+float from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  using ref::round_bf16;
+  // bf16 keeps 8 significant bits: its step at 1 is 2^-7.
+  EXPECT_EQ(round_bf16(1.0f + 0x1p-8f), 1.0f);                           // tie: down to even
+  EXPECT_EQ(round_bf16(1.0f + 0x1p-7f + 0x1p-8f), 1.0f + 0x1p-6f);       // tie: up to even
+  EXPECT_EQ(round_bf16(1.0f + 0x1p-8f + 0x1p-20f), 1.0f + 0x1p-7f);      // past the tie
+  EXPECT_EQ(round_bf16(1.0f + 0x1p-8f - 0x1p-20f), 1.0f);                // short of it
+  EXPECT_EQ(round_bf16(-(1.0f + 0x1p-7f + 0x1p-8f)), -(1.0f + 0x1p-6f));  // sign apart
+  EXPECT_EQ(round_bf16(3.0f), 3.0f);                                      // exact stays
+  EXPECT_EQ(round_bf16(std::numeric_limits<float>::max()),
+            std::numeric_limits<float>::infinity());  // past bf16's largest: infinity
+  EXPECT_EQ(round_bf16(-std::numeric_limits<float>::infinity()),
+            -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(round_bf16(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(round_bf16(from_bits(0x7f800001u))));  // a NaN whose payload would
+                                                                 // round to infinity
+  EXPECT_EQ(round_bf16(from_bits(0x00018000u)), from_bits(0x00020000u));  // denormal tie: even
+}
+
+struct Shape {
+  int N, C, OC;
+};
+// Small and odd shapes, one past the GEMM's blocks, one of a few rows (the matvec path) and one of
+// many rows over a small layer (the weight gradient by row halves).
+const Shape kShapes[] = {{7, 33, 65}, {300, 260, 800}, {5, 300, 3}, {600, 40, 150}, {64, 96, 31}};
+
+struct MatmulOut {
+  std::vector<float> out, dinp, dweight, dbias;
+};
+
+// Forward and backward with dtype bf16 (the backward writes, the grads start as garbage).
+MatmulOut run_matmul(const Shape& s, Dtype dtype) {
+  ExecContext ex = test::ctx();
+  ex.dtype = dtype;
+  const auto inp = random_floats(size_t(s.N) * s.C, 1);
+  const auto w = random_floats(size_t(s.OC) * s.C, 2);
+  const auto bias = random_floats(s.OC, 3);
+  const auto dout = random_floats(size_t(s.N) * s.OC, 4);
+  MatmulOut o;
+  o.out.assign(size_t(s.N) * s.OC, 123.0f);
+  o.dinp.assign(size_t(s.N) * s.C, 123.0f);
+  o.dweight.assign(size_t(s.OC) * s.C, 123.0f);
+  o.dbias.assign(s.OC, 123.0f);
+  cpu::matmul_forward(ex, o.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC);
+  cpu::matmul_backward(ex, o.dinp.data(), o.dweight.data(), o.dbias.data(), dout.data(),
+                       inp.data(), w.data(), s.N, s.C, s.OC, /*accumulate_dinp=*/false,
+                       /*accumulate_dparams=*/false);
+  return o;
+}
+
+struct MatmulRef {
+  std::vector<double> out, dinp, dweight, dbias;
+};
+
+// The twin (bf16 = true) or plain fp32's products in double (bf16 = false).
+MatmulRef run_matmul_ref(const Shape& s, bool bf16) {
+  const auto inp = random_floats(size_t(s.N) * s.C, 1);
+  const auto w = random_floats(size_t(s.OC) * s.C, 2);
+  const auto bias = random_floats(s.OC, 3);
+  const auto dout = random_floats(size_t(s.N) * s.OC, 4);
+  MatmulRef r;
+  r.out.assign(size_t(s.N) * s.OC, 0.0);
+  r.dinp.assign(size_t(s.N) * s.C, 0.0);
+  r.dweight.assign(size_t(s.OC) * s.C, 0.0);
+  r.dbias.assign(s.OC, 0.0);
+  if (bf16) {
+    ref::matmul_forward_bf16(r.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC);
+    ref::matmul_backward_bf16(r.dinp.data(), r.dweight.data(), r.dbias.data(), dout.data(),
+                              inp.data(), w.data(), s.N, s.C, s.OC);
+  } else {
+    const auto d = [](const std::vector<float>& v) { return to_double(v); };
+    ref::matmul_forward(r.out.data(), d(inp).data(), d(w).data(), d(bias).data(), s.N, s.C,
+                        s.OC);
+    ref::matmul_backward(r.dinp.data(), r.dweight.data(), r.dbias.data(), d(dout).data(),
+                         d(inp).data(), d(w).data(), s.N, s.C, s.OC, false, false);
+  }
+  return r;
+}
+
+// The largest |got - want| over the elements.
+double max_err(const std::vector<float>& got, const std::vector<double>& want) {
+  double m = 0;
+  for (size_t i = 0; i < got.size(); ++i) m = std::fmax(m, std::fabs(got[i] - want[i]));
+  return m;
+}
+
+// Exact products of rounded values and fp32 sums: within fp32's summation error of the twin.
+double atol_for(int K) { return 1e-6 * K + 1e-6; }
+
+TEST(CpuBf16, MatmulMatchesItsTwinAndNotFp32) {
+  KernelEnv env;
+  std::vector<MatmulBackend> backends = {MatmulBackend::kOwn};
+  if (cpu::onednn_available()) backends.push_back(MatmulBackend::kOneDnn);
+  for (const Shape& s : kShapes) {
+    const MatmulRef twin = run_matmul_ref(s, true), fp32 = run_matmul_ref(s, false);
+    for (MatmulBackend backend : backends)
+      for (SimdLevel level : simd_levels()) {
+        set_level(level);
+        test_context().ctx.matmul = backend;
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " +
+                     cpu::matmul_backend_name(backend) + " N=" + std::to_string(s.N) +
+                     " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC));
+        const MatmulOut o = run_matmul(s, Dtype::kBf16);
+        EXPECT_TRUE(all_close(o.out, twin.out, atol_for(s.C), 1e-5)) << "out";
+        EXPECT_TRUE(all_close(o.dinp, twin.dinp, atol_for(s.OC), 1e-5)) << "dinp";
+        EXPECT_TRUE(all_close(o.dweight, twin.dweight, atol_for(s.N), 1e-5)) << "dweight";
+        // The bias gradient sums dout unrounded: fp32's.
+        EXPECT_TRUE(all_close(o.dbias, fp32.dbias, atol_for(s.N), 1e-5)) << "dbias";
+        // The inputs were rounded: the products sit further from fp32's than the twin's tolerance
+        // by far (a rounded operand is off by up to 2^-9 of itself).
+        EXPECT_GT(max_err(o.out, fp32.out), 20 * atol_for(s.C)) << "out looks unrounded";
+        EXPECT_GT(max_err(o.dinp, fp32.dinp), 20 * atol_for(s.OC)) << "dinp looks unrounded";
+        EXPECT_GT(max_err(o.dweight, fp32.dweight), 20 * atol_for(s.N))
+            << "dweight looks unrounded";
+      }
+  }
+}
+
+TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
+  KernelEnv env;
+  for (SimdLevel level : simd_levels()) {
+    set_level(level);
+    for (const Shape& s : kShapes) {
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(s.N));
+      set_threads(1);
+      const MatmulOut one = run_matmul(s, Dtype::kBf16);
+      for (int threads : {2, 3}) {
+        set_threads(threads);
+        const MatmulOut o = run_matmul(s, Dtype::kBf16);
+        EXPECT_TRUE(bitwise_equal(one.out, o.out)) << threads << " threads";
+        EXPECT_TRUE(bitwise_equal(one.dinp, o.dinp)) << threads << " threads";
+        EXPECT_TRUE(bitwise_equal(one.dweight, o.dweight)) << threads << " threads";
+        EXPECT_TRUE(bitwise_equal(one.dbias, o.dbias)) << threads << " threads";
+      }
+    }
+  }
+}
+
+struct AttShape {
+  int B, T, C, NH;
+};
+// The GEMM's products (T = 37, 70) and the per-ISA tile products (T = 64, HS = 32).
+const AttShape kAttShapes[] = {{2, 37, 48, 3}, {1, 70, 64, 2}, {2, 64, 64, 2}};
+
+std::vector<float> dropout_mask(size_t n) {
+  auto u = random_floats(n, 23, 0.0f, 1.0f);
+  for (float& x : u) x = x < 0.25f ? 0.0f : 1.0f / 0.75f;
+  return u;
+}
+
+struct AttOut {
+  std::vector<float> out, att, dqkv;
+};
+
+AttOut run_attention(const AttShape& s, bool with_drop) {
+  ExecContext ex = test::ctx();
+  ex.dtype = Dtype::kBf16;
+  const size_t BT = size_t(s.B) * s.T, TT = size_t(s.B) * s.NH * s.T * s.T;
+  const auto qkv = random_floats(BT * 3 * s.C, 21);
+  const auto dout = random_floats(BT * s.C, 22);
+  const auto drop = dropout_mask(TT);
+  AttOut o;
+  o.out.assign(BT * s.C, 7.0f);
+  o.att.assign(TT, 7.0f);
+  o.dqkv.assign(BT * 3 * s.C, 7.0f);
+  std::vector<float> preatt(TT, 7.0f), dpreatt(TT, 7.0f), datt(TT, 7.0f);
+  cpu::attention_forward(ex, o.out.data(), preatt.data(), o.att.data(), qkv.data(),
+                         with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  cpu::attention_backward(ex, o.dqkv.data(), dpreatt.data(), datt.data(), dout.data(), qkv.data(),
+                          o.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH);
+  return o;
+}
+
+struct AttRef {
+  std::vector<double> out, att, dqkv;
+};
+
+AttRef run_attention_ref(const AttShape& s, bool with_drop, bool bf16) {
+  const size_t BT = size_t(s.B) * s.T, TT = size_t(s.B) * s.NH * s.T * s.T;
+  const auto qkv = to_double(random_floats(BT * 3 * s.C, 21));
+  const auto dout = to_double(random_floats(BT * s.C, 22));
+  const auto drop = to_double(dropout_mask(TT));
+  AttRef r;
+  r.out.assign(BT * s.C, 0.0);
+  r.att.assign(TT, 0.0);
+  r.dqkv.assign(BT * 3 * s.C, 0.0);
+  std::vector<double> preatt(TT), dpreatt(TT), datt(TT);
+  ref::attention_forward(r.out.data(), preatt.data(), r.att.data(), qkv.data(),
+                         with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH, bf16);
+  ref::attention_backward(r.dqkv.data(), dpreatt.data(), datt.data(), dout.data(), qkv.data(),
+                          r.att.data(), with_drop ? drop.data() : nullptr, s.B, s.T, s.C, s.NH,
+                          bf16);
+  return r;
+}
+
+// The share of elements farther than atol + 1e-4 |want| from want.
+double share_off(const std::vector<float>& got, const std::vector<double>& want, double atol) {
+  int64_t off = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    off += !(std::fabs(got[i] - want[i]) <= atol + 1e-4 * std::fabs(want[i]));
+  return static_cast<double>(off) / static_cast<double>(got.size());
+}
+
+// The weights (softmax in fp32 here, in double in the twin) can land on either side of a bf16
+// rounding boundary where the two differ in their last float bit: a rare element then differs by
+// one bf16 step of its weight. So: nearly every element within fp32's tolerance of the twin, and
+// every one within a few bf16 steps; while against fp32 attention most elements are off.
+TEST(CpuBf16, AttentionMatchesItsTwinAndNotFp32) {
+  KernelEnv env;
+  for (const AttShape& s : kAttShapes)
+    for (bool with_drop : {false, true}) {
+      const AttRef twin = run_attention_ref(s, with_drop, true);
+      const AttRef fp32 = run_attention_ref(s, with_drop, false);
+      for (SimdLevel level : simd_levels()) {
+        set_level(level);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T) +
+                     " C=" + std::to_string(s.C) + (with_drop ? " dropout" : ""));
+        const AttOut o = run_attention(s, with_drop);
+        const double atol = 1e-6 * s.T + 1e-5;
+        EXPECT_TRUE(all_close(o.att, twin.att, 1e-5, 1e-3)) << "att (from rounded q, k)";
+        for (const auto& [got, want, fp, name] :
+             {std::tuple{&o.out, &twin.out, &fp32.out, "out"},
+              std::tuple{&o.dqkv, &twin.dqkv, &fp32.dqkv, "dqkv"}}) {
+          EXPECT_LE(share_off(*got, *want, atol), 0.01) << name;
+          EXPECT_TRUE(all_close(*got, *want, 2e-2, 2e-2)) << name;
+          // Unrounded, next to none would be off (fp32's own tolerance); rounded, 43-90% are
+          // (dqkv's small elements sit within the tolerance either way).
+          EXPECT_GE(share_off(*got, *fp, atol), 0.25) << name << " looks unrounded";
+        }
+      }
+    }
+}
+
+TEST(CpuBf16, AttentionIsBitwiseTheSameOnOneTwoAndThreeThreads) {
+  KernelEnv env;
+  for (SimdLevel level : simd_levels()) {
+    set_level(level);
+    for (const AttShape& s : kAttShapes) {
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " T=" + std::to_string(s.T));
+      set_threads(1);
+      const AttOut one = run_attention(s, true);
+      for (int threads : {2, 3}) {
+        set_threads(threads);
+        const AttOut o = run_attention(s, true);
+        EXPECT_TRUE(bitwise_equal(one.out, o.out)) << threads << " threads";
+        EXPECT_TRUE(bitwise_equal(one.dqkv, o.dqkv)) << threads << " threads";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scratchgpt
