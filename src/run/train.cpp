@@ -148,13 +148,15 @@ nlohmann::json given_keys(const TrainOptions& opt, std::vector<std::string>& ign
     over = canonical_config_keys(file, ignored, unknown, "--config " + config_file);
   }
   const nlohmann::json cli = canonical_config_keys(words, ignored, unknown, "the command line");
+  // Our flags have our names; only nanoGPT's spellings of --dtype (--dtype=bfloat16) are dropped.
+  const nlohmann::json flags = canonical_config_keys(opt.overrides, ignored, unknown, "the flags");
   SG_CHECK(unknown.empty(), "unknown config key", unknown.size() > 1 ? "s" : "", " ", [&] {
     std::string all;
     for (const std::string& k : unknown) all += (all.empty() ? "'" : ", '") + k + "'";
     return all;
   }(), ": see 'scratchgpt train --help' for the names (nanoGPT's are read too)");
   for (auto it = cli.begin(); it != cli.end(); ++it) over[it.key()] = *it;
-  for (auto it = opt.overrides.begin(); it != opt.overrides.end(); ++it) over[it.key()] = *it;
+  for (auto it = flags.begin(); it != flags.end(); ++it) over[it.key()] = *it;
   return over;
 }
 

@@ -142,8 +142,8 @@ json canonical_config_keys(const json& j, std::vector<std::string>& ignored,
     // an ignored key is not read) is its GPU autocast's, nothing on a CPU: ignored. Ours (fp32,
     // bf16) is the dtype field.
     const bool nanogpt_dtype =
-        key == "dtype" && (it->is_null() || (it->is_string() &&
-                                             it->get<std::string>().rfind("float", 0) == 0));
+        key == "dtype" && (it->is_null() || *it == "float32" || *it == "bfloat16" ||
+                           *it == "float16");
     if (nanogpt_dtype ||
         (key != "dtype" && std::find(skip.begin(), skip.end(), key) != skip.end())) {
       ignored.push_back(key);

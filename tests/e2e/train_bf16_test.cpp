@@ -119,4 +119,9 @@ TEST(TrainBf16, NanoGptsDtypeKeyIsIgnored) {
   ASSERT_NE(ignored, std::string::npos) << r.err;
   EXPECT_NE(r.err.find("dtype\n", ignored), std::string::npos) << "dtype reported as ignored";
   EXPECT_EQ(r.err.find("bf16 products"), std::string::npos) << r.err;
+  // On the command line as well, as nanoGPT's train.py takes it.
+  const CliResult w = run_cli(tiny(dir + "/words") + " --dtype=bfloat16");
+  ASSERT_EQ(w.rc, 0) << w.err;
+  EXPECT_NE(w.err.find("dtype\n"), std::string::npos) << w.err;
+  EXPECT_EQ(w.err.find("bf16 products"), std::string::npos) << w.err;
 }

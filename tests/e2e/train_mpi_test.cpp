@@ -136,6 +136,23 @@ TEST(TrainMpi, OneMicroStepPerProcessIsBitForBitOneProcess) {
   }
 }
 
+// --dtype bf16 too (its portable path, on any CPU): rounding is per element, so 2 processes of one
+// micro-step each are still one process of two, bit for bit.
+TEST(TrainMpi, Bf16IsBitForBitOneProcess) {
+  REQUIRE_MPI();
+  const std::string dir = scratch_dir("mpi_bf16");
+  const std::string data = prepared(dir, shakespeare(60000));
+  const std::string bf16 = " --dtype bf16";
+  const std::string any_cpu = "SCRATCHGPT_BF16_ANY_CPU=1 ";
+  ASSERT_EQ(run_cli(train_args(data, dir + "/one", 2, 8) + bf16, any_cpu).rc, 0);
+  const CliResult r =
+      run_cli(train_args(data, dir + "/two", 2, 8) + bf16, any_cpu + kMpirun + "-np 2 ");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("bf16 products"), std::string::npos) << r.err;
+  expect_same_losses(dir + "/one", dir + "/two", 0);
+  expect_same_tensors(dir + "/one/last.safetensors", dir + "/two/last.safetensors");
+}
+
 // Each block's gradients summed on a communication thread during the last backward: the same
 // per-element rank-order sums, so the same bits as summing after backward and as one process; with
 // two micro-steps per process too (the last one's ranges are added to the first's as they finish).
