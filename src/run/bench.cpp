@@ -309,6 +309,9 @@ std::vector<std::string> bench_preset_names() {
 
 void run_bench(const BenchRequest& f) {
   if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
+  SG_CHECK(f.sample == 0 || f.dtype == Dtype::kFp32,
+           "--dtype applies to training steps; decoding (--sample) reads its weights in the "
+           "precision --weights names: drop --dtype, or use --weights bf16");
   const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device, f.dtype);
   const ExecContext& ctx = exec.ctx;
   if (f.sample != 0) return run_sample_bench(f, ctx);

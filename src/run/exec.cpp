@@ -37,6 +37,7 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
   const int most = std::max(8, 4 * cores);
   SG_CHECK(threads <= most, "--threads ", threads, " is more than ", most, " (4 x the ", cores,
            " cores here): pass --threads ", cores, ", or 0 for all cores");
+  require_dtype(dtype, device);  // first: bf16 on cuda is a dtype error wherever CUDA is
   Exec exec;
   if (!device.empty())
     exec.ctx.device = enum_from_name<Device>(kDeviceNames, device, "--device");
@@ -45,7 +46,6 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
   // 126.6 against 177 ms a step, BENCHMARKS.md); the fused one keeps no (B, NH, T, T) weights,
   // which from T = 2048 take 16 MiB per batch row, head and layer.
   if (exec.ctx.device == Device::kCuda) exec.ctx.fused_attention_min_T = 2048;
-  require_dtype(dtype, device);
   exec.ctx.dtype = dtype;
   exec.ctx.matmul = kernels::resolve_matmul_backend(matmul);  // first: it can fail
   if (!simd.empty()) exec.ctx.isa = cap_simd_level(simd_level_from_name(simd));
