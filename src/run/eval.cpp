@@ -33,6 +33,9 @@ EvalResult evaluate_checkpoint(const EvalRequest& req, std::FILE* out) {
   const ExecContext& ctx = exec.ctx;
 
   const kernels::WeightFormat weights = weight_format(req.weights);  // before the long load
+  SG_CHECK(weights == kernels::WeightFormat::kFp32 || req.dtype == Dtype::kFp32,
+           "--weights ", req.weights, " and --dtype bf16 are two precisions for the same products: "
+           "pass one (--weights converts the weights once; --dtype bf16 rounds both inputs)");
   Checkpoint ck = load_checkpoint(req.checkpoint);
   Dataset data;
   std::string what = req.split;  // what the summary line names
