@@ -56,23 +56,36 @@ struct Shape {
 // many rows over a small layer (the weight gradient by row halves).
 const Shape kShapes[] = {{7, 33, 65}, {300, 260, 800}, {5, 300, 3}, {600, 40, 150}, {64, 96, 31}};
 
-struct MatmulOut {
-  std::vector<float> out, dinp, dweight, dbias;
+// The products' results: out (N, OC), dinp (N, C), dweight (OC, C), dbias (OC), each filled.
+template <typename F>
+struct MatmulResults {
+  std::vector<F> out, dinp, dweight, dbias;
+  MatmulResults(const Shape& s, F fill)
+      : out(size_t(s.N) * s.OC, fill),
+        dinp(size_t(s.N) * s.C, fill),
+        dweight(size_t(s.OC) * s.C, fill),
+        dbias(s.OC, fill) {}
+};
+using MatmulOut = MatmulResults<float>;
+using MatmulRef = MatmulResults<double>;
+
+// The operands of a shape: inp (N, C), w (OC, C), bias (OC), dout (N, OC).
+struct MatmulIn {
+  std::vector<float> inp, w, bias, dout;
+  explicit MatmulIn(const Shape& s)
+      : inp(random_floats(size_t(s.N) * s.C, 1)),
+        w(random_floats(size_t(s.OC) * s.C, 2)),
+        bias(random_floats(s.OC, 3)),
+        dout(random_floats(size_t(s.N) * s.OC, 4)) {}
 };
 
 // Forward and backward with dtype bf16 (the backward writes, the grads start as garbage).
 MatmulOut run_matmul(const Shape& s, Dtype dtype) {
   ExecContext ex = test::ctx();
   ex.dtype = dtype;
-  const auto inp = random_floats(size_t(s.N) * s.C, 1);
-  const auto w = random_floats(size_t(s.OC) * s.C, 2);
-  const auto bias = random_floats(s.OC, 3);
-  const auto dout = random_floats(size_t(s.N) * s.OC, 4);
-  MatmulOut o;
-  o.out.assign(size_t(s.N) * s.OC, 123.0f);
-  o.dinp.assign(size_t(s.N) * s.C, 123.0f);
-  o.dweight.assign(size_t(s.OC) * s.C, 123.0f);
-  o.dbias.assign(s.OC, 123.0f);
+  const MatmulIn in(s);
+  const auto &inp = in.inp, &w = in.w, &bias = in.bias, &dout = in.dout;
+  MatmulOut o(s, 123.0f);
   cpu::matmul_forward(ex, o.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC);
   cpu::matmul_backward(ex, o.dinp.data(), o.dweight.data(), o.dbias.data(), dout.data(),
                        inp.data(), w.data(), s.N, s.C, s.OC, /*accumulate_dinp=*/false,
@@ -80,21 +93,11 @@ MatmulOut run_matmul(const Shape& s, Dtype dtype) {
   return o;
 }
 
-struct MatmulRef {
-  std::vector<double> out, dinp, dweight, dbias;
-};
-
 // The twin (bf16 = true) or plain fp32's products in double (bf16 = false).
 MatmulRef run_matmul_ref(const Shape& s, bool bf16) {
-  const auto inp = random_floats(size_t(s.N) * s.C, 1);
-  const auto w = random_floats(size_t(s.OC) * s.C, 2);
-  const auto bias = random_floats(s.OC, 3);
-  const auto dout = random_floats(size_t(s.N) * s.OC, 4);
-  MatmulRef r;
-  r.out.assign(size_t(s.N) * s.OC, 0.0);
-  r.dinp.assign(size_t(s.N) * s.C, 0.0);
-  r.dweight.assign(size_t(s.OC) * s.C, 0.0);
-  r.dbias.assign(s.OC, 0.0);
+  const MatmulIn in(s);
+  const auto &inp = in.inp, &w = in.w, &bias = in.bias, &dout = in.dout;
+  MatmulRef r(s, 0.0);
   if (bf16) {
     ref::matmul_forward_bf16(r.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC);
     ref::matmul_backward_bf16(r.dinp.data(), r.dweight.data(), r.dbias.data(), dout.data(),
