@@ -34,6 +34,11 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
 // it before it creates its out dir.
 void require_dtype(Dtype dtype, const std::string& device);
 
+// What train's and bench's banners add in bf16: what runs, and that it is not faster yet (every
+// CPU runs the portable path of kernels/cpu/matmul.cpp until a vdpbf16ps kernel exists).
+inline constexpr const char* kBf16Banner =
+    ", bf16 products (inputs rounded, fp32 kernels: bf16's numbers at fp32's speed)";
+
 // SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its products are
 // then the portable path's, fp32 products of the rounded inputs: bf16's numbers at fp32's speed,
 // for the tests and quality checks of the bf16 path on any machine, not for training faster.
