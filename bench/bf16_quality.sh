@@ -4,8 +4,9 @@
 #       best val <= 1.895 in bf16 (fp32: 1.8858);
 #   (b) shakespeare-bpe (GPT-2's BPE and shape, 4 layers, C = 128) for STEPS steps: the last val
 #       loss in bf16 within 0.5% of fp32's;
-#   (c) eval of (b)'s fp32 checkpoint, a GPT-2-shaped model, in bf16: within 0.2% of fp32's loss
-#       (eval --text on prepare's val text).
+#   (c) eval in bf16 within 0.2% of fp32's loss (eval --text on prepare's val text) of (b)'s fp32
+#       checkpoint, a GPT-2-shaped model, and of the GPT-2 fixture (tests/fixtures/gpt2/hub:
+#       GPT-2's own files, V = 500, random weights, imported as a user imports GPT-2).
 # Runs with SCRATCHGPT_BF16_ANY_CPU=1, so on any CPU: the portable path computes bf16's numbers
 # (products of rounded inputs, fp32 sums), not its speed. Exits 1 if a bar is missed. Not part of
 # ctest (minutes of training); train_bf16_test and cpu_bf16_test check the path in seconds.
@@ -74,15 +75,24 @@ awk -v f="$last32" -v b="$last16" -v s="$steps" 'BEGIN {
   exit ok ? 0 : 1 }' || failed=1
 
 # eval's loss to five figures from its perplexity ("text loss 5.6646 (perplexity 288.49) ...").
-eval_loss() {
-  "$sg" eval --checkpoint "$work/bpe_fp32/last.safetensors" --text "$work/unseen.txt" \
-    --threads "$threads" --dtype "$1" | awk '{sub(/\)/, "", $5); printf "%.5f", log($5)}'
+eval_loss() {  # checkpoint dtype extra-flags
+  # shellcheck disable=SC2086  # $3: several flags
+  "$sg" eval --checkpoint "$1" --text "$work/unseen.txt" --threads "$threads" --dtype "$2" $3 |
+    awk '{sub(/\)/, "", $5); printf "%.5f", log($5)}'
 }
-e32=$(eval_loss fp32)
-e16=$(eval_loss bf16)
-awk -v f="$e32" -v b="$e16" 'BEGIN {
-  r = b / f - 1; ok = r <= 0.002 && r >= -0.002
-  printf "eval of the fp32 checkpoint:   fp32 %.5f  bf16 %.5f (%+.3f%%)  bar 0.2%%: %s\n", f, b,
-         100 * r, ok ? "met" : "MISSED"
-  exit ok ? 0 : 1 }' || failed=1
+hub=$work/gpt2_fixture.safetensors
+[ -f "$hub" ] || "$sg" import --format hf --input tests/fixtures/gpt2/hub --out "$hub" \
+  --tokenizer tests/fixtures/gpt2/tok500 >/dev/null
+measure() {  # name checkpoint extra-flags
+  local f b
+  f=$(eval_loss "$2" fp32 "$3")
+  b=$(eval_loss "$2" bf16 "$3")
+  awk -v name="$1" -v f="$f" -v b="$b" 'BEGIN {
+    r = b / f - 1; ok = r <= 0.002 && r >= -0.002
+    printf "eval, %-25s fp32 %.5f  bf16 %.5f (%+.3f%%)  bar 0.2%%: %s\n", name, f, b, 100 * r,
+           ok ? "met" : "MISSED"
+    exit ok ? 0 : 1 }' || failed=1
+}
+measure "shakespeare-bpe (fp32 run)" "$work/bpe_fp32/last.safetensors" ""
+measure "GPT-2 fixture (random)" "$hub" "--block-size 16"
 exit "$failed"
