@@ -8,9 +8,12 @@
 #                 from a checkout, outside the repo), llmc_data/ (`prepare --tokenizer gpt2
 #                 --format llmc`)
 # Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample] [B...]   Logs: $OUT or /tmp.
-#   tests: the tests only; quick: tests, sampling and the training steps at each B against PyTorch
-#   eager and llm.c; bench: the same without the tests; all: quick plus torch.compile; sample:
-#   the tests, sampling and one training step time of ours.
+#   tests: the tests only; quick: tests, sampling and the training steps at each B, ours in fp32
+#   and bf16 against PyTorch eager (fp32, and bf16 autocast) and llm.c (fp32 and bf16); bench: the
+#   same without the tests; all: quick plus torch.compile; sample: the tests, sampling and one
+#   training step time of ours; profile: gpt_cuda_test, then per-kernel times (Nsight Compute,
+#   two steps at B = 8) of ours in bf16 and fp32 and of llm.c's bf16 trainer, raw CSV in $OUT
+#   (bench/ncu_summary.py sums them by kernel).
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -28,6 +31,28 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
 ldd build-cuda/scratchgpt | grep -E "not found|cublas" || true
 
+if [ "$what" = profile ]; then
+  timeout 120 build-cuda/gpt_cuda_test --gtest_brief=1 2>&1 | tee "$out/gpt_cuda_test.log" | tail -15
+  ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  prof() {  # name command...
+    local name=$1
+    shift
+    timeout 150 "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --csv \
+      --print-units base "$@" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err"
+    echo "ncu $name: rc $?, $(wc -l < "$out/ncu_$name.csv") lines"
+  }
+  gpt2="--preset gpt2 --vocab-size 50304 --block-size 1024 --seq-len 1024 --batch-size 8"
+  prof ours_bf16 build-cuda/scratchgpt bench $gpt2 --steps 1 --warmup 1 --device cuda --dtype bf16
+  prof llmc_bf16 .devcarry/llmc/train_gpt2cu -i .devcarry/llmc_data/tiny_shakespeare_train.bin \
+    -j .devcarry/llmc_data/tiny_shakespeare_val.bin -e d12 -b 8 -t 1024 -x 2 -m 0 -v 1000 -s 0 \
+    -r 0 -l 6e-4
+  prof ours_fp32 build-cuda/scratchgpt bench $gpt2 --steps 1 --warmup 1 --device cuda
+  for f in ours_bf16 llmc_bf16 ours_fp32; do
+    python3 bench/ncu_summary.py "$out/ncu_$f.csv" --top 12 || tail -5 "$out/ncu_$f.err"
+  done
+  exit 0
+fi
+
 if [ "$what" != bench ]; then
   for t in cuda_kernels_test gpt_cuda_test cuda_train_cli_test; do
     echo "== $t"
@@ -41,15 +66,16 @@ sample_speed() {  # GPT-2 124M, batch 1 through the KV cache
     python3 -c 'import json,sys; j=json.load(sys.stdin); print("RESULT ours sample %s: %d tokens, %.1f tokens/s, %.3f ms/token" % (j["device"], j["new_tokens"], j["tokens_per_s"], j["ms_per_token"]))'
 }
 
-ours() {  # B [T]
-  local T=${2:-1024}
+ours() {  # B [T [dtype]]
+  local T=${2:-1024} dtype=${3:-fp32}
   build-cuda/scratchgpt bench --preset gpt2 --vocab-size 50304 --block-size "$T" --seq-len "$T" \
-    --batch-size "$1" --steps 10 --warmup 3 --device cuda --json | tee -a "$out/bench.jsonl" |
-    python3 -c 'import json,sys; j=json.load(sys.stdin); print("RESULT ours %s B=%d T=%d: %.1f ms/step, %.0f tokens/s, %.1f TFLOP/s (fwd %.1f bwd %.1f opt %.1f) loss %r" % (j["device"], j["batch_size"], j["seq_len"], j["ms_per_step"], j["tokens_per_s"], j["gflops"]/1e3, j["ms_forward"], j["ms_backward"], j["ms_optimizer"], j["loss"]))'
+    --batch-size "$1" --steps 10 --warmup 3 --device cuda --dtype "$dtype" --json |
+    tee -a "$out/bench.jsonl" |
+    python3 -c 'import json,sys; j=json.load(sys.stdin); print("RESULT ours %s %s B=%d T=%d: %.1f ms/step, %.0f tokens/s, %.1f TFLOP/s (fwd %.1f bwd %.1f opt %.1f) loss %r" % (j["device"], j["dtype"], j["batch_size"], j["seq_len"], j["ms_per_step"], j["tokens_per_s"], j["gflops"]/1e3, j["ms_forward"], j["ms_backward"], j["ms_optimizer"], j["loss"]))'
 }
-torch_eager() {  # B
+torch_eager() {  # B [dtype]
   python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$1" --steps 10 \
-    --warmup 3 2>&1 | grep RESULT
+    --warmup 3 --dtype "${2:-fp32}" 2>&1 | grep RESULT
 }
 llmc() {  # binary B
   [ -x ".devcarry/llmc/$1" ] || { echo "no .devcarry/llmc/$1"; return; }
@@ -66,15 +92,14 @@ fi
 for B in $batches; do
   for round in 1 2; do
     ours "$B"
+    ours "$B" 1024 bf16
     torch_eager "$B"
+    torch_eager "$B" bf16
     llmc train_gpt2cu_fp32 "$B"
     llmc train_gpt2cu "$B"
   done
 done
 B=${batches%% *}
-ours $((B / 2)) 2048  # the fused attention (T >= 2048), the same tokens a step
-python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$B" --steps 10 \
-  --warmup 3 --dtype bf16 2>&1 | grep RESULT
 if [ "$what" = all ]; then  # torch.compile: a minute or more of compiling first
   ours "$B"
   python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$B" --steps 10 \

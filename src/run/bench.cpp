@@ -418,7 +418,7 @@ void run_bench(const BenchRequest& f) {
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s%s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
       simd_level_name(level), kernels::matmul_backend_name(ctx.matmul),
-      ctx.dtype == Dtype::kBf16 ? kBf16Banner : "");
+      bf16_banner(ctx));
   if (on_gpu)
     std::printf("  gpu             %s (float32 products %s)\n", cuda_describe().c_str(),
                 ctx.tf32 ? "in TF32 on the tensor cores" : "in full fp32");

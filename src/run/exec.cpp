@@ -19,14 +19,18 @@ bool bf16_allowed_anywhere() {
 }
 
 void require_dtype(Dtype dtype, const std::string& device) {
-  if (dtype != Dtype::kBf16) return;
-  SG_CHECK(device.empty() || device == "cpu",
-           "--dtype bf16 has no GPU kernels yet: pass --dtype fp32 (on cuda the fp32 products "
-           "run in TF32 on the tensor cores)");
+  if (dtype != Dtype::kBf16 || device == "cuda") return;  // every GPU the backend builds for has bf16
   SG_CHECK(cpu_has_avx512_bf16() || bf16_allowed_anywhere(),
            "--dtype bf16 needs a CPU with AVX512_BF16 (Zen 4 and later, Sapphire Rapids, Cooper "
            "Lake); this one has ", simd_level_name(detected_simd_level()),
            " without it: pass --dtype fp32");
+}
+
+const char* bf16_banner(const ExecContext& ctx) {
+  if (ctx.dtype != Dtype::kBf16) return "";
+  return ctx.device == Device::kCuda
+             ? ", bf16 products (inputs rounded to bf16 on the tensor cores, fp32 sums and weights)"
+             : ", bf16 products (inputs rounded, fp32 kernels: bf16's numbers at fp32's speed)";
 }
 
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
@@ -37,7 +41,7 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
   const int most = std::max(8, 4 * cores);
   SG_CHECK(threads <= most, "--threads ", threads, " is more than ", most, " (4 x the ", cores,
            " cores here): pass --threads ", cores, ", or 0 for all cores");
-  require_dtype(dtype, device);  // first: bf16 on cuda is a dtype error wherever CUDA is
+  require_dtype(dtype, device);
   Exec exec;
   if (!device.empty())
     exec.ctx.device = enum_from_name<Device>(kDeviceNames, device, "--device");

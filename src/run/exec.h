@@ -24,20 +24,20 @@ struct Exec {
 // onednn or mixed in a build without oneDNN, or an unknown level is an Error naming the fix.
 // device: "" or cpu, or cuda (the GPU: an Error naming the fix in a build without CUDA or on a
 // machine without a GPU; attention then takes the fused kernel from T = 2048).
-// dtype: bf16 needs a CPU with AVX512_BF16 (an Error naming the instruction set and the fix
-// elsewhere, and on cuda), unless SCRATCHGPT_BF16_ANY_CPU=1 (bf16_allowed_anywhere).
+// dtype: bf16 on the CPU needs AVX512_BF16 (an Error naming the instruction set and the fix
+// elsewhere), unless SCRATCHGPT_BF16_ANY_CPU=1 (bf16_allowed_anywhere); on cuda it always runs.
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
                const std::string& device = "", Dtype dtype = Dtype::kFp32);
 
 // An Error naming the fix unless this machine can compute in dtype on device ("" or cpu, or cuda):
-// bf16 needs AVX512_BF16 (or bf16_allowed_anywhere) and the CPU. make_exec calls it; train calls
+// bf16 on the CPU needs AVX512_BF16 (or bf16_allowed_anywhere). make_exec calls it; train calls
 // it before it creates its out dir.
 void require_dtype(Dtype dtype, const std::string& device);
 
-// What train's and bench's banners add in bf16: what runs, and that it is not faster yet (every
-// CPU runs the portable path of kernels/cpu/matmul.cpp until a vdpbf16ps kernel exists).
-inline constexpr const char* kBf16Banner =
-    ", bf16 products (inputs rounded, fp32 kernels: bf16's numbers at fp32's speed)";
+// What train's and bench's banners add in bf16 ("" in fp32): what runs, and on the CPU that it is
+// not faster yet (every CPU runs the portable path of kernels/cpu/matmul.cpp until a vdpbf16ps
+// kernel exists); on cuda, bf16 tensor-core products.
+const char* bf16_banner(const ExecContext& ctx);
 
 // SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its products are
 // then the portable path's, fp32 products of the rounded inputs: bf16's numbers at fp32's speed,

@@ -460,7 +460,7 @@ class Progress {
         cfg_.batch_size, cfg_.gpt.block_size,
         cfg_.grad_accum > 1 ? (" x" + std::to_string(cfg_.grad_accum) + " accum").c_str() : "",
         procs.c_str(), kernels::matmul_backend_name(cfg_.matmul),
-        cfg_.dtype == Dtype::kBf16 ? kBf16Banner : "");
+        bf16_banner(run.exec.ctx));
     if (!opt.init_from.empty())
       std::fprintf(log_, "from the weights of %s (a fresh optimizer)\n", opt.init_from.c_str());
     std::fflush(log_);

@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "cuda/cuda_test_util.h"
 #include "kernels/kernels.h"
 #include "kernels/ref/adamw.h"
 #include "kernels/ref/attention.h"
+#include "kernels/ref/bf16.h"
 #include "kernels/ref/crossentropy.h"
 #include "kernels/ref/dropout.h"
 #include "kernels/ref/encoder.h"
@@ -358,16 +360,138 @@ TEST(CudaKernels, AdamWMatchesTheReferenceBitForBitAndTheNormInDouble) {
   EXPECT_EQ(got, kernels::global_norm(ex, 2, xs, ns)) << "the norm changed between two calls";
 }
 
+// --dtype bf16: both inputs of each product rounded to bf16 (nearest even), the sums fp32 on the
+// tensor cores. Against the twin (ref::matmul_*_bf16: the same rounded inputs, double sums) only
+// the order of the sums differs; TF32 or unrounded fp32 would be ~1e-3 off it. Against the exact
+// product of the unrounded inputs, each element within the error bound of rounding both factors,
+// |ab - bf16(a) bf16(b)| <= (2^-8 + 2^-18) |ab|, plus fp32's sums of K terms, K 2^-23 sum |ab|.
+TEST(CudaKernels, MatmulInBf16MatchesItsTwinAndTheRoundingBound) {
+  SKIP_WITHOUT_GPU();
+  const int N = 133, C = 70, OC = 91;
+  const auto x = random_vector<float>(N * C, 120), w = random_vector<float>(OC * C, 121);
+  const auto b = random_vector<float>(OC, 122), dout = random_vector<float>(N * OC, 123);
+  const auto dx0 = random_vector<float>(N * C, 124), dw0 = random_vector<float>(OC * C, 125);
+  const auto db0 = random_vector<float>(OC, 126);
+  auto abs_of = [](std::vector<double> v) {
+    for (double& e : v) e = std::abs(e);
+    return v;
+  };
+  const auto xd = widen(x), wd = widen(w), bd = widen(b), doutd = widen(dout);
+  // sum |a||b| of each element: the bound's scale.
+  std::vector<double> out_abs(N * OC), dx_abs(N * C, 0.0), dw_abs(OC * C, 0.0), db_abs(OC, 0.0);
+  ref::matmul_forward(out_abs.data(), abs_of(xd).data(), abs_of(wd).data(), (const double*)nullptr,
+                      N, C, OC);
+  ref::matmul_backward(dx_abs.data(), dw_abs.data(), db_abs.data(), abs_of(doutd).data(),
+                       abs_of(xd).data(), abs_of(wd).data(), N, C, OC, false, false);
+  for (bool accumulate : {true, false}) {
+    ExecContext ex = cuda_ctx(/*tf32=*/true);  // bf16 must win over TF32
+    ex.dtype = Dtype::kBf16;
+    GpuBuffer<float> gx(x), gw(w), gb(b), gout(nans(N * OC)), gdout(dout), gdw(dw0), gdb(db0);
+    GpuBuffer<float> gdx(accumulate ? dx0 : nans(N * C));
+    kernels::matmul_forward(ex, gout.get(), gx.get(), gw.get(), gb.get(), N, C, OC);
+    kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(), gw.get(),
+                             N, C, OC, accumulate, accumulate);
+    // The twin writes; accumulating adds the old contents.
+    std::vector<double> out(N * OC), dx(N * C), dw(OC * C), db(OC);
+    ref::matmul_forward_bf16(out.data(), x.data(), w.data(), b.data(), N, C, OC);
+    ref::matmul_backward_bf16(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N,
+                              C, OC);
+    // The exact product of the unrounded inputs.
+    std::vector<double> ex_out(N * OC), ex_dx(N * C, 0.0), ex_dw(OC * C, 0.0), ex_db(OC, 0.0);
+    ref::matmul_forward(ex_out.data(), xd.data(), wd.data(), bd.data(), N, C, OC);
+    ref::matmul_backward(ex_dx.data(), ex_dw.data(), ex_db.data(), doutd.data(), xd.data(),
+                         wd.data(), N, C, OC, false, false);
+    if (accumulate) {
+      for (int i = 0; i < N * C; ++i) dx[i] += dx0[i], ex_dx[i] += dx0[i];
+      for (int i = 0; i < OC * C; ++i) dw[i] += dw0[i], ex_dw[i] += dw0[i];
+      for (int i = 0; i < OC; ++i) db[i] += db0[i];
+    }
+    const std::string tag = accumulate ? " accumulate" : " write";
+    const auto got_out = gout.read(), got_dx = gdx.read(), got_dw = gdw.read();
+    expect_rel(got_out, out, 1e-5, "out against the twin" + tag);
+    expect_rel(got_dx, dx, 1e-5, "dinp against the twin" + tag);
+    expect_rel(got_dw, dw, 1e-5, "dweight against the twin" + tag);
+    expect_rel(gdb.read(), db, 1e-6, "dbias (unrounded dout)" + tag);
+    for (const auto& [got, exact, scale, K, name] :
+         {std::tuple{&got_out, &ex_out, &out_abs, C, "out"},
+          std::tuple{&got_dx, &ex_dx, &dx_abs, OC, "dinp"},
+          std::tuple{&got_dw, &ex_dw, &dw_abs, N, "dweight"}}) {
+      const double rate = std::ldexp(1.0, -8) + std::ldexp(1.0, -18) + K * std::ldexp(1.0, -23);
+      int64_t over = 0;
+      double num = 0, den = 0;
+      for (size_t i = 0; i < got->size(); ++i) {
+        const double err = std::abs((*got)[i] - (*exact)[i]);
+        over += err > rate * (*scale)[i] + 1e-6 * std::abs((*exact)[i]);
+        num += err * err;
+        den += (*exact)[i] * (*exact)[i];
+      }
+      EXPECT_EQ(over, 0) << name << tag << ": elements past the rounding error bound";
+      EXPECT_GE(std::sqrt(num / den), 2e-4) << name << tag << ": looks unrounded";
+    }
+  }
+}
+
+// The stored attention in bf16 against ref::attention_* with bf16 = true (the six products'
+// inputs rounded, the softmax in fp32): a weight computed in fp32 here and in double there can
+// round to the neighbouring bf16 value, rarely, hence 1e-4, not 1e-6; the unrounded reference
+// is an order of magnitude further off.
+TEST(CudaKernels, CausalAttentionInBf16MatchesItsTwin) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
+    const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 130 + T, -2, 2);
+    const auto dout = random_vector<float>(int64_t{B} * T * C, 131 + T);
+    GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
+        gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C));
+    ExecContext ex = cuda_ctx(/*tf32=*/true);
+    ex.dtype = Dtype::kBf16;
+    kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T, C,
+                               NH);
+    kernels::attention_backward(ex, gdqkv.get(), nullptr, nullptr, gdout.get(), gqkv.get(),
+                                gatt.get(), nullptr, B, T, C, NH);
+    const auto qkvd = widen(qkv), doutd = widen(dout);
+    const auto got_out = gout.read(), got_att = gatt.read(), got_dqkv = gdqkv.read();
+    const std::string tag = " T=" + std::to_string(T);
+    double off[2][2] = {};  // [twin, unrounded][out, dqkv]
+    for (bool bf16 : {true, false}) {
+      std::vector<double> out(size_t(B) * T * C), pre(size_t(B) * NH * T * T), att(pre.size()),
+          datt(pre.size()), dpre(pre.size()), dqkv(qkv.size());
+      ref::attention_forward(out.data(), pre.data(), att.data(), qkvd.data(),
+                             (const double*)nullptr, B, T, C, NH, bf16);
+      ref::attention_backward(dqkv.data(), dpre.data(), datt.data(), doutd.data(), qkvd.data(),
+                              att.data(), (const double*)nullptr, B, T, C, NH, bf16);
+      if (bf16) expect_rel(got_att, att, 1e-5, "att" + tag);
+      for (int i = 0; i < 2; ++i) {
+        const auto& got = i == 0 ? got_out : got_dqkv;
+        const auto& want = i == 0 ? out : dqkv;
+        double num = 0, den = 0;
+        for (size_t e = 0; e < got.size(); ++e) {
+          ASSERT_FALSE(std::isnan(got[e])) << "element " << e << " is NaN" << tag;
+          num += (got[e] - want[e]) * (got[e] - want[e]);
+          den += want[e] * want[e];
+        }
+        off[bf16 ? 0 : 1][i] = std::sqrt(num / den);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      const char* name = i == 0 ? "out" : "dqkv";
+      EXPECT_LE(off[0][i], 1e-4) << name << tag << " against the twin";
+      EXPECT_GE(off[1][i], 10 * off[0][i]) << name << tag << " looks unrounded";
+      EXPECT_LE(off[1][i], 2e-2) << name << tag << " too far from the unrounded reference";
+    }
+  }
+}
+
 TEST(CudaKernels, TheSameCallGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const int N = 4096, C = 96, OC = 288;
   const auto x = random_vector<float>(N * C, 70), w = random_vector<float>(OC * C, 71);
   const auto dout = random_vector<float>(N * OC, 72);
   std::vector<std::vector<float>> runs;
-  for (int run = 0; run < 2; ++run) {
+  for (int run = 0; run < 4; ++run) {  // fp32 (TF32) twice, then bf16 twice
     GpuBuffer<float> gx(x), gw(w), gdout(dout), gdx(nans(N * C)), gdw(nans(OC * C)), gdb(nans(OC)),
         gout(nans(N * C)), gm(nans(N)), gr(nans(N)), gdw2(std::vector<float>(OC * C, 0.0f));
-    const ExecContext ex = cuda_ctx(true);
+    ExecContext ex = cuda_ctx(true);
+    if (run >= 2) ex.dtype = Dtype::kBf16;
     kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(), gw.get(),
                              N, C, OC, false, false);
     kernels::layernorm_forward(ex, gout.get(), gm.get(), gr.get(), gx.get(), gw.get(), nullptr, N,
@@ -378,6 +502,8 @@ TEST(CudaKernels, TheSameCallGivesTheSameBits) {
     runs.push_back(a);
   }
   EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[2], runs[3]) << "bf16";
+  EXPECT_NE(runs[0], runs[2]) << "bf16 ran as fp32";
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ TEST(CudaTrainCli, DeviceCudaWithoutAGpuIsOneErrorLine) {
                "--device cpu");
   EXPECT_FALSE(std::filesystem::exists(dir + "/run/last.safetensors"));
   expect_error(run_cli("bench --steps 1 --warmup 0 --device cuda"), "--device cpu");
+  // bf16 on cuda needs no CPU instruction set: the device is what is missing.
+  const CliResult bf16 = run_cli("bench --steps 1 --warmup 0 --device cuda --dtype bf16");
+  expect_error(bf16, "--device cpu");
+  EXPECT_EQ(bf16.err.find("AVX512_BF16"), std::string::npos) << bf16.err;
   expect_error(run_cli("bench --steps 1 --device gpu"), "--device");
 }
 
@@ -81,4 +85,40 @@ TEST(CudaTrainCli, ACudaRunResumesOnTheCpuAndFollowsTheCpuRun) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("device"), "cuda");
   EXPECT_GT(j.at("tokens_per_s").get<double>(), 0);
+}
+
+// --dtype bf16 on cuda: 3 steps there, resumed in bf16 on the CPU (the portable path, so any CPU:
+// SCRATCHGPT_BF16_ANY_CPU=1), follow the CPU's own bf16 run; the checkpoint keeps the dtype.
+TEST(CudaTrainCli, ABf16CudaRunResumesOnTheCpuInBf16) {
+  SKIP_WITHOUT_GPU();
+  const std::string any_cpu = "SCRATCHGPT_BF16_ANY_CPU=1 ";
+  const std::string dir = scratch_dir("cuda_bf16");
+  const std::string data = prepared(dir, shakespeare(60000));
+  const std::string common = std::string(kModel) + "--data-dir '" + data + "' ";
+  CliResult r = run_cli("train " + common + "--max-iters 6 --dtype bf16 --out-dir '" + dir +
+                            "/cpu'",
+                        any_cpu);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("train " + common + "--max-iters 3 --dtype bf16 --device cuda --out-dir '" + dir +
+              "/mixed'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("tensor cores"), std::string::npos) << r.err;
+  r = run_cli("train " + common + "--max-iters 6 --device cpu --resume --out-dir '" + dir +
+                  "/mixed'",
+              any_cpu);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("bf16"), std::string::npos) << "--resume keeps the dtype: " << r.err;
+  const auto cpu = metrics(dir + "/cpu/metrics.jsonl", "train");
+  const auto mixed = metrics(dir + "/mixed/metrics.jsonl", "train");
+  ASSERT_EQ(cpu.size(), 6u);
+  ASSERT_EQ(mixed.size(), 6u);
+  for (size_t i = 0; i < 6; ++i)
+    EXPECT_NEAR(mixed[i]["loss"].get<double>(), cpu[i]["loss"].get<double>(), 5e-3)
+        << "step " << i;
+  r = run_cli("bench --preset gpt2 --n-layer 2 --steps 2 --warmup 1 --device cuda --dtype bf16 "
+              "--json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("dtype"), "bf16");
+  EXPECT_GT(j.at("ms_per_step").get<double>(), 0);
 }

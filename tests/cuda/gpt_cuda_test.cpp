@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "core/rng.h"
@@ -119,14 +120,68 @@ TEST(GptCuda, TheDefaultTf32PathWithFusedAttentionFollowsTheCpuEngine) {
   }
 }
 
+// --dtype bf16 on the GPU against the CPU engine's bf16 (the same products' inputs rounded, the
+// sums in another order). Two bf16 runs are close, not equal: a value computed in another order
+// can round to the neighbouring bf16 value (often after a cancellation, as in the softmax's
+// gradient), and that difference is bf16's size, not fp32's. So the yardstick is the CPU against
+// itself in two sum orders (its scalar kernels against its SIMD ones): the GPU must be as close
+// to the CPU's bf16 as that (within 2x), and as far from fp32 as the CPU's bf16 is (at least half).
+TEST(GptCuda, Bf16FollowsTheCpuEnginesBf16) {
+  SKIP_WITHOUT_GPU();
+  for (bool gpt2 : {true, false}) {
+    const GPTConfig c = config(gpt2);
+    ExecContext cpu_ex, scalar_ex, gpu_ex = test::cuda_ctx(/*tf32=*/true);
+    cpu_ex.dtype = scalar_ex.dtype = gpu_ex.dtype = Dtype::kBf16;
+    scalar_ex.isa = SimdLevel::kScalar;
+    GPT cpu(c, cpu_ex), scalar(c, scalar_ex), gpu(c, gpu_ex), fp32(c);
+    GPT* const all[] = {&cpu, &scalar, &gpu, &fp32};
+    for (GPT* g : all) {
+      Rng r(1337);
+      g->init(r);
+    }
+    const int B = 3, T = 40;
+    const auto x = tokens(B * T, 11, c.vocab_size), y = tokens(B * T, 21, c.vocab_size);
+    double loss[4];
+    for (int i = 0; i < 4; ++i) {
+      all[i]->zero_grad();
+      loss[i] = all[i]->forward(x.data(), y.data(), B, T, nullptr);
+      all[i]->backward();
+    }
+    device_synchronize(Device::kCuda);
+    const std::string tag = gpt2 ? " gpt2" : " nanogpt";
+    std::printf("bf16%s: loss cpu %.8f scalar %.8f gpu %.8f fp32 %.8f\n", tag.c_str(), loss[0],
+                loss[1], loss[2], loss[3]);
+    EXPECT_NE(loss[0], loss[3]) << "the CPU's bf16 ran as fp32" << tag;
+    EXPECT_LE(std::abs(loss[2] - loss[0]), 2e-5 * loss[0]) << tag;  // fp32's own bound
+    // Worst over the parameters of each run's gradient off the CPU's bf16, and the GPU's off fp32.
+    double worst[4] = {}, gpu_fp32 = 0;
+    for (size_t p = 0; p < cpu.params().size(); ++p) {
+      const Param& pc = cpu.params()[p];
+      for (int i = 1; i < 4; ++i)
+        worst[i] = std::max(worst[i], rel_err(all[i]->params()[p].grad.data, pc.grad.data,
+                                              pc.grad.numel()));
+      gpu_fp32 = std::max(gpu_fp32, rel_err(gpu.params()[p].grad.data, fp32.params()[p].grad.data,
+                                            pc.grad.numel()));
+    }
+    std::printf("bf16%s: worst gradient off the CPU's bf16: gpu %.2e, scalar CPU %.2e, fp32 "
+                "%.2e; gpu off fp32 %.2e\n",
+                tag.c_str(), worst[2], worst[1], worst[3], gpu_fp32);
+    EXPECT_GT(worst[1], 0) << "the yardstick: scalar and SIMD sum in different orders" << tag;
+    EXPECT_LE(worst[2], 2 * worst[1]) << tag;
+    EXPECT_LE(worst[2], 1e-2) << tag;
+    EXPECT_GE(gpu_fp32, 0.5 * worst[3]) << "the GPU's bf16 looks like fp32" << tag;
+  }
+}
+
 TEST(GptCuda, TrainingStepsGiveTheSameBitsEveryRun) {
   SKIP_WITHOUT_GPU();
   const GPTConfig c = config(true);
   std::vector<std::vector<float>> weights;
   std::vector<std::vector<float>> losses;
-  for (int run = 0; run < 2; ++run) {
+  for (int run = 0; run < 4; ++run) {  // fp32 twice, then bf16 twice
     ExecContext ex = test::cuda_ctx(/*tf32=*/true);  // the default products and attention
     ex.fused_attention_min_T = 1;
+    if (run >= 2) ex.dtype = Dtype::kBf16;
     GPT gpu(c, ex);
     Rng rng(7);
     gpu.init(rng);
@@ -145,6 +200,8 @@ TEST(GptCuda, TrainingStepsGiveTheSameBitsEveryRun) {
   }
   EXPECT_EQ(losses[0], losses[1]);
   EXPECT_TRUE(weights[0] == weights[1]) << "the weights differ after 3 steps";
+  EXPECT_EQ(losses[2], losses[3]) << "bf16";
+  EXPECT_TRUE(weights[2] == weights[3]) << "the weights differ after 3 bf16 steps";
 }
 
 TEST(GptCuda, DropoutSaysItIsCpuOnly) {

@@ -63,7 +63,6 @@ TEST(TrainBf16, RefusedWithoutTheInstructionSet) {
 
 TEST(TrainBf16, BadDtypesAreOneLineErrors) {
   expect_error(run_cli("bench --steps 1 --dtype bf8"), "choose fp32 or bf16");
-  expect_error(run_cli("bench --steps 1 --dtype bf16 --device cuda", kAnyCpu), "--dtype");
   // Decoding reads its weights in the precision --weights names.
   expect_error(run_cli("bench --sample 4 --dtype bf16", kAnyCpu), "--weights bf16");
   expect_error(run_cli("eval --checkpoint none.safetensors --text none.txt --weights int8 "

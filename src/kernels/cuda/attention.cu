@@ -9,6 +9,10 @@
 // matrix with leading dimension ld, so each product is written for the transposes.
 // The products above the diagonal are computed and then zeroed by the softmax: 2x the needed
 // FLOPs, the price of plain GEMMs (a fused flash kernel is the next step).
+// --dtype bf16 (ExecContext::dtype): every product reads bf16 copies of its inputs (q, k, v and dy
+// converted once a call; the weights and dS written in bf16 by the softmax kernels beside their
+// fp32 values), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
+// ref::attention_forward/backward with bf16 up to the order of the sums.
 #include <cmath>
 
 #include "kernels/cuda/common.cuh"
@@ -27,9 +31,10 @@ using detail::kWarp;
 using detail::warp_sum;
 constexpr int kRowsPerBlock = 8;
 
-// Rows (B*NH*T) of T scores in place: row t keeps s <= t, softmaxed; the rest becomes 0. (A
-// one-pass online maximum and denominator measured slower here: two exps an element.)
-__global__ void causal_softmax_kernel(float* att, int64_t rows, int T) {
+// Rows (B*NH*T) of T scores in place: row t keeps s <= t, softmaxed; the rest becomes 0; att16,
+// when not null, gets the same weights rounded to bf16. (A one-pass online maximum and
+// denominator measured slower here: two exps an element.)
+__global__ void causal_softmax_kernel(float* att, __nv_bfloat16* att16, int64_t rows, int T) {
   const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (r >= rows) return;
@@ -45,12 +50,17 @@ __global__ void causal_softmax_kernel(float* att, int64_t rows, int T) {
     sum += e;
   }
   const float inv = 1.0f / warp_sum(sum);
-  for (int s = lane; s < T; s += kWarp) row[s] = s <= t ? row[s] * inv : 0.0f;
+  for (int s = lane; s < T; s += kWarp) {
+    const float a = s <= t ? row[s] * inv : 0.0f;
+    row[s] = a;
+    if (att16 != nullptr) att16[r * T + s] = __float2bfloat16_rn(a);
+  }
 }
 
-// In place: datt becomes dS = att * (datt - sum_s att * datt) * scale.
-__global__ void softmax_backward_kernel(float* datt, const float* att, int64_t rows, int T,
-                                        float scale) {
+// In place: datt becomes dS = att * (datt - sum_s att * datt) * scale. bf16: dS goes to ds16 and
+// att rounded to att16 instead (datt is left as it was).
+__global__ void softmax_backward_kernel(float* datt, const float* att, __nv_bfloat16* ds16,
+                                        __nv_bfloat16* att16, int64_t rows, int T, float scale) {
   const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (r >= rows) return;
@@ -60,29 +70,44 @@ __global__ void softmax_backward_kernel(float* datt, const float* att, int64_t r
   float dot = 0.0f;
   for (int s = lane; s <= t; s += kWarp) dot += a[s] * d[s];
   dot = warp_sum(dot);
-  for (int s = lane; s < T; s += kWarp) d[s] = s <= t ? a[s] * (d[s] - dot) * scale : 0.0f;
+  if (ds16 == nullptr) {
+    for (int s = lane; s < T; s += kWarp) d[s] = s <= t ? a[s] * (d[s] - dot) * scale : 0.0f;
+    return;
+  }
+  for (int s = lane; s < T; s += kWarp) {
+    ds16[r * T + s] = __float2bfloat16_rn(s <= t ? a[s] * (d[s] - dot) * scale : 0.0f);
+    att16[r * T + s] = __float2bfloat16_rn(a[s]);
+  }
 }
 
-// Where operand X of product (b, h) starts: x + b * per_b + h * per_h.
+// Where operand X of product (b, h) starts: x + b * per_b + h * per_h elements of `bytes` each
+// (float32, or bf16 in --dtype bf16).
 struct Operand {
-  const float* x;
+  const char* x;
   int64_t per_b, per_h;
-  __device__ const float* at(int b, int h) const { return x + b * per_b + h * per_h; }
+  int bytes;
+  Operand(const float* p, int64_t b, int64_t h)
+      : x(reinterpret_cast<const char*>(p)), per_b(b), per_h(h), bytes(4) {}
+  Operand(const __nv_bfloat16* p, int64_t b, int64_t h)
+      : x(reinterpret_cast<const char*>(p)), per_b(b), per_h(h), bytes(2) {}
+  __device__ void* at(int b, int h) const {
+    return const_cast<char*>(x + (b * per_b + h * per_h) * bytes);
+  }
 };
 
 __global__ void pointers_kernel(void** a, void** b, void** c, Operand A, Operand B, Operand C,
                                 int NH, int count) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  a[i] = const_cast<float*>(A.at(i / NH, i % NH));
-  b[i] = const_cast<float*>(B.at(i / NH, i % NH));
-  c[i] = const_cast<float*>(C.at(i / NH, i % NH));
+  a[i] = A.at(i / NH, i % NH);
+  b[i] = B.at(i / NH, i % NH);
+  c[i] = C.at(i / NH, i % NH);
 }
 
 // For every batch row b and head h, one product C_bh = alpha op(A_bh) op(B_bh) (column-major),
 // all in one cuBLAS call: its pointer arrays are written on the GPU first (the heads of a row are
 // HS apart and the rows T * 3C, no single stride), so a layer's attention is a few launches, not
-// a few per batch row.
+// a few per batch row. A and B both float32 (TF32 when ex.tf32) or both bf16; C float32.
 void gemm_heads(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, float alpha,
                 Operand A, int lda, Operand B, int ldb, Operand C, int ldc, int Bn, int NH) {
   const int count = Bn * NH;
@@ -94,10 +119,13 @@ void gemm_heads(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, fl
   pointers_kernel<<<blocks_for(count, 128), 128>>>(pa, pb, pc, A, B, C, NH, count);
   check_launch("attention (pointers)");
   const float beta = 0.0f;
+  SG_CHECK(A.bytes == B.bytes && C.bytes == 4, "attention: a product's inputs of two types");
+  const bool b16 = A.bytes == 2;
+  const cudaDataType in = b16 ? CUDA_R_16BF : CUDA_R_32F;
   check(cublasGemmBatchedEx(detail::cublas(), ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                            tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, pa, CUDA_R_32F, lda,
-                            pb, CUDA_R_32F, ldb, &beta, pc, CUDA_R_32F, ldc, count,
-                            ex.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                            tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, pa, in, lda, pb, in,
+                            ldb, &beta, pc, CUDA_R_32F, ldc, count,
+                            ex.tf32 && !b16 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
                             CUBLAS_GEMM_DEFAULT),
         "cublasGemmBatchedEx");
 }
@@ -117,12 +145,27 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   const int HS = C / NH, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int64_t TT = int64_t{T} * T, rowq = int64_t{T} * C3;
-  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
+  const int64_t rows = int64_t{B} * NH * T;
   const Operand a{att, NH * TT, TT}, y{out, int64_t{T} * C, HS};
+  if (ex.dtype == Dtype::kBf16) {
+    using detail::Scratch;
+    const __nv_bfloat16* qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
+    auto* att16 = static_cast<__nv_bfloat16*>(
+        detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
+    const Operand q{qkv16, rowq, HS}, k{qkv16 + C, rowq, HS}, v{qkv16 + 2 * C, rowq, HS};
+    const Operand a16{att16, NH * TT, TT};
+    gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, a, T, B, NH);
+    causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+        att, att16, rows, T);
+    check_launch("attention_forward (softmax)");
+    gemm_heads(ex, false, false, HS, T, T, 1.0f, v, C3, a16, T, y, C, B, NH);
+    return;
+  }
+  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
   // S^T (T_s, T_t) = k (T_s, HS) . q^T (HS, T_t): row-major S (T_t, T_s) in att
   gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, a, T, B, NH);
-  const int64_t rows = int64_t{B} * NH * T;
-  causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, rows, T);
+  causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, nullptr,
+                                                                                     rows, T);
   check_launch("attention_forward (softmax)");
   // y^T (HS, T_t) = v^T (HS, T_s) . att^T (T_s, T_t)
   gemm_heads(ex, false, false, HS, T, T, 1.0f, v, C3, a, T, y, C, B, NH);
@@ -141,16 +184,38 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   auto* ds = static_cast<float*>(detail::scratch(
       detail::Scratch::kAttention, sizeof(float) * static_cast<size_t>(B * NH * TT)));
   const int64_t rowq = int64_t{T} * C3, rowy = int64_t{T} * C;
-  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
+  const int64_t rows = int64_t{B} * NH * T;
   const Operand dq{dqkv, rowq, HS}, dk{dqkv + C, rowq, HS}, dv{dqkv + 2 * C, rowq, HS};
+  if (ex.dtype == Dtype::kBf16) {
+    // The same products in an order that lets the softmax's backward write both bf16 operands
+    // of the (T, T) products: datt first, then dS and att in bf16, then dv, dq, dk.
+    using detail::Scratch;
+    const __nv_bfloat16* qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
+    const __nv_bfloat16* dy16 = detail::to_bf16(Scratch::kBf16C, dout, int64_t{B} * T * C);
+    auto* att16 = static_cast<__nv_bfloat16*>(
+        detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
+    auto* ds16 = static_cast<__nv_bfloat16*>(
+        detail::scratch(Scratch::kBf16D, sizeof(__nv_bfloat16) * size_t(rows) * T));
+    const Operand q{qkv16, rowq, HS}, k{qkv16 + C, rowq, HS}, v{qkv16 + 2 * C, rowq, HS};
+    const Operand d{ds, NH * TT, TT}, dy{dy16, rowy, HS};
+    const Operand a16{att16, NH * TT, TT}, d16{ds16, NH * TT, TT};
+    gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, d, T, B, NH);
+    softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+        ds, att, ds16, att16, rows, T, scale);
+    check_launch("attention_backward (softmax)");
+    gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a16, T, dv, C3, B, NH);
+    gemm_heads(ex, false, false, HS, T, T, 1.0f, k, C3, d16, T, dq, C3, B, NH);
+    gemm_heads(ex, false, true, HS, T, T, 1.0f, q, C3, d16, T, dk, C3, B, NH);
+    return;
+  }
+  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
   const Operand a{att, NH * TT, TT}, d{ds, NH * TT, TT}, dy{dout, rowy, HS};
   // datt (T_t, T_s) = dy (T_t, HS) . v^T:  datt^T (T_s, T_t) = v (T_s, HS) . dy^T (HS, T_t)
   gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, d, T, B, NH);
   // dv (T_s, HS) = att^T (T_s, T_t) . dy (T_t, HS):  dv^T (HS, T_s) = dy^T (HS, T_t) . att
   gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a, T, dv, C3, B, NH);
-  const int64_t rows = int64_t{B} * NH * T;
   softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-      ds, att, rows, T, scale);
+      ds, att, nullptr, nullptr, rows, T, scale);
   check_launch("attention_backward (softmax)");
   // dq (T_t, HS) = dS (T_t, T_s) . k (T_s, HS):  dq^T (HS, T_t) = k^T (HS, T_s) . dS^T
   gemm_heads(ex, false, false, HS, T, T, 1.0f, k, C3, d, T, dq, C3, B, NH);

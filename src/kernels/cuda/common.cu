@@ -47,6 +47,20 @@ __global__ void partial_column_sums(float* partial, const float* src, int N, int
   partial[int64_t{chunk} * C + c] = acc;
 }
 
+__global__ void to_bf16_kernel(__nv_bfloat16* dst, const float* src, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i < n) dst[i] = __float2bfloat16_rn(src[i]);
+}
+
+// Four at a time: 16-byte loads, 8-byte stores (src 16-byte aligned).
+__global__ void to_bf16x4_kernel(__nv_bfloat162* dst, const float4* src, int64_t n4) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i >= n4) return;
+  const float4 f = src[i];
+  dst[2 * i] = __floats2bfloat162_rn(f.x, f.y);
+  dst[2 * i + 1] = __floats2bfloat162_rn(f.z, f.w);
+}
+
 __global__ void sum_partials_kernel(float* dst, const float* partial, int chunks, int C,
                                     bool accumulate) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -57,6 +71,23 @@ __global__ void sum_partials_kernel(float* dst, const float* partial, int chunks
 }
 
 }  // namespace
+
+const __nv_bfloat16* to_bf16(Scratch slot, const float* src, int64_t n) {
+  auto* dst = static_cast<__nv_bfloat16*>(scratch(slot, sizeof(__nv_bfloat16) * size_t(n) + 16));
+  int64_t done = 0;
+  if (reinterpret_cast<uintptr_t>(src) % 16 == 0 && n >= 4) {
+    const int64_t n4 = n / 4;
+    to_bf16x4_kernel<<<blocks_for(n4, 256), 256>>>(reinterpret_cast<__nv_bfloat162*>(dst),
+                                                    reinterpret_cast<const float4*>(src), n4);
+    check_launch("to_bf16");
+    done = 4 * n4;
+  }
+  if (done < n) {
+    to_bf16_kernel<<<blocks_for(n - done, 256), 256>>>(dst + done, src + done, n - done);
+    check_launch("to_bf16");
+  }
+  return dst;
+}
 
 void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate) {
   sum_partials_kernel<<<blocks_for(C, 128), 128>>>(dst, partial, chunks, C, accumulate);

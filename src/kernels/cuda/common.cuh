@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -31,9 +32,15 @@ cublasHandle_t cublas();
 // Device memory of at least `bytes`, kept for the next call (one buffer per `slot`, so two
 // scratch needs of one kernel do not overlap). Waits for the GPU before it grows.
 enum class Scratch {
-  kPartials, kAttention, kPointers, kBuckets, kNorm, kNormTable, kWorkspace, kCount
+  kPartials, kAttention, kPointers, kBuckets, kNorm, kNormTable, kWorkspace,
+  kBf16A, kBf16B, kBf16C, kBf16D,  // the bf16 copies of --dtype bf16's product inputs
+  kCount
 };
 void* scratch(Scratch slot, size_t bytes);
+
+// --dtype bf16: n floats rounded to bf16 (nearest even, NaN kept: ref::round_bf16's numbers) in
+// scratch `slot`, returned. The products then read the copy with fp32 sums.
+const __nv_bfloat16* to_bf16(Scratch slot, const float* src, int64_t n);
 
 // Column sums of a row-major (N, C) in a fixed order: blocks sum chunks of kChunkRows rows into
 // partials (chunks, C), then sum_partials adds them in chunk order (no atomics). dst = (or +=)

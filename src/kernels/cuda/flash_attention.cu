@@ -368,8 +368,10 @@ int padded_head_size(int C, int NH) {
 
 }  // namespace
 
-void flash_attention_forward(const ExecContext&, float* out, float* lse, const float* qkv, int B,
-                             int T, int C, int NH) {
+void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv,
+                             int B, int T, int C, int NH) {
+  SG_CHECK(ex.dtype == Dtype::kFp32, "the fused attention on cuda has no bf16 path: the model "
+           "runs the stored kernel in --dtype bf16");
   if (B == 0 || T == 0) return;
   switch (padded_head_size(C, NH)) {
     case 16: return forward_at<16>(out, lse, qkv, B, T, C, NH);
@@ -379,8 +381,11 @@ void flash_attention_forward(const ExecContext&, float* out, float* lse, const f
   }
 }
 
-void flash_attention_backward(const ExecContext&, float* dqkv, const float* dout, const float* out,
-                              const float* lse, const float* qkv, int B, int T, int C, int NH) {
+void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
+                              const float* out, const float* lse, const float* qkv, int B, int T,
+                              int C, int NH) {
+  SG_CHECK(ex.dtype == Dtype::kFp32, "the fused attention on cuda has no bf16 path: the model "
+           "runs the stored kernel in --dtype bf16");
   if (B == 0 || T == 0) return;
   const int64_t rows = int64_t{B} * NH * T;
   auto* D = static_cast<float*>(

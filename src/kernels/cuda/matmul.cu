@@ -1,10 +1,13 @@
 // matmul.cu: Linear layers through cuBLAS. Our tensors are row-major; cuBLAS is column-major, so
 // each product is written for the transposes: out^T (OC, N) = W (OC, C) . inp^T (C, N), etc.
 // Float32 inputs with fp32 sums, on the tensor cores in TF32 when ExecContext::tf32 (the
-// default, as nanoGPT and llm.c); the bias by a kernel of its own, its gradient by column sums
-// in a fixed order. A forward with a bias goes through cuBLASLt with the bias added in the
-// product's epilogue (one pass over the output instead of two), where cuBLASLt offers an algorithm
-// that needs no atomics (its in-place split-K reductions are ruled out: the same bits every run).
+// default, as nanoGPT and llm.c); with ExecContext::dtype bf16 (--dtype bf16) both inputs are
+// first rounded to bf16 copies (detail::to_bf16) and the product runs on the tensor cores in
+// bf16 with fp32 sums: ref::matmul_forward_bf16's numbers up to the order of the sums. The bias
+// by a kernel of its own, its gradient by column sums of the unrounded dout in a fixed order. A
+// forward with a bias goes through cuBLASLt with the bias added in the product's epilogue (one
+// pass over the output instead of two), where cuBLASLt offers an algorithm that needs no atomics
+// (its in-place split-K reductions are ruled out: the same bits every run).
 #include <cublasLt.h>
 
 #include <map>
@@ -26,19 +29,31 @@ __global__ void add_bias_kernel(float* out, const float* bias, int64_t total, in
   if (i < total) out[i] += bias[i % OC];
 }
 
-// C (m, n) = alpha op(A) op(B) + beta C, column-major, float32 storage.
+bool bf16(const ExecContext& ex) { return ex.dtype == Dtype::kBf16; }
+
+// The inputs' type and the sums' mode: bf16 copies, or float32 (TF32 when ex.tf32).
+cudaDataType input_type(const ExecContext& ex) { return bf16(ex) ? CUDA_R_16BF : CUDA_R_32F; }
+cublasComputeType_t compute_type(const ExecContext& ex) {
+  return ex.tf32 && !bf16(ex) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+// C (m, n) = alpha op(A) op(B) + beta C, column-major; A and B of input_type(ex), C float32.
 void gemm(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, float alpha,
-          const float* A, int lda, const float* B, int ldb, float beta, float* Cm, int ldc) {
+          const void* A, int lda, const void* B, int ldb, float beta, float* Cm, int ldc) {
   check(cublasGemmEx(detail::cublas(), ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                     m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, Cm, CUDA_R_32F,
-                     ldc, ex.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT),
+                     m, n, k, &alpha, A, input_type(ex), lda, B, input_type(ex), ldb, &beta, Cm,
+                     CUDA_R_32F, ldc, compute_type(ex), CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
+}
+
+// What a product reads for x (n floats): x itself, or its bf16 copy in scratch `slot`.
+const void* operand(const ExecContext& ex, detail::Scratch slot, const float* x, int64_t n) {
+  return bf16(ex) ? static_cast<const void*>(detail::to_bf16(slot, x, n)) : x;
 }
 
 // out^T (OC, N) = W . inp^T + bias through cuBLASLt's bias epilogue; false when it has no
 // algorithm for the shape (the caller then adds the bias itself).
-bool gemm_bias_lt(const ExecContext& ex, float* out, const float* inp, const float* weight,
+bool gemm_bias_lt(const ExecContext& ex, float* out, const void* inp, const void* weight,
                   const float* bias, int N, int C, int OC) {
   struct Plan {
     cublasLtMatmulDesc_t op = nullptr;
@@ -52,23 +67,25 @@ bool gemm_bias_lt(const ExecContext& ex, float* out, const float* inp, const flo
     check(cublasLtCreate(&h), "cublasLtCreate");
     return h;
   }();
-  static std::map<std::tuple<int, int, int, bool>, Plan> plans;  // by shape: made once
-  Plan& p = plans[{N, C, OC, ex.tf32}];
+  static std::map<std::tuple<int, int, int, int, int>, Plan> plans;  // by shape: made once
+  Plan& p = plans[{N, C, OC, int(compute_type(ex)), int(input_type(ex))}];
   if (p.op == nullptr) {
-    check(cublasLtMatmulDescCreate(&p.op,
-                                   ex.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-                                   CUDA_R_32F),
+    check(cublasLtMatmulDescCreate(&p.op, compute_type(ex), CUDA_R_32F),
           "cublasLtMatmulDescCreate");
     const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const cudaDataType bias_type = CUDA_R_32F;  // fp32 in bf16 too, not the inputs' type
     check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t)), "transa");
     check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof(n)), "transb");
     check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                          sizeof(epilogue)),
           "epilogue");
-    // A: W as stored, (C, OC) column-major; B: inp, (C, N); out: (OC, N).
-    check(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_32F, C, OC, C), "layout");
-    check(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_32F, C, N, C), "layout");
+    check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                         sizeof(bias_type)),
+          "bias type");
+    // A: W as stored, (C, OC) column-major; B: inp, (C, N); out: (OC, N), float32.
+    check(cublasLtMatrixLayoutCreate(&p.a, input_type(ex), C, OC, C), "layout");
+    check(cublasLtMatrixLayoutCreate(&p.b, input_type(ex), C, N, C), "layout");
     check(cublasLtMatrixLayoutCreate(&p.c, CUDA_R_32F, OC, N, OC), "layout");
     cublasLtMatmulPreference_t pref = nullptr;
     check(cublasLtMatmulPreferenceCreate(&pref), "preference");
@@ -108,8 +125,11 @@ bool gemm_bias_lt(const ExecContext& ex, float* out, const float* inp, const flo
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC) {
   if (N == 0 || OC == 0) return;
-  if (bias != nullptr && gemm_bias_lt(ex, out, inp, weight, bias, N, C, OC)) return;
-  gemm(ex, true, false, OC, N, C, 1.0f, weight, C, inp, C, 0.0f, out, OC);
+  using detail::Scratch;
+  const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C);
+  const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C);
+  if (bias != nullptr && gemm_bias_lt(ex, out, x, w, bias, N, C, OC)) return;
+  gemm(ex, true, false, OC, N, C, 1.0f, w, C, x, C, 0.0f, out, OC);
   if (bias != nullptr) {
     const int64_t total = int64_t{N} * OC;
     add_bias_kernel<<<blocks_for(total, 256), 256>>>(out, bias, total, OC);
@@ -121,12 +141,14 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                      const float* dout, const float* inp, const float* weight, int N, int C, int OC,
                      bool accumulate_dinp, bool accumulate_dparams) {
   if (N == 0) return;
+  using detail::Scratch;
+  const void* d = operand(ex, Scratch::kBf16C, dout, int64_t{N} * OC);
+  const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C);
   // dinp (N, C) = dout (N, OC) . W (OC, C):  dinp^T (C, N) = W^T (C, OC) . dout^T (OC, N)
-  gemm(ex, false, false, C, N, OC, 1.0f, weight, C, dout, OC, accumulate_dinp ? 1.0f : 0.0f, dinp,
-       C);
+  gemm(ex, false, false, C, N, OC, 1.0f, w, C, d, OC, accumulate_dinp ? 1.0f : 0.0f, dinp, C);
+  const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C);
   // dW (OC, C) = dout^T (OC, N) . inp (N, C):  dW^T (C, OC) = inp^T (C, N) . dout (N, OC)
-  gemm(ex, false, true, C, OC, N, 1.0f, inp, C, dout, OC, accumulate_dparams ? 1.0f : 0.0f,
-       dweight, C);
+  gemm(ex, false, true, C, OC, N, 1.0f, x, C, d, OC, accumulate_dparams ? 1.0f : 0.0f, dweight, C);
   // db (OC) = sum over the N rows of dout
   if (dbias != nullptr) detail::column_sums(dbias, dout, N, OC, accumulate_dparams);
 }

@@ -31,7 +31,8 @@ void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, floa
                         const float* dout, const float* inp, const float* weight, const float* mean,
                         const float* rstd, int N, int C);
 
-// out (N, OC) = inp (N, C) weight^T (OC, C) + bias (OC), through cuBLAS (fp32, no TF32).
+// out (N, OC) = inp (N, C) weight^T (OC, C) + bias (OC), through cuBLAS: fp32 inputs (TF32 when
+// ex.tf32), or with ex.dtype bf16 both inputs rounded to bf16 (ref::matmul_forward_bf16).
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC);
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
@@ -39,11 +40,13 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
                      bool accumulate_dinp = true, bool accumulate_dparams = true);
 
 // Causal self-attention over qkv (B, T, 3C): att (B, NH, T, T) keeps the softmax weights; preatt
-// must be null and drop null (no attention dropout on the GPU yet).
+// must be null and drop null (no attention dropout on the GPU yet). ex.dtype bf16 rounds each
+// product's inputs to bf16 (ref::attention_forward/backward with bf16).
 void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
                        const float* qkv, const float* drop, int B, int T, int C, int NH);
 // The fused (flash) kernel: out (B, T, C) and lse (B, NH, T) as cpu::flash_attention_forward,
-// the products in TF32 on the tensor cores; heads of up to 128 channels.
+// the products in TF32 on the tensor cores; heads of up to 128 channels. No bf16 (an error; the
+// model plans the stored kernel in bf16).
 void flash_attention_forward(const ExecContext& ex, float* out, float* lse, const float* qkv, int B,
                              int T, int C, int NH);
 void flash_attention_backward(const ExecContext& ex, float* dqkv, const float* dout,
