@@ -13,7 +13,8 @@
 #   same without the tests; all: quick plus torch.compile; sample: the tests, sampling and one
 #   training step time of ours; profile: gpt_cuda_test, then per-kernel times (Nsight Compute,
 #   two steps at B = 8) of ours in bf16 and fp32 and of llm.c's bf16 trainer, raw CSV in $OUT
-#   (bench/ncu_summary.py sums them by kernel).
+#   (bench/ncu_summary.py sums them by kernel); compile: ours (fp32 and bf16) around PyTorch's
+#   torch.compile in fp32 and bf16 autocast, no tests.
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -53,7 +54,7 @@ if [ "$what" = profile ]; then
   exit 0
 fi
 
-if [ "$what" != bench ]; then
+if [ "$what" != bench ] && [ "$what" != compile ]; then
   for t in cuda_kernels_test gpt_cuda_test cuda_train_cli_test; do
     echo "== $t"
     timeout 240 build-cuda/$t --gtest_brief=1 2>&1 | tee "$out/$t.log" | tail -25
@@ -84,6 +85,17 @@ llmc() {  # binary B
     -r 0 -l 6e-4 -c 0.1 > "$out/llmc_$1_$2.log" 2>&1
   echo "RESULT llm.c $1 B=$2: $(grep -E '^step +1[0-2]/' "$out/llmc_$1_$2.log" | tail -3 | tr '\n' ' ')"
 }
+if [ "$what" = compile ]; then
+  B=${batches%% *}
+  ours "$B"
+  ours "$B" 1024 bf16
+  timeout 400 python3 bench/cuda_torch_bench.py --nanogpt .devcarry/nanogpt --batch-size "$B" \
+    --steps 10 --warmup 3 --compile yes --dtype both 2>&1 | grep RESULT
+  ours "$B"
+  ours "$B" 1024 bf16
+  exit 0
+fi
+
 sample_speed 500
 if [ "$what" = sample ]; then
   ours "${batches%% *}"
