@@ -49,6 +49,12 @@ void require_device(Device device) {
   if (device == Device::kCuda) (void)cuda_describe();
 }
 
+size_t cuda_free_bytes() {
+  size_t free_bytes = 0, total_bytes = 0;
+  cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return free_bytes;
+}
+
 void* device_alloc(Device device, size_t bytes) {
   if (bytes == 0) bytes = Arena::kAlign;
   if (device == Device::kCpu) {
@@ -58,6 +64,10 @@ void* device_alloc(Device device, size_t bytes) {
     std::memset(p, 0, bytes);
     return p;
   }
+  // The driver grants managed memory past what the GPU holds (its pages would then move to the
+  // host and back on demand), and so much of it can stall the GPU: refused here, as cudaMalloc
+  // refuses memory it does not have.
+  if (bytes > cuda_free_bytes()) throw OutOfMemory(bytes);
   void* p = nullptr;
   if (cudaMallocManaged(&p, bytes) != cudaSuccess) {
     cudaGetLastError();
@@ -111,6 +121,8 @@ std::string cuda_describe() {
 void require_device(Device device) {
   if (device == Device::kCuda) (void)cuda_describe();
 }
+
+size_t cuda_free_bytes() { return 0; }
 
 void* device_alloc(Device device, size_t bytes) {
   if (device == Device::kCuda) (void)cuda_describe();

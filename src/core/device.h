@@ -24,8 +24,12 @@ std::string cuda_describe();
 // An Error naming the fix unless `device` can run here (cpu always can).
 void require_device(Device device);
 
+// The bytes the GPU has free now (0 in a build without CUDA).
+size_t cuda_free_bytes();
+
 // bytes of zeroed memory that both the host and `device` can read: malloc'ed for cpu (aligned
-// to 64), managed memory for cuda. Throws OutOfMemory when refused.
+// to 64), managed memory for cuda. Throws OutOfMemory when refused, and on cuda for more than
+// cuda_free_bytes() (managed memory past the GPU's would be granted and then stall it).
 void* device_alloc(Device device, size_t bytes);
 void device_free(Device device, void* p);
 // Waits until every kernel launched for `device` has finished (no-op on cpu); an Error if one

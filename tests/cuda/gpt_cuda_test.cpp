@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/arena.h"
 #include "core/rng.h"
 #include "cuda/cuda_test_util.h"
 #include "nn/gpt.h"
@@ -202,6 +203,19 @@ TEST(GptCuda, TrainingStepsGiveTheSameBitsEveryRun) {
   EXPECT_TRUE(weights[0] == weights[1]) << "the weights differ after 3 steps";
   EXPECT_EQ(losses[2], losses[3]) << "bf16";
   EXPECT_TRUE(weights[2] == weights[3]) << "the weights differ after 3 bf16 steps";
+}
+
+// The driver grants managed memory past what the GPU has free (its pages would move to the host
+// on demand, and so much of it can stall the GPU): device_alloc refuses it. One page past, so a
+// missing refusal costs one page moved, not a stall.
+TEST(GptCuda, ManagedMemoryPastTheGpusFreeMemoryIsRefused) {
+  SKIP_WITHOUT_GPU();
+  const size_t free_bytes = cuda_free_bytes();
+  ASSERT_GT(free_bytes, size_t{1} << 30);
+  EXPECT_THROW(device_alloc(Device::kCuda, free_bytes + 4096), OutOfMemory);
+  void* p = device_alloc(Device::kCuda, size_t{1} << 20);  // within it: granted
+  EXPECT_NE(p, nullptr);
+  device_free(Device::kCuda, p);
 }
 
 TEST(GptCuda, DropoutSaysItIsCpuOnly) {
