@@ -104,6 +104,12 @@ __global__ void pointers_kernel(void** a, void** b, void** c, Operand A, Operand
   c[i] = C.at(i / NH, i % NH);
 }
 
+// The operand over x from element `at`, or over its bf16 copy x16 in --dtype bf16.
+Operand head(bool b16, const float* x, const __nv_bfloat16* x16, int64_t at, int64_t per_b,
+             int64_t per_h) {
+  return b16 ? Operand(x16 + at, per_b, per_h) : Operand(x + at, per_b, per_h);
+}
+
 // For every batch row b and head h, one product C_bh = alpha op(A_bh) op(B_bh) (column-major),
 // all in one cuBLAS call: its pointer arrays are written on the GPU first (the heads of a row are
 // HS apart and the rows T * 3C, no single stride), so a layer's attention is a few launches, not
@@ -146,25 +152,24 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
   const int64_t TT = int64_t{T} * T, rowq = int64_t{T} * C3;
   const int64_t rows = int64_t{B} * NH * T;
-  const Operand a{att, NH * TT, TT}, y{out, int64_t{T} * C, HS};
-  if (ex.dtype == Dtype::kBf16) {
+  // bf16: the products read bf16 copies, qkv's converted here, the weights' written by the
+  // softmax beside the fp32 ones.
+  const bool b16 = ex.dtype == Dtype::kBf16;
+  const __nv_bfloat16* qkv16 = nullptr;
+  __nv_bfloat16* att16 = nullptr;
+  if (b16) {
     using detail::Scratch;
-    const __nv_bfloat16* qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
-    auto* att16 = static_cast<__nv_bfloat16*>(
+    qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
+    att16 = static_cast<__nv_bfloat16*>(
         detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
-    const Operand q{qkv16, rowq, HS}, k{qkv16 + C, rowq, HS}, v{qkv16 + 2 * C, rowq, HS};
-    const Operand a16{att16, NH * TT, TT};
-    gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, a, T, B, NH);
-    causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-        att, att16, rows, T);
-    check_launch("attention_forward (softmax)");
-    gemm_heads(ex, false, false, HS, T, T, 1.0f, v, C3, a16, T, y, C, B, NH);
-    return;
   }
-  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
+  const Operand q = head(b16, qkv, qkv16, 0, rowq, HS), k = head(b16, qkv, qkv16, C, rowq, HS),
+                v = head(b16, qkv, qkv16, 2 * C, rowq, HS);
+  const Operand s_out{att, NH * TT, TT}, a = head(b16, att, att16, 0, NH * TT, TT);
+  const Operand y{out, int64_t{T} * C, HS};
   // S^T (T_s, T_t) = k (T_s, HS) . q^T (HS, T_t): row-major S (T_t, T_s) in att
-  gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, a, T, B, NH);
-  causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, nullptr,
+  gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, s_out, T, B, NH);
+  causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, att16,
                                                                                      rows, T);
   check_launch("attention_forward (softmax)");
   // y^T (HS, T_t) = v^T (HS, T_s) . att^T (T_s, T_t)
@@ -186,37 +191,33 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   const int64_t rowq = int64_t{T} * C3, rowy = int64_t{T} * C;
   const int64_t rows = int64_t{B} * NH * T;
   const Operand dq{dqkv, rowq, HS}, dk{dqkv + C, rowq, HS}, dv{dqkv + 2 * C, rowq, HS};
-  if (ex.dtype == Dtype::kBf16) {
-    // The same products in an order that lets the softmax's backward write both bf16 operands
-    // of the (T, T) products: datt first, then dS and att in bf16, then dv, dq, dk.
+  const Operand datt_op{ds, NH * TT, TT};
+  // bf16: the products read bf16 copies, qkv's and dy's converted here, the weights' and dS's
+  // written by the softmax's backward beside the fp32 values (so dv follows it in both dtypes).
+  const bool b16 = ex.dtype == Dtype::kBf16;
+  const __nv_bfloat16 *qkv16 = nullptr, *dy16 = nullptr;
+  __nv_bfloat16 *att16 = nullptr, *ds16 = nullptr;
+  if (b16) {
     using detail::Scratch;
-    const __nv_bfloat16* qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
-    const __nv_bfloat16* dy16 = detail::to_bf16(Scratch::kBf16C, dout, int64_t{B} * T * C);
-    auto* att16 = static_cast<__nv_bfloat16*>(
+    qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
+    dy16 = detail::to_bf16(Scratch::kBf16C, dout, int64_t{B} * T * C);
+    att16 = static_cast<__nv_bfloat16*>(
         detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
-    auto* ds16 = static_cast<__nv_bfloat16*>(
+    ds16 = static_cast<__nv_bfloat16*>(
         detail::scratch(Scratch::kBf16D, sizeof(__nv_bfloat16) * size_t(rows) * T));
-    const Operand q{qkv16, rowq, HS}, k{qkv16 + C, rowq, HS}, v{qkv16 + 2 * C, rowq, HS};
-    const Operand d{ds, NH * TT, TT}, dy{dy16, rowy, HS};
-    const Operand a16{att16, NH * TT, TT}, d16{ds16, NH * TT, TT};
-    gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, d, T, B, NH);
-    softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-        ds, att, ds16, att16, rows, T, scale);
-    check_launch("attention_backward (softmax)");
-    gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a16, T, dv, C3, B, NH);
-    gemm_heads(ex, false, false, HS, T, T, 1.0f, k, C3, d16, T, dq, C3, B, NH);
-    gemm_heads(ex, false, true, HS, T, T, 1.0f, q, C3, d16, T, dk, C3, B, NH);
-    return;
   }
-  const Operand q{qkv, rowq, HS}, k{qkv + C, rowq, HS}, v{qkv + 2 * C, rowq, HS};
-  const Operand a{att, NH * TT, TT}, d{ds, NH * TT, TT}, dy{dout, rowy, HS};
+  const Operand q = head(b16, qkv, qkv16, 0, rowq, HS), k = head(b16, qkv, qkv16, C, rowq, HS),
+                v = head(b16, qkv, qkv16, 2 * C, rowq, HS),
+                dy = head(b16, dout, dy16, 0, rowy, HS);
+  const Operand a = head(b16, att, att16, 0, NH * TT, TT), d = head(b16, ds, ds16, 0, NH * TT, TT);
   // datt (T_t, T_s) = dy (T_t, HS) . v^T:  datt^T (T_s, T_t) = v (T_s, HS) . dy^T (HS, T_t)
-  gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, d, T, B, NH);
+  gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, datt_op, T, B, NH);
+  // dS = att * (datt - rowsum(att * datt)) * scale: in place in fp32, into ds16 in bf16
+  softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+      ds, att, ds16, att16, rows, T, scale);
+  check_launch("attention_backward (softmax)");
   // dv (T_s, HS) = att^T (T_s, T_t) . dy (T_t, HS):  dv^T (HS, T_s) = dy^T (HS, T_t) . att
   gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a, T, dv, C3, B, NH);
-  softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-      ds, att, nullptr, nullptr, rows, T, scale);
-  check_launch("attention_backward (softmax)");
   // dq (T_t, HS) = dS (T_t, T_s) . k (T_s, HS):  dq^T (HS, T_t) = k^T (HS, T_s) . dS^T
   gemm_heads(ex, false, false, HS, T, T, 1.0f, k, C3, d, T, dq, C3, B, NH);
   // dk (T_s, HS) = dS^T (T_s, T_t) . q (T_t, HS):  dk^T (HS, T_s) = q^T (HS, T_t) . dS
