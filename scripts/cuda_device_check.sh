@@ -7,7 +7,7 @@
 #   .devcarry/    nanogpt/model.py (a nanoGPT checkout's), llmc/train_gpt2cu{,_fp32} (llm.c built
 #                 from a checkout, outside the repo), llmc_data/ (`prepare --tokenizer gpt2
 #                 --format llmc`)
-# Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample] [B...]   Logs: $OUT or /tmp.
+# Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample|profile|compile] [B...]   Logs: $OUT or /tmp.
 #   tests: the tests only; quick: tests, sampling and the training steps at each B, ours in fp32
 #   and bf16 against PyTorch eager (fp32, and bf16 autocast) and llm.c (fp32 and bf16); bench: the
 #   same without the tests; all: quick plus torch.compile; sample: the tests, sampling and one

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # isa_check.sh: compiles the library, warnings as errors, for the instruction sets this machine's
-# own builds in CI do not already cover, so that a tree green on this CPU cannot be red on
-# another. CI compiles the library at -march=native (preset ci), AVX2 without AVX-512
-# (-march=haswell, preset ci-sanitize) and baseline x86-64 (preset tsan); this script adds
+# own builds do not already cover, so that a tree green on this CPU cannot be red on another (run
+# locally; CI leaves it out for time: docs/testing.md, "CI"). CI compiles the library at
+# -march=native (preset ci), AVX2 without AVX-512 (-march=haswell, preset ci-sanitize) and
+# baseline x86-64 (preset tsan); this script adds
 # AVX-512 (-march=skylake-avx512) where the CPU lacks it. Given presets, it compiles those instead
 # (isa-x86-64, isa-avx2, isa-avx512). The CLI (apps/) has no code that depends on the instruction
 # set; CI compiles it at -march=native and -march=haswell.

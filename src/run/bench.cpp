@@ -21,6 +21,7 @@
 #include "kernels/kernels.h"
 #include "nn/gpt.h"
 #include "run/exec.h"
+#include "run/model_factory.h"
 #include "sample/generate.h"
 #include "sample/sampler.h"
 #include "tokenizer/bpe.h"
@@ -298,36 +299,10 @@ void run_tokenizer_bench(const BenchRequest& f) {
                 static_cast<double>(tokens) / sn / 1e6);
 }
 
-}  // namespace
-
-std::vector<std::string> bench_preset_names() {
-  std::vector<std::string> names;
-  for (const std::string& name : preset_names())
-    if (preset_config(name).model == ModelKind::kGpt) names.push_back(name);
-  return names;
-}
-
-void run_bench(const BenchRequest& f) {
-  if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
-  SG_CHECK(f.sample == 0 || f.dtype == Dtype::kFp32,
-           "--dtype applies to training steps; decoding (--sample) reads its weights in the "
-           "precision --weights names: drop --dtype, or use --weights bf16");
-  const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device, f.dtype);
-  const ExecContext& ctx = exec.ctx;
-  if (f.sample != 0) return run_sample_bench(f, ctx);
-  SG_CHECK(f.weights.empty() || f.weights == "fp32",
-           "--weights applies to bench --sample (decoding); a training step needs fp32 weights: "
-           "drop --weights or add --sample N");
-  SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
-  SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
-  TrainConfig cfg = flags_config(f);
+// The training steps bench times: forward, backward and AdamW at (B, T), warm-up steps first.
+void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig& cfg, int B,
+                int T) {
   const GPTConfig& g = cfg.gpt;
-  const int B = cfg.batch_size;
-  const int T = f.seq_len ? f.seq_len : (is_gpt2_shape(f.preset) ? 64 : g.block_size);
-  SG_CHECK(T > 0 && T <= g.block_size, "--seq-len must be in [1, block_size = ", g.block_size,
-           "], got ", T);
-  SG_CHECK(B > 0, "--batch-size must be positive, got ", B);
-
   GPT model(g, ctx);
   Rng init_rng(cfg.seed);
   model.init(init_rng);
@@ -444,6 +419,45 @@ void run_bench(const BenchRequest& f) {
   if (cross_core_ns > 0)
     std::printf("  core to core    %.1f ns a cache line (a store to lines another core just read)\n",
                 cross_core_ns);
+}
+
+}  // namespace
+
+std::vector<std::string> bench_preset_names() {
+  std::vector<std::string> names;
+  for (const std::string& name : preset_names())
+    if (preset_config(name).model == ModelKind::kGpt) names.push_back(name);
+  return names;
+}
+
+void run_bench(const BenchRequest& f) {
+  if (!f.tokenizer.empty()) return run_tokenizer_bench(f);
+  SG_CHECK(f.sample == 0 || f.dtype == Dtype::kFp32,
+           "--dtype applies to training steps; decoding (--sample) reads its weights in the "
+           "precision --weights names: drop --dtype, or use --weights bf16");
+  const Exec exec = make_exec(f.threads, f.matmul, f.simd, f.device, f.dtype);
+  const ExecContext& ctx = exec.ctx;
+  if (f.sample != 0) return run_sample_bench(f, ctx);
+  SG_CHECK(f.weights.empty() || f.weights == "fp32",
+           "--weights applies to bench --sample (decoding); a training step needs fp32 weights: "
+           "drop --weights or add --sample N");
+  SG_CHECK(f.steps > 0, "--steps must be positive, got ", f.steps);
+  SG_CHECK(f.warmup >= 0, "--warmup must be >= 0, got ", f.warmup);
+  TrainConfig cfg = flags_config(f);
+  const GPTConfig& g = cfg.gpt;
+  const int B = cfg.batch_size;
+  const int T = f.seq_len ? f.seq_len : (is_gpt2_shape(f.preset) ? 64 : g.block_size);
+  SG_CHECK(T > 0 && T <= g.block_size, "--seq-len must be in [1, block_size = ", g.block_size,
+           "], got ", T);
+  SG_CHECK(B > 0, "--batch-size must be positive, got ", B);
+  // A config that cannot fit is refused before allocating, and an allocation refused anyway
+  // names the same flags, as train's do (the bound at the T bench runs: its activations).
+  constexpr const char* kNeeds = "benchmarking this config";
+  constexpr const char* kFix = "lower --batch-size, --seq-len, --n-embd or --n-layer";
+  TrainConfig at_T = cfg;
+  at_T.gpt.block_size = T;
+  check_fits_in_memory(training_bytes_lower_bound(at_T), kNeeds, kFix);
+  with_memory_advice(kNeeds, kFix, [&] { time_steps(f, ctx, cfg, B, T); });
 }
 
 }  // namespace scratchgpt

@@ -124,6 +124,10 @@ TEST(BadInput, SizesThatCannotFitAreRefusedBeforeAllocating) {
     expect_error(r, "--batch-size");
     EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
   }
+  // bench's training steps: the same check and advice.
+  r = run_cli("bench --preset gpt2 --batch-size 100000 --steps 1 --warmup 0");
+  expect_error(r, "--batch-size");
+  EXPECT_NE(r.err.find("of memory"), std::string::npos) << r.err;
   // The same from a checkpoint whose config claims a huge model.
   const std::string big = damaged("big_config.safetensors", [](scratchgpt::SafeTensors& st) {
     nlohmann::json c = nlohmann::json::parse(st.metadata["config"]);
