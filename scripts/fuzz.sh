@@ -5,9 +5,9 @@
 # input that caused it is left in build/fuzz/crash-* (reproduce: build/fuzz/NAME_fuzz
 # build/fuzz/crash-...).
 # Usage: scripts/fuzz.sh [SECONDS] [NAME ...]   (default: 30 seconds each, every harness)
-#   CI runs 6 seconds each (preset fuzz-ci); for a long hunt: scripts/fuzz.sh 3600 checkpoint
+#   CI runs 6 seconds each (from its sanitizer build); for a long hunt: scripts/fuzz.sh 3600 checkpoint
 # The harnesses run one per core at a time (SCRATCHGPT_FUZZ_JOBS=1: one after another).
-# SCRATCHGPT_FUZZ_PRESET=fuzz-ci (CI) builds at -O0 into build/fuzz-ci: half the compile time.
+# SCRATCHGPT_FUZZ_PRESET=ci-sanitize (CI) runs the harnesses its sanitizer build made (build/ci-sanitize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}

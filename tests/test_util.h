@@ -23,6 +23,7 @@
 #include "core/exec_context.h"
 #include "core/safetensors.h"
 #include "nn/gpt_config.h"
+#include "uniform_draw.h"
 
 namespace scratchgpt::test {
 
@@ -177,8 +178,7 @@ bool expect_close(const std::vector<A>& actual, const std::vector<R>& expected, 
 template <typename F>
 void fill_uniform(std::vector<F>& v, uint32_t seed, double lo = -1.0, double hi = 1.0) {
   std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  for (auto& x : v) x = static_cast<F>(dist(gen));
+  for (auto& x : v) x = static_cast<F>(uniform_draw(gen, lo, hi));
 }
 
 template <typename F>

@@ -12,6 +12,7 @@
 #include "core/check.h"
 #include "core/rng_fixture_replay.h"
 #include "core/rng_kernels.h"
+#include "uniform_draw.h"
 
 using namespace scratchgpt;
 using scratchgpt::rng_fixture::replay_rng_fixture;
@@ -252,3 +253,40 @@ TEST(Rng, MultinomialOneSampleIsTheTwinOverExponentialsDraws) {
     EXPECT_EQ(a.random(), c.random()) << "n " << n;
   }
 }
+
+namespace {
+
+// A 32-bit generator that gives the words it holds, in turn (std's distributions accept it).
+struct ScriptedWords {
+  using result_type = uint32_t;
+  static constexpr uint32_t min() { return 0; }
+  static constexpr uint32_t max() { return 0xffffffffu; }
+  std::vector<uint32_t> words;
+  size_t next = 0;
+  uint32_t operator()() { return words[next++ % words.size()]; }
+};
+
+}  // namespace
+
+TEST(TestData, UniformDrawGivesStdsBits) {
+  // The tests' fast uniform_draw against std::uniform_real_distribution on the same stream.
+  for (uint32_t seed : {1u, 42u, 1337u}) {
+    std::mt19937 a(seed), b(seed);
+    std::uniform_real_distribution<float> f(-1.0f, 1.0f);
+    std::uniform_real_distribution<double> d(-0.5, 2.0);
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_EQ(test::uniform_draw(a, -1.0f, 1.0f), f(b)) << "seed " << seed << " draw " << i;
+      ASSERT_EQ(test::uniform_draw(a, -0.5, 2.0), d(b)) << "seed " << seed << " draw " << i;
+    }
+  }
+  // Words that round up to 1 (kept below it) and the smallest ones, where a float or double
+  // that summed or divided otherwise would differ.
+  for (uint32_t w : {0xffffffffu, 0xffffff80u, 0xffffff7fu, 0u, 1u, 0x80000000u}) {
+    ScriptedWords a{{w, 0xffffffffu}}, b{{w, 0xffffffffu}};
+    EXPECT_EQ(test::uniform_draw(a, 0.0f, 1.0f), std::uniform_real_distribution<float>(0.0f, 1.0f)(b))
+        << std::hex << w;
+    EXPECT_EQ(test::uniform_draw(a, 0.0, 1.0), std::uniform_real_distribution<double>(0.0, 1.0)(b))
+        << std::hex << w;
+  }
+}
+

@@ -20,15 +20,15 @@
 #include "core/exec_context.h"
 #include "core/thread_pool.h"
 #include "kernels/cpu/matmul_backend.h"
+#include "uniform_draw.h"
 
 namespace scratchgpt::test {
 
 inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f,
                                         float hi = 1.0f) {
   std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
+  for (float& x : v) x = uniform_draw(gen, lo, hi);
   return v;
 }
 
