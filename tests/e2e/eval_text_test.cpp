@@ -34,9 +34,8 @@ Case trained(const std::string& name, const std::string& tokenizer, const std::s
   if (const auto it = done.find(name); it != done.end()) return it->second;
   Case& c = done[name];
   c.dir = scratch_dir(name);
-  // Under the sanitizers a fifth of the text (600 characters of val split, 9 windows of 16 in
-  // GPT-2's tokens): each eval there costs a second or more per 10k characters.
-  const std::string text = shakespeare(kSanitized ? 6000 : 30000);
+  // Under the sanitizers a third of the text: each eval there costs a second per 10k characters.
+  const std::string text = shakespeare(kSanitized ? 12000 : 30000);
   spit(c.dir + "/input.txt", text);
   const CliResult p = run_cli("prepare --tokenizer " + tokenizer + " --input '" + c.dir +
                               "/input.txt' --out-dir '" + c.dir + "/data'");
