@@ -7,14 +7,16 @@
 #   .devcarry/    nanogpt/model.py (a nanoGPT checkout's), llmc/train_gpt2cu{,_fp32} (llm.c built
 #                 from a checkout, outside the repo), llmc_data/ (`prepare --tokenizer gpt2
 #                 --format llmc`)
-# Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample|profile|compile] [B...]   Logs: $OUT or /tmp.
+# Usage: scripts/cuda_device_check.sh [tests|quick|bench|all|sample|profile|compile|bf16] [B...]
+# Logs: $OUT or /tmp.
 #   tests: the tests only; quick: tests, sampling and the training steps at each B, ours in fp32
 #   and bf16 against PyTorch eager (fp32, and bf16 autocast) and llm.c (fp32 and bf16); bench: the
 #   same without the tests; all: quick plus torch.compile; sample: the tests, sampling and one
 #   training step time of ours; profile: gpt_cuda_test, then per-kernel times (Nsight Compute,
 #   two steps at B = 8) of ours in bf16 and fp32 and of llm.c's bf16 trainer, raw CSV in $OUT
 #   (bench/ncu_summary.py sums them by kernel); compile: ours (fp32 and bf16) around PyTorch's
-#   torch.compile in fp32 and bf16 autocast, no tests.
+#   torch.compile in fp32 and bf16 autocast, no tests; bf16: the tests, then ours in bf16 and
+#   fp32 alternated with llm.c's bf16 trainer (no PyTorch: the quick look after a bf16 change).
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -96,6 +98,16 @@ if [ "$what" = compile ]; then
   exit 0
 fi
 
+if [ "$what" = bf16 ]; then
+  for B in $batches; do
+    for round in 1 2; do
+      ours "$B" 1024 bf16
+      llmc train_gpt2cu "$B"
+      ours "$B"
+    done
+  done
+  exit 0
+fi
 sample_speed 500
 if [ "$what" = sample ]; then
   ours "${batches%% *}"

@@ -6,6 +6,7 @@
 // op: kernels/ref/.
 #pragma once
 
+#include "core/check.h"
 #include "core/exec_context.h"
 #include "kernels/cpu/adamw.h"
 #include "kernels/cpu/attention.h"
@@ -69,31 +70,67 @@ SG_KERNEL(layernorm_backward,
           (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
            const float* weight, const float* mean, const float* rstd, int N, int C),
           (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
-SG_KERNEL(matmul_forward,
-          (float* out, const float* inp, const float* weight, const float* bias, int N, int C,
-           int OC),
-          (out, inp, weight, bias, N, C, OC))
-SG_KERNEL(matmul_backward,
-          (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-           const float* weight, int N, int C, int OC, bool accumulate_dinp = true,
-           bool accumulate_dparams = true),
-          (dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
-           accumulate_dparams))
-SG_KERNEL(attention_forward,
-          (float* out, float* preatt, float* att, const float* qkv, const float* drop, int B,
-           int T, int C, int NH),
-          (out, preatt, att, qkv, drop, B, T, C, NH))
-SG_KERNEL(attention_backward,
-          (float* dqkv, float* dpreatt, float* datt, const float* dout, const float* qkv,
-           const float* att, const float* drop, int B, int T, int C, int NH),
-          (dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH))
+// matmul and the stored attention take the bf16 copies a layer keeps (cuda::Bf16Keep) on cuda;
+// the CPU's products round their inputs as they pack them, so it has none.
+using cuda::Bf16Keep;
+inline bool keeps_bf16_operands(const ExecContext& ex) {
+  return on_cuda(ex) && ex.dtype == Dtype::kBf16;
+}
+inline void matmul_forward(const ExecContext& ex, float* out, const float* inp,
+                           const float* weight, const float* bias, int N, int C, int OC,
+                           const Bf16Keep& keep = {}) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::matmul_forward(ex, out, inp, weight, bias, N, C, OC, keep);
+  }
+  cpu::matmul_forward(ex, out, inp, weight, bias, N, C, OC);
+}
+inline void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                            const float* dout, const float* inp, const float* weight, int N,
+                            int C, int OC, bool accumulate_dinp = true,
+                            bool accumulate_dparams = true, const Bf16Keep& kept = {}) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
+                                   accumulate_dinp, accumulate_dparams, kept);
+  }
+  cpu::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
+                       accumulate_dparams);
+}
+inline void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
+                              const float* qkv, const float* drop, int B, int T, int C, int NH,
+                              const Bf16Keep& keep = {}) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::attention_forward(ex, out, preatt, att, qkv, drop, B, T, C, NH, keep);
+  }
+  cpu::attention_forward(ex, out, preatt, att, qkv, drop, B, T, C, NH);
+}
+inline void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
+                               const float* dout, const float* qkv, const float* att,
+                               const float* drop, int B, int T, int C, int NH,
+                               const Bf16Keep& kept = {}) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::attention_backward(ex, dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH,
+                                      kept);
+  }
+  cpu::attention_backward(ex, dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH);
+}
 SG_KERNEL(crossentropy_forward,
           (float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V),
           (losses, probs, logits, targets, N, V))
-SG_KERNEL(crossentropy_backward,
-          (float* dlogits, const float* probs, const int32_t* targets, const float* dlosses, int N,
-           int V),
-          (dlogits, probs, targets, dlosses, N, V))
+// dlogits16 (cuda only): the gradient rounded to bf16 there instead of dlogits.
+inline void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
+                                  const int32_t* targets, const float* dlosses, int N, int V,
+                                  uint16_t* dlogits16 = nullptr) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V, dlogits16);
+  }
+  SG_CHECK(dlogits16 == nullptr, "crossentropy_backward: a bf16 gradient is cuda's only");
+  cpu::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V);
+}
 SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n, float p),
           (out, mask, inp, n, p))
 SG_KERNEL(dropout_backward,

@@ -23,6 +23,8 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   const bool stored = attn_drop.p > 0.0f || max_T < fused_min_T;
   c_attn.plan(acts, static_cast<int>(N));
   att = stored ? acts.take(A) : nullptr;
+  qkv16 = stored && keep_bf16 ? acts.take_bf16(N * 3 * C) : nullptr;
+  att16 = stored && keep_bf16 ? acts.take_bf16(A) : nullptr;
   lse = acts.take(static_cast<int64_t>(max_B) * NH * max_T);
   attn_drop.plan(acts, acts, A, /*mask_only=*/true);
   y = acts.take(N * C);
@@ -45,7 +47,8 @@ const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x,
   if (fused)
     kernels::flash_attention_forward(ex, y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
   else
-    kernels::attention_forward(ex, y, nullptr, att, qkv, drop, B, T, C, NH);  // y (B, T, C)
+    kernels::attention_forward(ex, y, nullptr, att, qkv, drop, B, T, C, NH,
+                               {qkv16, att16});  // y (B, T, C)
   const float* proj = c_proj.forward(ex, y, N);                              // (B, T, C)
   return resid_drop.forward(ex, proj, int64_t{N} * C, rng);                  // (B, T, C)
 }
@@ -60,7 +63,8 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
     kernels::flash_attention_backward(ex, dqkv, dy, y, lse, c_attn.out, B, T, C, NH);
   } else {
     const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
-    kernels::attention_backward(ex, dqkv, nullptr, nullptr, dy, c_attn.out, att, drop, B, T, C, NH);
+    kernels::attention_backward(ex, dqkv, nullptr, nullptr, dy, c_attn.out, att, drop, B, T, C, NH,
+                                {qkv16, att16});
   }
   // qkv = c_attn(x)
   c_attn.backward(ex, dx, dqkv);  // writes dx

@@ -38,11 +38,16 @@ struct CausalSelfAttention {
   // planned T below fused_min_T; otherwise it stays nullptr. The stored kernel's other T x T
   // tensors (the scores and the gradients) are not kept: it holds them a head at a time.
   bool fused = false;  // the last forward took the fused kernel
+  // --dtype bf16 on cuda (set, like fused_min_T, before planning): plan() also reserves the bf16
+  // copies of qkv and att that the stored kernel's forward makes and its backward reads again.
+  bool keep_bf16 = false;
 
   // Per-layer activations (B, T as last planned).
   float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward (stored kernel)
   float* lse = nullptr;  // (B, NH, T) row log-sum-exp of the scores, saved for backward (fused)
   float* y = nullptr;    // (B, T, C) heads concatenated
+  uint16_t* qkv16 = nullptr;  // (B, T, 3C) bf16 copy of c_attn.out (keep_bf16, stored kernel)
+  uint16_t* att16 = nullptr;  // (B, NH, T, T) bf16 copy of att (likewise)
   // Scratch shared by every layer (forward-only c_proj output, backward gradients).
   float* dqkv = nullptr;   // (B, T, 3C)
   float* dy = nullptr;     // (B, T, C)

@@ -32,6 +32,7 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     // bf16 path yet, so bf16 plans the (B, NH, T, T) weights at every T.
     blocks.back().attn.fused_min_T = ctx.dtype == Dtype::kBf16 ? std::numeric_limits<int>::max()
                                                                : ctx.fused_attention_min_T;
+    blocks.back().attn.keep_bf16 = kernels::keeps_bf16_operands(ctx);
   }
 
   store_.build([this](ParamVisitor& v) { visit_params(v); }, ctx.device);
@@ -188,10 +189,15 @@ std::pair<size_t, size_t> GPT::layout(float* base, size_t scratch_offset, int B,
   }
   ln_f.plan(acts, static_cast<int>(N));
   lm_head.plan(acts, static_cast<int>(N));
+  // bf16 on cuda: every product's inputs are rounded once a step and kept (kernels::Bf16Keep),
+  // the logits' gradient made in bf16 only.
+  const bool keep16 = kernels::keeps_bf16_operands(ctx_);
+  if (keep16) for_each_linear([&](Linear& l) { l.plan_bf16(acts, static_cast<int>(N)); });
   losses_ = acts.take(N);
   probs_ = acts.take(N * V);
   dlosses_ = acts.take(N);
-  dlogits_ = acts.take(N * V);
+  dlogits_ = keep16 ? nullptr : acts.take(N * V);
+  dlogits16_ = keep16 ? acts.take_bf16(N * V) : nullptr;
   dlnf_ = acts.take(N * C);
   dres_[0] = acts.take(N * C);
   dres_[1] = acts.take(N * C);
@@ -265,11 +271,11 @@ void GPT::backward(const GradsReady& ready) {
   // loss = mean_n losses[n]
   kernels::fill(ex, dlosses_, N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
-  kernels::crossentropy_backward(ex, dlogits_, probs_, targets_, dlosses_,
-                                 static_cast<int>(N), V);  // writes dlogits
+  kernels::crossentropy_backward(ex, dlogits_, probs_, targets_, dlosses_, static_cast<int>(N), V,
+                                 dlogits16_);  // writes dlogits (or its bf16 copy only)
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's, written here
   // after zero_grad, before encoder_backward adds the embedding's part)
-  lm_head.backward(ex, dlnf_, dlogits_);  // writes dlnf
+  lm_head.backward(ex, dlnf_, dlogits_, dlogits16_);  // writes dlnf
   // h = ln_f(x)
   float* d = dres_[0];
   kernels::zero(ex, d, N * C);

@@ -119,7 +119,8 @@ class GPT : public LanguageModel {
   float* losses_ = nullptr;              // (B, T)
   float* probs_ = nullptr;               // (B, T, V)
   float* dlosses_ = nullptr;             // (B, T)
-  float* dlogits_ = nullptr;             // (B, T, V)
+  float* dlogits_ = nullptr;             // (B, T, V), or null with:
+  uint16_t* dlogits16_ = nullptr;        // (B, T, V) in bf16 (kernels::keeps_bf16_operands)
   float* dlnf_ = nullptr;                // (B, T, C)
   float* dres_[2] = {nullptr, nullptr};  // (B, T, C) residual-stream gradients, ping-pong
   float* demb_ = nullptr;                // (B, T, C)

@@ -32,6 +32,10 @@ struct Linear {
   float* out = nullptr;        // (N, OC) planned activation
   const float* inp = nullptr;  // (N, C) saved by forward for backward
   int N = 0;
+  // --dtype bf16 on cuda (plan_bf16): the bf16 copies of inp (N, C) and weight (OC, C) that
+  // forward rounds and backward reads again (kernels::Bf16Keep); null otherwise.
+  uint16_t* inp16 = nullptr;
+  uint16_t* weight16 = nullptr;
 
   Linear() = default;
   Linear(int in_features, int out_features, bool with_bias)
@@ -42,14 +46,23 @@ struct Linear {
     if (has_bias) v.visit(prefix + ".bias", bias, dbias, {OC}, /*decay=*/false);
   }
   void plan(SlabPlanner& acts, int max_N) { out = acts.take(static_cast<int64_t>(max_N) * OC); }
+  // From acts, never scratch: they live from forward to backward (the owner's out may not).
+  void plan_bf16(SlabPlanner& acts, int max_N) {
+    inp16 = acts.take_bf16(static_cast<int64_t>(max_N) * C);
+    weight16 = acts.take_bf16(static_cast<int64_t>(OC) * C);
+  }
 
-  // y (N, OC) = x (N, C) @ W^T + b, into y; saves nothing (used by KV-cache decoding).
-  void apply(const ExecContext& ex, float* y, const float* x, int n) const;
+  // y (N, OC) = x (N, C) @ W^T + b, into y; saves nothing (used by KV-cache decoding) but the
+  // bf16 copies in keep, when given.
+  void apply(const ExecContext& ex, float* y, const float* x, int n,
+             const kernels::Bf16Keep& keep = {}) const;
   // out = apply(x), saving x for backward. Returns out (N, OC).
   float* forward(const ExecContext& ex, const float* x, int n);
   // Writes dx (N, C) (may be null; never read, so it needs no clearing) and accumulates dW and
-  // db (writes them when dparams_unset), from dout (N, OC).
-  void backward(const ExecContext& ex, float* dx, const float* dout);
+  // db (writes them when dparams_unset), from dout (N, OC), or from dout16, its bf16 copy made
+  // by the producer (then dout may be null when there is no bias).
+  void backward(const ExecContext& ex, float* dx, const float* dout,
+                const uint16_t* dout16 = nullptr);
 };
 
 }  // namespace scratchgpt

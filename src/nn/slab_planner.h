@@ -23,6 +23,8 @@ class SlabPlanner {
     used_ += Arena::round_up(static_cast<size_t>(n));
     return p;
   }
+  // n bf16 values (uint16_t bits) in (n + 1) / 2 floats' room.
+  uint16_t* take_bf16(int64_t n) { return reinterpret_cast<uint16_t*>(take((n + 1) / 2)); }
   size_t used() const { return used_; }
   bool counting() const { return base_ == nullptr; }
 

@@ -481,6 +481,96 @@ TEST(CudaKernels, CausalAttentionInBf16MatchesItsTwin) {
   }
 }
 
+// --dtype bf16 with the copies a layer keeps (kernels::Bf16Keep): the forward writes exactly
+// ref::bf16_from_float of its inputs there, and a backward that reads them (and a dout rounded
+// by its producer, here the cross-entropy's bf16 gradient) gives the same bits as one that rounds
+// everything again itself.
+TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  ExecContext ex = cuda_ctx(/*tf32=*/true);
+  ex.dtype = Dtype::kBf16;
+  auto rounded = [](const std::vector<float>& v) {
+    std::vector<uint16_t> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = ref::bf16_from_float(v[i]);
+    return r;
+  };
+  auto poison16 = [](size_t n) { return std::vector<uint16_t>(n, 0xffff); };  // a bf16 NaN
+  {  // matmul, with a bias, then without dout (no bias) from a kept dout
+    const int N = 133, C = 70, OC = 91;
+    const auto x = random_vector<float>(N * C, 140), w = random_vector<float>(OC * C, 141);
+    const auto b = random_vector<float>(OC, 142), dout = random_vector<float>(N * OC, 143);
+    std::vector<std::vector<float>> runs;
+    for (int run = 0; run < 3; ++run) {  // 0: rounds itself; 1: kept copies; 2: kept dout too
+      GpuBuffer<float> gx(x), gw(w), gb(b), gdout(dout), gout(nans(N * OC)), gdx(nans(N * C)),
+          gdw(nans(OC * C)), gdb(nans(OC));
+      GpuBuffer<uint16_t> gx16(poison16(N * C)), gw16(poison16(OC * C)), gd16(rounded(dout));
+      const kernels::Bf16Keep keep =
+          run == 0 ? kernels::Bf16Keep{} : kernels::Bf16Keep{gx16.get(), gw16.get()};
+      kernels::matmul_forward(ex, gout.get(), gx.get(), gw.get(), gb.get(), N, C, OC, keep);
+      if (run > 0) {
+        EXPECT_EQ(gx16.read(), rounded(x)) << "the kept inp";
+        EXPECT_EQ(gw16.read(), rounded(w)) << "the kept weight";
+      }
+      kernels::Bf16Keep kept = keep;
+      if (run == 2) kept.dout = gd16.get();
+      kernels::matmul_backward(ex, gdx.get(), gdw.get(), run == 2 ? nullptr : gdb.get(),
+                               run == 2 ? nullptr : gdout.get(), gx.get(), gw.get(), N, C, OC,
+                               false, false, kept);
+      auto all = gout.read();
+      for (const auto* g : {&gdx, &gdw}) {
+        const auto v = g->read();
+        all.insert(all.end(), v.begin(), v.end());
+      }
+      runs.push_back(all);
+    }
+    EXPECT_EQ(runs[1], runs[0]) << "matmul with kept copies";
+    EXPECT_EQ(runs[2], runs[0]) << "matmul with a kept dout";
+  }
+  {  // the stored attention
+    const int B = 2, T = 37, C = 48, NH = 4;
+    const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 144, -2, 2);
+    const auto dout = random_vector<float>(int64_t{B} * T * C, 145);
+    std::vector<std::vector<float>> runs;
+    for (int run = 0; run < 2; ++run) {
+      GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)),
+          gatt(nans(size_t(B) * NH * T * T)), gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C));
+      GpuBuffer<uint16_t> gq16(poison16(qkv.size())), ga16(poison16(size_t(B) * NH * T * T));
+      const kernels::Bf16Keep keep =
+          run == 0 ? kernels::Bf16Keep{} : kernels::Bf16Keep{gq16.get(), ga16.get()};
+      kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T,
+                                 C, NH, keep);
+      if (run == 1) {
+        EXPECT_EQ(gq16.read(), rounded(qkv)) << "the kept qkv";
+        EXPECT_EQ(ga16.read(), rounded(gatt.read())) << "the kept weights";
+      }
+      kernels::attention_backward(ex, gdqkv.get(), nullptr, nullptr, gdout.get(), gqkv.get(),
+                                  gatt.get(), nullptr, B, T, C, NH, keep);
+      auto all = gout.read();
+      for (const auto* g : {&gatt, &gdqkv}) {
+        const auto v = g->read();
+        all.insert(all.end(), v.begin(), v.end());
+      }
+      runs.push_back(all);
+    }
+    EXPECT_EQ(runs[1], runs[0]) << "attention with kept copies";
+  }
+  const int N = 29;  // the cross-entropy's gradient straight in bf16
+  for (const int V : {1003, 4096}) {
+    const auto logits = random_vector<float>(N * V, 146, -8, 8);
+    std::vector<int32_t> targets(N);
+    for (int n = 0; n < N; ++n) targets[n] = (n * 131) % V;
+    GpuBuffer<float> glog(logits), glosses(nans(N)), gprobs(nans(N * V)),
+        gdl(std::vector<float>(N, 1.0f / N)), gdlog(nans(N * V));
+    GpuBuffer<uint16_t> gd16(poison16(size_t(N) * V));
+    GpuBuffer<int32_t> gt(targets);
+    kernels::crossentropy_forward(ex, glosses.get(), gprobs.get(), glog.get(), gt.get(), N, V);
+    kernels::crossentropy_backward(ex, gdlog.get(), gprobs.get(), gt.get(), gdl.get(), N, V);
+    kernels::crossentropy_backward(ex, nullptr, gprobs.get(), gt.get(), gdl.get(), N, V,
+                                   gd16.get());
+    EXPECT_EQ(gd16.read(), rounded(gdlog.read())) << "the bf16 dlogits, V=" << V;
+  }
+}
+
 TEST(CudaKernels, TheSameCallGivesTheSameBits) {
   SKIP_WITHOUT_GPU();
   const int N = 4096, C = 96, OC = 288;

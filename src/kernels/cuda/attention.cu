@@ -11,7 +11,8 @@
 // FLOPs, the price of plain GEMMs (a fused flash kernel is the next step).
 // --dtype bf16 (ExecContext::dtype): every product reads bf16 copies of its inputs (q, k, v and dy
 // converted once a call; the weights and dS written in bf16 by the softmax kernels beside their
-// fp32 values), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
+// fp32 values; qkv's and the weights' copies kept from the forward when the caller gives
+// Bf16Keep), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
 // ref::attention_forward/backward with bf16 up to the order of the sums.
 #include <cmath>
 
@@ -57,8 +58,8 @@ __global__ void causal_softmax_kernel(float* att, __nv_bfloat16* att16, int64_t 
   }
 }
 
-// In place: datt becomes dS = att * (datt - sum_s att * datt) * scale. bf16: dS goes to ds16 and
-// att rounded to att16 instead (datt is left as it was).
+// In place: datt becomes dS = att * (datt - sum_s att * datt) * scale. bf16: dS goes to ds16
+// instead (datt is left as it was), and att rounded to att16 unless that is null (kept).
 __global__ void softmax_backward_kernel(float* datt, const float* att, __nv_bfloat16* ds16,
                                         __nv_bfloat16* att16, int64_t rows, int T, float scale) {
   const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
@@ -76,7 +77,7 @@ __global__ void softmax_backward_kernel(float* datt, const float* att, __nv_bflo
   }
   for (int s = lane; s < T; s += kWarp) {
     ds16[r * T + s] = __float2bfloat16_rn(s <= t ? a[s] * (d[s] - dot) * scale : 0.0f);
-    att16[r * T + s] = __float2bfloat16_rn(a[s]);
+    if (att16 != nullptr) att16[r * T + s] = __float2bfloat16_rn(a[s]);
   }
 }
 
@@ -145,7 +146,8 @@ void check_supported(const float* preatt, const float* drop, const char* what) {
 }  // namespace
 
 void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
-                       const float* qkv, const float* drop, int B, int T, int C, int NH) {
+                       const float* qkv, const float* drop, int B, int T, int C, int NH,
+                       const Bf16Keep& keep) {
   check_supported(preatt, drop, "attention_forward");
   if (B == 0 || T == 0) return;
   const int HS = C / NH, C3 = 3 * C;
@@ -153,15 +155,23 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   const int64_t TT = int64_t{T} * T, rowq = int64_t{T} * C3;
   const int64_t rows = int64_t{B} * NH * T;
   // bf16: the products read bf16 copies, qkv's converted here, the weights' written by the
-  // softmax beside the fp32 ones.
+  // softmax beside the fp32 ones; into the caller's keep when given, else into scratch.
   const bool b16 = ex.dtype == Dtype::kBf16;
   const __nv_bfloat16* qkv16 = nullptr;
   __nv_bfloat16* att16 = nullptr;
   if (b16) {
     using detail::Scratch;
-    qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
-    att16 = static_cast<__nv_bfloat16*>(
-        detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
+    const int64_t n = int64_t{B} * T * C3;
+    if (keep.inp != nullptr) {
+      detail::to_bf16_into(detail::as_bf16(keep.inp), qkv, n);
+      qkv16 = detail::as_bf16(keep.inp);
+    } else {
+      qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, n);
+    }
+    att16 = keep.weight != nullptr
+                ? detail::as_bf16(keep.weight)
+                : static_cast<__nv_bfloat16*>(detail::scratch(
+                      Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
   }
   const Operand q = head(b16, qkv, qkv16, 0, rowq, HS), k = head(b16, qkv, qkv16, C, rowq, HS),
                 v = head(b16, qkv, qkv16, 2 * C, rowq, HS);
@@ -178,7 +188,7 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
 
 void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
                         const float* dout, const float* qkv, const float* att, const float* drop,
-                        int B, int T, int C, int NH) {
+                        int B, int T, int C, int NH, const Bf16Keep& kept) {
   check_supported(dpreatt, drop, "attention_backward");
   SG_CHECK(datt == nullptr, "attention_backward on cuda keeps its own datt");
   if (B == 0 || T == 0) return;
@@ -192,17 +202,24 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   const int64_t rows = int64_t{B} * NH * T;
   const Operand dq{dqkv, rowq, HS}, dk{dqkv + C, rowq, HS}, dv{dqkv + 2 * C, rowq, HS};
   const Operand datt_op{ds, NH * TT, TT};
-  // bf16: the products read bf16 copies, qkv's and dy's converted here, the weights' and dS's
-  // written by the softmax's backward beside the fp32 values (so dv follows it in both dtypes).
+  // bf16: the products read bf16 copies: qkv's and the weights' as the forward kept them, or
+  // else qkv's converted here and the weights' written by the softmax's backward beside dS (so
+  // dv follows it in both dtypes); dy's converted here.
   const bool b16 = ex.dtype == Dtype::kBf16;
-  const __nv_bfloat16 *qkv16 = nullptr, *dy16 = nullptr;
-  __nv_bfloat16 *att16 = nullptr, *ds16 = nullptr;
+  const __nv_bfloat16 *qkv16 = nullptr, *dy16 = nullptr, *att16 = nullptr;
+  __nv_bfloat16 *att16_out = nullptr, *ds16 = nullptr;
   if (b16) {
     using detail::Scratch;
-    qkv16 = detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
+    qkv16 = kept.inp != nullptr ? detail::as_bf16(kept.inp)
+                                : detail::to_bf16(Scratch::kBf16A, qkv, int64_t{B} * T * C3);
     dy16 = detail::to_bf16(Scratch::kBf16C, dout, int64_t{B} * T * C);
-    att16 = static_cast<__nv_bfloat16*>(
-        detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
+    if (kept.weight != nullptr) {
+      att16 = detail::as_bf16(kept.weight);
+    } else {
+      att16_out = static_cast<__nv_bfloat16*>(
+          detail::scratch(Scratch::kBf16B, sizeof(__nv_bfloat16) * size_t(rows) * T));
+      att16 = att16_out;
+    }
     ds16 = static_cast<__nv_bfloat16*>(
         detail::scratch(Scratch::kBf16D, sizeof(__nv_bfloat16) * size_t(rows) * T));
   }
@@ -214,7 +231,7 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, datt_op, T, B, NH);
   // dS = att * (datt - rowsum(att * datt)) * scale: in place in fp32, into ds16 in bf16
   softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-      ds, att, ds16, att16, rows, T, scale);
+      ds, att, ds16, att16_out, rows, T, scale);
   check_launch("attention_backward (softmax)");
   // dv (T_s, HS) = att^T (T_s, T_t) . dy (T_t, HS):  dv^T (HS, T_s) = dy^T (HS, T_t) . att
   gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a, T, dv, C3, B, NH);

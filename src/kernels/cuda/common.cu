@@ -74,6 +74,11 @@ __global__ void sum_partials_kernel(float* dst, const float* partial, int chunks
 
 const __nv_bfloat16* to_bf16(Scratch slot, const float* src, int64_t n) {
   auto* dst = static_cast<__nv_bfloat16*>(scratch(slot, sizeof(__nv_bfloat16) * size_t(n) + 16));
+  to_bf16_into(dst, src, n);
+  return dst;
+}
+
+void to_bf16_into(__nv_bfloat16* dst, const float* src, int64_t n) {
   int64_t done = 0;
   if (reinterpret_cast<uintptr_t>(src) % 16 == 0 && n >= 4) {
     const int64_t n4 = n / 4;
@@ -86,7 +91,6 @@ const __nv_bfloat16* to_bf16(Scratch slot, const float* src, int64_t n) {
     to_bf16_kernel<<<blocks_for(n - done, 256), 256>>>(dst + done, src + done, n - done);
     check_launch("to_bf16");
   }
-  return dst;
 }
 
 void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate) {

@@ -41,6 +41,12 @@ void* scratch(Scratch slot, size_t bytes);
 // --dtype bf16: n floats rounded to bf16 (nearest even, NaN kept: ref::round_bf16's numbers) in
 // scratch `slot`, returned. The products then read the copy with fp32 sums.
 const __nv_bfloat16* to_bf16(Scratch slot, const float* src, int64_t n);
+// The same rounding into dst (n values, 4-byte aligned), which the caller keeps.
+void to_bf16_into(__nv_bfloat16* dst, const float* src, int64_t n);
+inline __nv_bfloat16* as_bf16(uint16_t* p) { return reinterpret_cast<__nv_bfloat16*>(p); }
+inline const __nv_bfloat16* as_bf16(const uint16_t* p) {
+  return reinterpret_cast<const __nv_bfloat16*>(p);
+}
 
 // Column sums of a row-major (N, C) in a fixed order: blocks sum chunks of kChunkRows rows into
 // partials (chunks, C), then sum_partials adds them in chunk order (no atomics). dst = (or +=)

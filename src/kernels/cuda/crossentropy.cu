@@ -1,5 +1,6 @@
 // crossentropy.cu: softmax over the vocabulary and the cross-entropy loss, one block per row;
-// float4 loads and stores where the rows allow them.
+// float4 loads and stores where the rows allow them. The backward writes the logits' gradient in
+// fp32, or (--dtype bf16, the model's lm_head) straight in bf16.
 #include <cmath>
 #include <cstdint>
 
@@ -62,8 +63,21 @@ __global__ void crossentropy_forward_kernel(float* losses, float* probs, const f
   if (threadIdx.x == 0) losses[n] = logf(a.s) + a.m - x[targets[n]];  // log-sum-exp form
 }
 
+// kW values to x[v] rounded to bf16 (nearest even): one 8-byte store when kW is 4.
 template <int kW>
-__global__ void crossentropy_backward_kernel(float* dlogits, const float* probs,
+__device__ void store(__nv_bfloat16* x, const float (&e)[kW]) {
+  if constexpr (kW == 4) {
+    __nv_bfloat162 h[2] = {__floats2bfloat162_rn(e[0], e[1]), __floats2bfloat162_rn(e[2], e[3])};
+    *reinterpret_cast<uint2*>(x) = *reinterpret_cast<const uint2*>(h);
+  } else {
+    *x = __float2bfloat16_rn(e[0]);
+  }
+}
+
+// dlogits of Out: float, or bf16 (the lm_head's product input, rounded here instead of in a pass
+// of its own).
+template <int kW, typename Out>
+__global__ void crossentropy_backward_kernel(Out* dlogits, const float* probs,
                                              const int32_t* targets, const float* dlosses,
                                              int V) {
   const int64_t n = blockIdx.y;
@@ -92,16 +106,34 @@ void crossentropy_forward(const ExecContext&, float* losses, float* probs, const
   check_launch("crossentropy_forward");
 }
 
-void crossentropy_backward(const ExecContext&, float* dlogits, const float* probs,
-                           const int32_t* targets, const float* dlosses, int N, int V) {
-  if (N == 0) return;
-  if (V % 4 == 0 && aligned16(dlogits) && aligned16(probs))
-    crossentropy_backward_kernel<4><<<dim3(blocks_for(V / 4, 256), static_cast<unsigned>(N)), 256>>>(
-        dlogits, probs, targets, dlosses, V);
+namespace {
+
+template <typename Out>
+void launch_backward(Out* dlogits, const float* probs, const int32_t* targets,
+                     const float* dlosses, int N, int V, bool vectors) {
+  if (vectors)
+    crossentropy_backward_kernel<4>
+        <<<dim3(blocks_for(V / 4, 256), static_cast<unsigned>(N)), 256>>>(dlogits, probs, targets,
+                                                                          dlosses, V);
   else
-    crossentropy_backward_kernel<1><<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(
-        dlogits, probs, targets, dlosses, V);
+    crossentropy_backward_kernel<1>
+        <<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(dlogits, probs, targets,
+                                                                      dlosses, V);
   check_launch("crossentropy_backward");
+}
+
+}  // namespace
+
+void crossentropy_backward(const ExecContext&, float* dlogits, const float* probs,
+                           const int32_t* targets, const float* dlosses, int N, int V,
+                           uint16_t* dlogits16) {
+  if (N == 0) return;
+  const bool vectors = V % 4 == 0 && aligned16(probs);
+  if (dlogits16 != nullptr)  // 8-byte stores: rows of V % 4 == 0 bf16 values from an 8-byte base
+    launch_backward(detail::as_bf16(dlogits16), probs, targets, dlosses, N, V,
+                    vectors && reinterpret_cast<uintptr_t>(dlogits16) % 8 == 0);
+  else
+    launch_backward(dlogits, probs, targets, dlosses, N, V, vectors && aligned16(dlogits));
 }
 
 }  // namespace scratchgpt::cuda

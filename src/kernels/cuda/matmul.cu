@@ -3,7 +3,9 @@
 // Float32 inputs with fp32 sums, on the tensor cores in TF32 when ExecContext::tf32 (the
 // default, as nanoGPT and llm.c); with ExecContext::dtype bf16 (--dtype bf16) both inputs are
 // first rounded to bf16 copies (detail::to_bf16) and the product runs on the tensor cores in
-// bf16 with fp32 sums: ref::matmul_forward_bf16's numbers up to the order of the sums. The bias
+// bf16 with fp32 sums: ref::matmul_forward_bf16's numbers up to the order of the sums. A layer
+// may keep the forward's copies of inp and weight for its backward (Bf16Keep, ops.h), and hand
+// in dout already rounded: the same bits, fewer passes over memory. The bias
 // by a kernel of its own, its gradient by column sums of the unrounded dout in a fixed order. A
 // forward with a bias goes through cuBLASLt with the bias added in the product's epilogue (one
 // pass over the output instead of two), where cuBLASLt offers an algorithm that needs no atomics
@@ -46,9 +48,19 @@ void gemm(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, float al
         "cublasGemmEx");
 }
 
-// What a product reads for x (n floats): x itself, or its bf16 copy in scratch `slot`.
-const void* operand(const ExecContext& ex, detail::Scratch slot, const float* x, int64_t n) {
-  return bf16(ex) ? static_cast<const void*>(detail::to_bf16(slot, x, n)) : x;
+// What a product reads for x (n floats): x itself, or its bf16 copy: rounded into `keep` when the
+// caller keeps one, else into scratch `slot`.
+const void* operand(const ExecContext& ex, detail::Scratch slot, const float* x, int64_t n,
+                    uint16_t* keep = nullptr) {
+  if (!bf16(ex)) return x;
+  if (keep == nullptr) return detail::to_bf16(slot, x, n);
+  detail::to_bf16_into(detail::as_bf16(keep), x, n);
+  return keep;
+}
+// The backward's: the copy the forward kept, else as operand().
+const void* kept_operand(const ExecContext& ex, detail::Scratch slot, const float* x, int64_t n,
+                         const uint16_t* kept) {
+  return bf16(ex) && kept != nullptr ? kept : operand(ex, slot, x, n);
 }
 
 // out^T (OC, N) = W . inp^T + bias through cuBLASLt's bias epilogue; false when it has no
@@ -123,11 +135,11 @@ bool gemm_bias_lt(const ExecContext& ex, float* out, const void* inp, const void
 }  // namespace
 
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                    const float* bias, int N, int C, int OC) {
+                    const float* bias, int N, int C, int OC, const Bf16Keep& keep) {
   if (N == 0 || OC == 0) return;
   using detail::Scratch;
-  const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C);
-  const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C);
+  const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C, keep.inp);
+  const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C, keep.weight);
   if (bias != nullptr && gemm_bias_lt(ex, out, x, w, bias, N, C, OC)) return;
   gemm(ex, true, false, OC, N, C, 1.0f, w, C, x, C, 0.0f, out, OC);
   if (bias != nullptr) {
@@ -139,14 +151,17 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C, int OC,
-                     bool accumulate_dinp, bool accumulate_dparams) {
+                     bool accumulate_dinp, bool accumulate_dparams, const Bf16Keep& kept) {
   if (N == 0) return;
   using detail::Scratch;
-  const void* d = operand(ex, Scratch::kBf16C, dout, int64_t{N} * OC);
-  const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C);
+  SG_CHECK(dout != nullptr || (bf16(ex) && kept.dout != nullptr && dbias == nullptr),
+           "matmul_backward: dout is null; only a bf16 step with a kept dout and no bias may "
+           "leave it out");
+  const void* d = kept_operand(ex, Scratch::kBf16C, dout, int64_t{N} * OC, kept.dout);
+  const void* w = kept_operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C, kept.weight);
   // dinp (N, C) = dout (N, OC) . W (OC, C):  dinp^T (C, N) = W^T (C, OC) . dout^T (OC, N)
   gemm(ex, false, false, C, N, OC, 1.0f, w, C, d, OC, accumulate_dinp ? 1.0f : 0.0f, dinp, C);
-  const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C);
+  const void* x = kept_operand(ex, Scratch::kBf16A, inp, int64_t{N} * C, kept.inp);
   // dW (OC, C) = dout^T (OC, N) . inp (N, C):  dW^T (C, OC) = inp^T (C, N) . dout (N, OC)
   gemm(ex, false, true, C, OC, N, 1.0f, x, C, d, OC, accumulate_dparams ? 1.0f : 0.0f, dweight, C);
   // db (OC) = sum over the N rows of dout

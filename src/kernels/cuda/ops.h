@@ -15,6 +15,16 @@
 
 namespace scratchgpt::cuda {
 
+// --dtype bf16: the bf16 copies (ref::round_bf16's numbers, as uint16_t bits) of a product's
+// inputs that a layer keeps from its forward for its backward, so each is rounded once a step
+// instead of in both passes. A null member: rounded where it is needed, into scratch memory.
+// Ignored in fp32.
+struct Bf16Keep {
+  uint16_t* inp = nullptr;     // matmul: inp (N, C);  attention: qkv (B, T, 3C)
+  uint16_t* weight = nullptr;  // matmul: weight (OC, C);  attention: the weights att (B, NH, T, T)
+  const uint16_t* dout = nullptr;  // matmul backward: dout (N, OC) already rounded by its producer
+};
+
 // out (B, T, C) = wte[inp] + wpe[t]; inp (B, T) token ids.
 void encoder_forward(const ExecContext& ex, float* out, const int32_t* inp, const float* wte,
                      const float* wpe, int B, int T, int C);
@@ -33,17 +43,22 @@ void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, floa
 
 // out (N, OC) = inp (N, C) weight^T (OC, C) + bias (OC), through cuBLAS: fp32 inputs (TF32 when
 // ex.tf32), or with ex.dtype bf16 both inputs rounded to bf16 (ref::matmul_forward_bf16).
+// bf16: forward writes keep.inp and keep.weight when given; backward reads them (and kept.dout,
+// then dout may be null unless dbias is wanted) instead of rounding again.
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                    const float* bias, int N, int C, int OC);
+                    const float* bias, int N, int C, int OC, const Bf16Keep& keep = {});
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C, int OC,
-                     bool accumulate_dinp = true, bool accumulate_dparams = true);
+                     bool accumulate_dinp = true, bool accumulate_dparams = true,
+                     const Bf16Keep& kept = {});
 
 // Causal self-attention over qkv (B, T, 3C): att (B, NH, T, T) keeps the softmax weights; preatt
 // must be null and drop null (no attention dropout on the GPU yet). ex.dtype bf16 rounds each
-// product's inputs to bf16 (ref::attention_forward/backward with bf16).
+// product's inputs to bf16 (ref::attention_forward/backward with bf16); keep.inp and
+// keep.weight, when given, receive qkv's and att's bf16 copies for the backward's kept.
 void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
-                       const float* qkv, const float* drop, int B, int T, int C, int NH);
+                       const float* qkv, const float* drop, int B, int T, int C, int NH,
+                       const Bf16Keep& keep = {});
 // The fused (flash) kernel: out (B, T, C) and lse (B, NH, T) as cpu::flash_attention_forward,
 // the products in TF32 on the tensor cores; heads of up to 128 channels. No bf16 (an error; the
 // model plans the stored kernel in bf16).
@@ -60,12 +75,15 @@ void attention_decode_forward(const ExecContext& ex, float* out, const float* q,
 // Writes dqkv (B, T, 3C); dpreatt and datt must be null, drop null.
 void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
                         const float* dout, const float* qkv, const float* att, const float* drop,
-                        int B, int T, int C, int NH);
+                        int B, int T, int C, int NH, const Bf16Keep& kept = {});
 
 void crossentropy_forward(const ExecContext& ex, float* losses, float* probs, const float* logits,
                           const int32_t* targets, int N, int V);
+// dlogits16 not null: the gradient goes there rounded to bf16 (the lm_head's kept.dout) and
+// dlogits is not written (may be null).
 void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
-                           const int32_t* targets, const float* dlosses, int N, int V);
+                           const int32_t* targets, const float* dlosses, int N, int V,
+                           uint16_t* dlogits16 = nullptr);
 
 void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
 void gelu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
