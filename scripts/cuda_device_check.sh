@@ -14,7 +14,8 @@
 #   same without the tests; all: quick plus torch.compile; sample: the tests, sampling and one
 #   training step time of ours; profile: gpt_cuda_test, then per-kernel times (Nsight Compute,
 #   two steps at B = 8) of ours in bf16 and fp32 and of llm.c's bf16 trainer, raw CSV in $OUT
-#   (bench/ncu_summary.py sums them by kernel); compile: ours (fp32 and bf16) around PyTorch's
+#   (bench/ncu_summary.py sums them by kernel; PROFILE_ONLY=ours_bf16: ours in bf16 only);
+#   compile: ours (fp32 and bf16) around PyTorch's
 #   torch.compile in fp32 and bf16 autocast, no tests; bf16: the tests, then ours in bf16 and
 #   fp32 alternated with llm.c's bf16 trainer (no PyTorch: the quick look after a bf16 change).
 set -uo pipefail
@@ -45,6 +46,11 @@ if [ "$what" = profile ]; then
     echo "ncu $name: rc $?, $(wc -l < "$out/ncu_$name.csv") lines"
   }
   gpt2="--preset gpt2 --vocab-size 50304 --block-size 1024 --seq-len 1024 --batch-size 8"
+  if [ "${PROFILE_ONLY:-}" = ours_bf16 ]; then  # the quick look after a bf16 change
+    prof ours_bf16 build-cuda/scratchgpt bench $gpt2 --steps 1 --warmup 1 --device cuda --dtype bf16
+    python3 bench/ncu_summary.py "$out/ncu_ours_bf16.csv" --top 40
+    exit 0
+  fi
   prof ours_bf16 build-cuda/scratchgpt bench $gpt2 --steps 1 --warmup 1 --device cuda --dtype bf16
   prof llmc_bf16 .devcarry/llmc/train_gpt2cu -i .devcarry/llmc_data/tiny_shakespeare_train.bin \
     -j .devcarry/llmc_data/tiny_shakespeare_val.bin -e d12 -b 8 -t 1024 -x 2 -m 0 -v 1000 -s 0 \

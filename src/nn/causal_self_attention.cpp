@@ -25,6 +25,7 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   att = stored ? acts.take(A) : nullptr;
   qkv16 = stored && keep_bf16 ? acts.take_bf16(N * 3 * C) : nullptr;
   att16 = stored && keep_bf16 ? acts.take_bf16(A) : nullptr;
+  att_stats = stored && keep_bf16 ? acts.take(static_cast<int64_t>(max_B) * NH * max_T * 2) : nullptr;
   lse = acts.take(static_cast<int64_t>(max_B) * NH * max_T);
   attn_drop.plan(acts, acts, A, /*mask_only=*/true);
   y = acts.take(N * C);
@@ -48,7 +49,7 @@ const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x,
     kernels::flash_attention_forward(ex, y, lse, qkv, B, T, C, NH);  // y (B, T, C), lse (B, NH, T)
   else
     kernels::attention_forward(ex, y, nullptr, att, qkv, drop, B, T, C, NH,
-                               {qkv16, att16});  // y (B, T, C)
+                               {qkv16, att16, nullptr, att_stats});  // y (B, T, C)
   const float* proj = c_proj.forward(ex, y, N);                              // (B, T, C)
   return resid_drop.forward(ex, proj, int64_t{N} * C, rng);                  // (B, T, C)
 }
@@ -64,7 +65,7 @@ void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float
   } else {
     const float* drop = attn_drop.active ? attn_drop.mask : nullptr;
     kernels::attention_backward(ex, dqkv, nullptr, nullptr, dy, c_attn.out, att, drop, B, T, C, NH,
-                                {qkv16, att16});
+                                {qkv16, att16, nullptr, att_stats});
   }
   // qkv = c_attn(x)
   c_attn.backward(ex, dx, dqkv);  // writes dx

@@ -110,7 +110,7 @@ Param& GPT::param(const std::string& name) { return store_.get(name); }
 const float* GPT::attention_weights(int layer) const {
   SG_CHECK(layer >= 0 && layer < L, "layer ", layer, " is outside the model's ", L, " layers");
   const CausalSelfAttention& a = blocks[static_cast<size_t>(layer)].attn;
-  return a.fused ? nullptr : a.att;
+  return a.fused || a.att_stats != nullptr ? nullptr : a.att;  // (att keeps scores then)
 }
 
 const float* GPT::attention_qkv(int layer) const {

@@ -65,7 +65,8 @@ class GPT : public LanguageModel {
   Param& param(const std::string& name);
   // Layer l's attention weights (B, NH, T, T) from the last forward, when that forward kept them
   // (the stored kernel: T below the ExecContext's fused_attention_min_T, or dropout); null when
-  // the fused kernel ran. Row t is query position t's softmax over key positions 0..t.
+  // the fused kernel ran, or in bf16 on cuda (the weights are kept in bf16 only there). Row t is
+  // query position t's softmax over key positions 0..t.
   const float* attention_weights(int layer) const;
   // Layer l's q, k, v from the last forward, as its c_attn wrote them (B, T, 3C): q in columns
   // [0, C), k in [C, 2C), v in [2C, 3C), head h at h*HS within each (what the attention page

@@ -526,33 +526,47 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     EXPECT_EQ(runs[1], runs[0]) << "matmul with kept copies";
     EXPECT_EQ(runs[2], runs[0]) << "matmul with a kept dout";
   }
-  {  // the stored attention
+  {  // the stored attention: rounding itself; keeping qkv and the weights; keeping only the
+     // bf16 weights and each row's statistics (att then holds the scores)
     const int B = 2, T = 37, C = 48, NH = 4;
     const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 144, -2, 2);
     const auto dout = random_vector<float>(int64_t{B} * T * C, 145);
     std::vector<std::vector<float>> runs;
-    for (int run = 0; run < 2; ++run) {
+    std::vector<float> weights;  // the fp32 weights of run 0
+    for (int run = 0; run < 3; ++run) {
       GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)),
-          gatt(nans(size_t(B) * NH * T * T)), gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C));
+          gatt(nans(size_t(B) * NH * T * T)), gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C)),
+          gstats(nans(size_t(B) * NH * T * 2));
       GpuBuffer<uint16_t> gq16(poison16(qkv.size())), ga16(poison16(size_t(B) * NH * T * T));
-      const kernels::Bf16Keep keep =
-          run == 0 ? kernels::Bf16Keep{} : kernels::Bf16Keep{gq16.get(), ga16.get()};
+      kernels::Bf16Keep keep;
+      if (run > 0) keep = {gq16.get(), ga16.get()};
+      if (run == 2) keep.stats = gstats.get();
       kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T,
                                  C, NH, keep);
-      if (run == 1) {
-        EXPECT_EQ(gq16.read(), rounded(qkv)) << "the kept qkv";
-        EXPECT_EQ(ga16.read(), rounded(gatt.read())) << "the kept weights";
+      if (run == 0) weights = gatt.read();
+      if (run > 0) {
+        EXPECT_EQ(gq16.read(), rounded(qkv)) << "the kept qkv, run " << run;
+        EXPECT_EQ(ga16.read(), rounded(weights)) << "the kept weights, run " << run;
+      }
+      if (run == 2) {  // the scores: row t's maximum over s <= t is its statistic
+        const auto sc = gatt.read(), st = gstats.read();
+        for (int r = 0; r < B * NH * T; ++r) {
+          const int t = r % T;
+          float mx = -INFINITY;
+          for (int j = 0; j <= t; ++j) mx = std::max(mx, sc[size_t(r) * T + j]);
+          ASSERT_EQ(st[2 * size_t(r)], mx) << "row " << r;
+          ASSERT_GT(st[2 * size_t(r) + 1], 0.0f) << "row " << r;
+        }
       }
       kernels::attention_backward(ex, gdqkv.get(), nullptr, nullptr, gdout.get(), gqkv.get(),
                                   gatt.get(), nullptr, B, T, C, NH, keep);
       auto all = gout.read();
-      for (const auto* g : {&gatt, &gdqkv}) {
-        const auto v = g->read();
-        all.insert(all.end(), v.begin(), v.end());
-      }
+      const auto v = gdqkv.read();
+      all.insert(all.end(), v.begin(), v.end());
       runs.push_back(all);
     }
     EXPECT_EQ(runs[1], runs[0]) << "attention with kept copies";
+    EXPECT_EQ(runs[2], runs[0]) << "attention with the kept statistics";
   }
   const int N = 29;  // the cross-entropy's gradient straight in bf16
   for (const int V : {1003, 4096}) {

@@ -12,7 +12,8 @@
 // --dtype bf16 (ExecContext::dtype): every product reads bf16 copies of its inputs (q, k, v and dy
 // converted once a call; the weights and dS written in bf16 by the softmax kernels beside their
 // fp32 values; qkv's and the weights' copies kept from the forward when the caller gives
-// Bf16Keep), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
+// Bf16Keep, and with its stats the fp32 weights not written at all: the backward recomputes them
+// from the scores), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
 // ref::attention_forward/backward with bf16 up to the order of the sums.
 #include <cmath>
 
@@ -58,6 +59,27 @@ __global__ void causal_softmax_kernel(float* att, __nv_bfloat16* att16, int64_t 
   }
 }
 
+// bf16 with kept statistics: the same weights to the bit (the same exps, sums and order), but
+// only in bf16; the fp32 scores stay as they are, and each row's maximum and 1 / sum go to
+// stats for the backward. Half the bytes of the kernel above.
+__global__ void causal_softmax_scores_kernel(const float* scores, __nv_bfloat16* att16,
+                                             float2* stats, int64_t rows, int T) {
+  const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  if (r >= rows) return;
+  const int t = static_cast<int>(r % T);
+  const float* row = scores + r * T;
+  float mx = -INFINITY;
+  for (int s = lane; s <= t; s += kWarp) mx = fmaxf(mx, row[s]);
+  mx = detail::warp_max(mx);
+  float sum = 0.0f;
+  for (int s = lane; s <= t; s += kWarp) sum += expf(row[s] - mx);
+  const float inv = 1.0f / warp_sum(sum);
+  for (int s = lane; s < T; s += kWarp)
+    att16[r * T + s] = __float2bfloat16_rn(s <= t ? expf(row[s] - mx) * inv : 0.0f);
+  if (lane == 0) stats[r] = make_float2(mx, inv);
+}
+
 // In place: datt becomes dS = att * (datt - sum_s att * datt) * scale. bf16: dS goes to ds16
 // instead (datt is left as it was), and att rounded to att16 unless that is null (kept).
 __global__ void softmax_backward_kernel(float* datt, const float* att, __nv_bfloat16* ds16,
@@ -78,6 +100,27 @@ __global__ void softmax_backward_kernel(float* datt, const float* att, __nv_bflo
   for (int s = lane; s < T; s += kWarp) {
     ds16[r * T + s] = __float2bfloat16_rn(s <= t ? a[s] * (d[s] - dot) * scale : 0.0f);
     if (att16 != nullptr) att16[r * T + s] = __float2bfloat16_rn(a[s]);
+  }
+}
+
+// The backward of causal_softmax_scores_kernel: dS into ds16 as softmax_backward_kernel's, each
+// weight recomputed from the kept scores and statistics.
+__global__ void softmax_backward_scores_kernel(const float* datt, const float* scores,
+                                               const float2* stats, __nv_bfloat16* ds16,
+                                               int64_t rows, int T, float scale) {
+  const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarp;
+  if (r >= rows) return;
+  const int t = static_cast<int>(r % T);
+  const float* x = scores + r * T;
+  const float* d = datt + r * T;
+  const float2 st = stats[r];
+  float dot = 0.0f;
+  for (int s = lane; s <= t; s += kWarp) dot += expf(x[s] - st.x) * st.y * d[s];
+  dot = warp_sum(dot);
+  for (int s = lane; s < T; s += kWarp) {
+    const float a = s <= t ? expf(x[s] - st.x) * st.y : 0.0f;
+    ds16[r * T + s] = __float2bfloat16_rn(s <= t ? a * (d[s] - dot) * scale : 0.0f);
   }
 }
 
@@ -179,8 +222,14 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   const Operand y{out, int64_t{T} * C, HS};
   // S^T (T_s, T_t) = k (T_s, HS) . q^T (HS, T_t): row-major S (T_t, T_s) in att
   gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, s_out, T, B, NH);
-  causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, att16,
-                                                                                     rows, T);
+  if (b16 && keep.stats != nullptr) {
+    SG_CHECK(keep.weight != nullptr, "attention_forward: kept statistics need the kept weights");
+    causal_softmax_scores_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+        att, att16, reinterpret_cast<float2*>(keep.stats), rows, T);
+  } else {
+    causal_softmax_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(att, att16,
+                                                                                       rows, T);
+  }
   check_launch("attention_forward (softmax)");
   // y^T (HS, T_t) = v^T (HS, T_s) . att^T (T_s, T_t)
   gemm_heads(ex, false, false, HS, T, T, 1.0f, v, C3, a, T, y, C, B, NH);
@@ -230,8 +279,12 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
   // datt (T_t, T_s) = dy (T_t, HS) . v^T:  datt^T (T_s, T_t) = v (T_s, HS) . dy^T (HS, T_t)
   gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, datt_op, T, B, NH);
   // dS = att * (datt - rowsum(att * datt)) * scale: in place in fp32, into ds16 in bf16
-  softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-      ds, att, ds16, att16_out, rows, T, scale);
+  if (b16 && kept.stats != nullptr)
+    softmax_backward_scores_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+        ds, att, reinterpret_cast<const float2*>(kept.stats), ds16, rows, T, scale);
+  else
+    softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
+        ds, att, ds16, att16_out, rows, T, scale);
   check_launch("attention_backward (softmax)");
   // dv (T_s, HS) = att^T (T_s, T_t) . dy (T_t, HS):  dv^T (HS, T_s) = dy^T (HS, T_t) . att
   gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a, T, dv, C3, B, NH);

@@ -23,6 +23,10 @@ struct Bf16Keep {
   uint16_t* inp = nullptr;     // matmul: inp (N, C);  attention: qkv (B, T, 3C)
   uint16_t* weight = nullptr;  // matmul: weight (OC, C);  attention: the weights att (B, NH, T, T)
   const uint16_t* dout = nullptr;  // matmul backward: dout (N, OC) already rounded by its producer
+  // attention, with weight: each row's softmax maximum and 1 / denominator, (B, NH, T) pairs.
+  // The fp32 att then keeps the scaled scores instead of the weights (the weights are only
+  // written in bf16), and the backward recomputes each weight from them, to the same bits.
+  float* stats = nullptr;
 };
 
 // out (B, T, C) = wte[inp] + wpe[t]; inp (B, T) token ids.
