@@ -45,12 +45,12 @@ inline bool on_cuda(const ExecContext& ex) { return kCudaBuild && ex.device == D
 
 // SG_KERNEL(op, (params), (args)): op(ex, params...) runs cuda::op on the GPU, else cpu::op.
 // (Without CUDA in the build the cuda:: branch is discarded, so nothing needs its definition.)
-#define SG_KERNEL(op, params, args)                                   \
-  inline void op(const ExecContext& ex, SG_UNPAREN params) {          \
-    if constexpr (kCudaBuild) {                                       \
+#define SG_KERNEL(op, params, args)                                         \
+  inline void op(const ExecContext& ex, SG_UNPAREN params) {                \
+    if constexpr (kCudaBuild) {                                             \
       if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args); \
-    }                                                                 \
-    cpu::op(ex, SG_UNPAREN args);                                     \
+    }                                                                       \
+    cpu::op(ex, SG_UNPAREN args);                                           \
   }
 #define SG_UNPAREN(...) __VA_ARGS__
 
@@ -76,9 +76,8 @@ using cuda::Bf16Keep;
 inline bool keeps_bf16_operands(const ExecContext& ex) {
   return on_cuda(ex) && ex.dtype == Dtype::kBf16;
 }
-inline void matmul_forward(const ExecContext& ex, float* out, const float* inp,
-                           const float* weight, const float* bias, int N, int C, int OC,
-                           const Bf16Keep& keep = {}) {
+inline void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                           const float* bias, int N, int C, int OC, const Bf16Keep& keep = {}) {
   if constexpr (kCudaBuild) {
     if (ex.device == Device::kCuda)
       return cuda::matmul_forward(ex, out, inp, weight, bias, N, C, OC, keep);
@@ -86,9 +85,9 @@ inline void matmul_forward(const ExecContext& ex, float* out, const float* inp,
   cpu::matmul_forward(ex, out, inp, weight, bias, N, C, OC);
 }
 inline void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
-                            const float* dout, const float* inp, const float* weight, int N,
-                            int C, int OC, bool accumulate_dinp = true,
-                            bool accumulate_dparams = true, const Bf16Keep& kept = {}) {
+                            const float* dout, const float* inp, const float* weight, int N, int C,
+                            int OC, bool accumulate_dinp = true, bool accumulate_dparams = true,
+                            const Bf16Keep& kept = {}) {
   if constexpr (kCudaBuild) {
     if (ex.device == Device::kCuda)
       return cuda::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
@@ -136,17 +135,26 @@ SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n
 SG_KERNEL(dropout_backward,
           (float* dinp, const float* dout, const float* mask, int64_t n, bool accumulate = true),
           (dinp, dout, mask, n, accumulate))
-SG_KERNEL(gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
-SG_KERNEL(gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
-          (dinp, inp, dout, n))
-SG_KERNEL(gelu_exact_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
-SG_KERNEL(gelu_exact_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
-          (dinp, inp, dout, n))
-SG_KERNEL(relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
-SG_KERNEL(relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
-          (dinp, inp, dout, n))
-SG_KERNEL(residual_forward, (float* out, const float* a, const float* b, int64_t n),
-          (out, a, b, n))
+// The activations, with the result also rounded to bf16 into out16 on cuda (cuda::gelu_forward).
+#define SG_KERNEL_B16(op, params, args)                                                 \
+  inline void op(const ExecContext& ex, SG_UNPAREN params, uint16_t* out16 = nullptr) { \
+    if constexpr (kCudaBuild) {                                                         \
+      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args, out16);      \
+    }                                                                                   \
+    SG_CHECK(out16 == nullptr, #op ": a bf16 copy of the result is cuda's only");       \
+    cpu::op(ex, SG_UNPAREN args);                                                       \
+  }
+SG_KERNEL_B16(gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL_B16(gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+              (dinp, inp, dout, n))
+SG_KERNEL_B16(gelu_exact_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL_B16(gelu_exact_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+              (dinp, inp, dout, n))
+SG_KERNEL_B16(relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+SG_KERNEL_B16(relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
+              (dinp, inp, dout, n))
+#undef SG_KERNEL_B16
+SG_KERNEL(residual_forward, (float* out, const float* a, const float* b, int64_t n), (out, a, b, n))
 // Clearing a gradient buffer before kernels accumulate into it, and passing one through
 // unchanged (nn/ never clears or copies a buffer on one thread).
 SG_KERNEL(zero, (float* x, int64_t n), (x, n))
@@ -162,8 +170,8 @@ SG_KERNEL(flash_attention_backward,
            int B, int T, int C, int NH),
           (dqkv, dout, out, lse, qkv, B, T, C, NH))
 SG_KERNEL(attention_decode_forward,
-          (float* out, const float* q, const float* k_cache, const float* v_cache, int n_ctx,
-           int C, int NH, float* scratch),
+          (float* out, const float* q, const float* k_cache, const float* v_cache, int n_ctx, int C,
+           int NH, float* scratch),
           (out, q, k_cache, v_cache, n_ctx, C, NH, scratch))
 using cpu::attention_decode_scratch_floats;
 // CPU only for now: quantized weights.

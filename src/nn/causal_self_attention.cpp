@@ -25,7 +25,7 @@ void CausalSelfAttention::plan(SlabPlanner& acts, SlabPlanner& scratch, int max_
   att = stored ? acts.take(A) : nullptr;
   qkv16 = stored && keep_bf16 ? acts.take_bf16(N * 3 * C) : nullptr;
   att16 = stored && keep_bf16 ? acts.take_bf16(A) : nullptr;
-  att_stats = stored && keep_bf16 ? acts.take(static_cast<int64_t>(max_B) * NH * max_T * 2) : nullptr;
+  att_stats = stored && keep_bf16 ? acts.take(int64_t{max_B} * NH * max_T * 2) : nullptr;
   lse = acts.take(static_cast<int64_t>(max_B) * NH * max_T);
   attn_drop.plan(acts, acts, A, /*mask_only=*/true);
   y = acts.take(N * C);
@@ -50,8 +50,8 @@ const float* CausalSelfAttention::forward(const ExecContext& ex, const float* x,
   else
     kernels::attention_forward(ex, y, nullptr, att, qkv, drop, B, T, C, NH,
                                {qkv16, att16, nullptr, att_stats});  // y (B, T, C)
-  const float* proj = c_proj.forward(ex, y, N);                              // (B, T, C)
-  return resid_drop.forward(ex, proj, int64_t{N} * C, rng);                  // (B, T, C)
+  const float* proj = c_proj.forward(ex, y, N);                      // (B, T, C)
+  return resid_drop.forward(ex, proj, int64_t{N} * C, rng);          // (B, T, C)
 }
 
 void CausalSelfAttention::backward(const ExecContext& ex, float* dx, const float* dout) {
@@ -75,11 +75,11 @@ void CausalSelfAttention::decode(const ExecContext& ex, float* out, const float*
                                  float* v_cache, int pos, int n, float* work) const {
   float* qkv = work;                      // (n, 3C)
   float* yy = work + int64_t{n} * 3 * C;  // (n, C)
-  float* scratch = yy + int64_t{n} * C;   // kernels::attention_decode_scratch_floats(pos + n, C, NH)
-  c_attn.apply(ex, qkv, x, n);            // qkv = c_attn(x)
-  for (int i = 0; i < n; ++i) {           // append k and v of every new token
+  float* scratch = yy + int64_t{n} * C;  // kernels::attention_decode_scratch_floats(pos + n, C, NH)
+  c_attn.apply(ex, qkv, x, n);           // qkv = c_attn(x)
+  for (int i = 0; i < n; ++i) {          // append k and v of every new token
     const float* row = qkv + int64_t{i} * 3 * C;
-    kernels::copy(ex, k_cache + int64_t{pos + i} * C, row + C, C);  // a row: on the caller's
+    kernels::copy(ex, k_cache + int64_t{pos + i} * C, row + C, C);      // a row: on the caller's
     kernels::copy(ex, v_cache + int64_t{pos + i} * C, row + 2 * C, C);  // thread on the CPU
   }
   // y = softmax(q k^T / sqrt(HS)) v per head; token i sees the cached positions 0..pos+i

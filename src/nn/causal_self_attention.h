@@ -46,8 +46,8 @@ struct CausalSelfAttention {
   float* att = nullptr;  // (B, NH, T, T) softmax weights, saved for backward (stored kernel)
   float* lse = nullptr;  // (B, NH, T) row log-sum-exp of the scores, saved for backward (fused)
   float* y = nullptr;    // (B, T, C) heads concatenated
-  uint16_t* qkv16 = nullptr;  // (B, T, 3C) bf16 copy of c_attn.out (keep_bf16, stored kernel)
-  uint16_t* att16 = nullptr;  // (B, NH, T, T) the weights in bf16 (likewise); att then keeps
+  uint16_t* qkv16 = nullptr;   // (B, T, 3C) bf16 copy of c_attn.out (keep_bf16, stored kernel)
+  uint16_t* att16 = nullptr;   // (B, NH, T, T) the weights in bf16 (likewise); att then keeps
   float* att_stats = nullptr;  // the scores, and this (B, NH, T, 2) each row's max and 1 / sum
   // Scratch shared by every layer (forward-only c_proj output, backward gradients).
   float* dqkv = nullptr;   // (B, T, 3C)

@@ -30,9 +30,10 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
     blocks.emplace_back(config_);
     // --dtype bf16 rounds its products' inputs in the stored kernel only: the fused one has no
     // bf16 path yet, so bf16 plans the (B, NH, T, T) weights at every T.
-    blocks.back().attn.fused_min_T = ctx.dtype == Dtype::kBf16 ? std::numeric_limits<int>::max()
-                                                               : ctx.fused_attention_min_T;
+    blocks.back().attn.fused_min_T =
+        ctx.dtype == Dtype::kBf16 ? std::numeric_limits<int>::max() : ctx.fused_attention_min_T;
     blocks.back().attn.keep_bf16 = kernels::keeps_bf16_operands(ctx);
+    blocks.back().mlp.keep_bf16 = kernels::keeps_bf16_operands(ctx);
   }
 
   store_.build([this](ParamVisitor& v) { visit_params(v); }, ctx.device);
@@ -254,8 +255,7 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
     return 0.0f;
   }
   // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
-  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N),
-                                V);
+  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N), V);
   device_synchronize(ex.device);  // the caller may read the logits
   host_losses_.resize(static_cast<size_t>(N));
   device_copy(ex.device, host_losses_.data(), losses_, sizeof(float) * static_cast<size_t>(N));
@@ -349,7 +349,7 @@ int64_t GPT::linear_weight_bytes() {
   int64_t bytes = 0;
   for_each_linear([&](Linear& lin) {
     bytes += lin.qweight.format == kernels::WeightFormat::kFp32 ? int64_t{4} * lin.OC * lin.C
-                                                                 : lin.qweight.bytes();
+                                                                : lin.qweight.bytes();
   });
   return bytes;
 }

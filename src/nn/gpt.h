@@ -92,7 +92,7 @@ class GPT : public LanguageModel {
 
  private:
   GPTConfig config_;
-  ExecContext ctx_;  // how every kernel call of this model runs
+  ExecContext ctx_;             // how every kernel call of this model runs
   bool fp32_released_ = false;  // convert_weights gave the fp32 Linear weights back
   int V = 0, C = 0, L = 0;
 
@@ -133,13 +133,13 @@ class GPT : public LanguageModel {
 
   // KV cache for decode_step.
   Arena cache_;
-  float* k_cache_ = nullptr;     // (L, block_size, C)
-  float* v_cache_ = nullptr;     // (L, block_size, C)
-  float* dec_x_ = nullptr;       // (kPrefillRows, C) the residual stream of the current tokens
-  float* dec_work_ = nullptr;    // per-block work
-  float* dec_logits_ = nullptr;  // (V)
+  float* k_cache_ = nullptr;        // (L, block_size, C)
+  float* v_cache_ = nullptr;        // (L, block_size, C)
+  float* dec_x_ = nullptr;          // (kPrefillRows, C) the residual stream of the current tokens
+  float* dec_work_ = nullptr;       // per-block work
+  float* dec_logits_ = nullptr;     // (V)
   std::vector<float> host_logits_;  // (V) dec_logits_ copied out for the sampler
-  int32_t* dec_tokens_ = nullptr;  // (kPrefillRows) the tokens of the current pass
+  int32_t* dec_tokens_ = nullptr;   // (kPrefillRows) the tokens of the current pass
   int cache_len_ = 0;
 
   void visit_params(ParamVisitor& v);

@@ -20,8 +20,7 @@ float* Linear::forward(const ExecContext& ex, const float* x, int n) {
   return out;
 }
 
-void Linear::backward(const ExecContext& ex, float* dx, const float* dout,
-                      const uint16_t* dout16) {
+void Linear::backward(const ExecContext& ex, float* dx, const float* dout, const uint16_t* dout16) {
   SG_CHECK(qweight.format == kernels::WeightFormat::kFp32,
            "Linear::backward: the weights were converted for inference (--weights): train in fp32");
   // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout  (= when dparams_unset)

@@ -19,13 +19,18 @@ namespace scratchgpt {
 struct MLP {
   int C = 0;
   Activation activation = Activation::kRelu;
-  Linear c_fc;        // C -> 4C
-  Linear c_proj;      // 4C -> C
+  Linear c_fc;    // C -> 4C
+  Linear c_proj;  // 4C -> C
   Dropout drop;
 
-  float* act = nullptr;    // (B, T, 4C) activation output (per layer; c_proj.out is scratch)
-  float* dact = nullptr;   // (B, T, 4C) scratch shared by every layer
-  float* dfc = nullptr;    // (B, T, 4C) scratch
+  float* act = nullptr;   // (B, T, 4C) activation output (per layer; c_proj.out is scratch)
+  float* dact = nullptr;  // (B, T, 4C) scratch shared by every layer
+  float* dfc = nullptr;   // (B, T, 4C) scratch
+  // --dtype bf16 on cuda (set before planning, with the Linears' plan_bf16): the activation is
+  // written only in bf16, into c_proj.inp16 (act not planned), and its gradient also in bf16
+  // (dfc16, scratch) for c_fc's backward.
+  bool keep_bf16 = false;
+  uint16_t* dfc16 = nullptr;
   float* dproj = nullptr;  // (B, T, C) scratch
   int N = 0;
 

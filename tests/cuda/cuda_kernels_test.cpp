@@ -123,16 +123,16 @@ TEST(CudaKernels, MatmulMatchesTheReferenceInFp32AndTf32) {
       GpuBuffer<float> gdx(accumulate ? dx0 : nans(N * C));
       const ExecContext ex = cuda_ctx(tf32);
       kernels::matmul_forward(ex, gout.get(), gx.get(), gw.get(), gb.get(), N, C, OC);
-      kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(),
-                               gw.get(), N, C, OC, accumulate, accumulate);
+      kernels::matmul_backward(ex, gdx.get(), gdw.get(), gdb.get(), gdout.get(), gx.get(), gw.get(),
+                               N, C, OC, accumulate, accumulate);
       auto dx = widen(dx0), dw = widen(dw0), db = widen(db0);
       const auto xd = widen(x), wd = widen(w), bd = widen(b), doutd = widen(dout);
       std::vector<double> out(N * OC);
       ref::matmul_forward(out.data(), xd.data(), wd.data(), bd.data(), N, C, OC);
       ref::matmul_backward(dx.data(), dw.data(), db.data(), doutd.data(), xd.data(), wd.data(), N,
                            C, OC, accumulate, accumulate);
-      const std::string tag = std::string(tf32 ? " tf32" : " fp32") +
-                              (accumulate ? " accumulate" : " write");
+      const std::string tag =
+          std::string(tf32 ? " tf32" : " fp32") + (accumulate ? " accumulate" : " write");
       expect_rel(gout.read(), out, tol, "out" + tag);
       expect_rel(gdx.read(), dx, tol, "dinp" + tag);
       expect_rel(gdw.read(), dw, tol, "dweight" + tag);
@@ -143,7 +143,8 @@ TEST(CudaKernels, MatmulMatchesTheReferenceInFp32AndTf32) {
 
 TEST(CudaKernels, CausalAttentionMatchesTheReference) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
+  for (const auto& [B, T, C, NH] :
+       std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
     const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 30 + T, -2, 2);
     const auto dout = random_vector<float>(int64_t{B} * T * C, 31 + T);
     GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
@@ -196,8 +197,8 @@ TEST(CudaKernels, FlashAttentionMatchesTheReferenceAtEveryHeadSize) {
       for (int s = 0; s <= t; ++s) sum += std::exp(pre[row * T + s] - mx);
       lse[row] = mx + std::log(sum);
     }
-    const std::string tag = " B=" + std::to_string(B) + " T=" + std::to_string(T) +
-                            " HS=" + std::to_string(C / NH);
+    const std::string tag =
+        " B=" + std::to_string(B) + " T=" + std::to_string(T) + " HS=" + std::to_string(C / NH);
     expect_rel(gout.read(), out, 3e-3, "out" + tag);
     expect_rel(glse.read(), lse, 1e-3, "lse" + tag);
     expect_rel(gdqkv.read(), dqkv, 5e-3, "dqkv" + tag);
@@ -212,7 +213,8 @@ TEST(CudaKernels, FlashAttentionMatchesTheReferenceAtEveryHeadSize) {
 // Decoding: one query against the cache is the last row of the whole sequence's attention.
 TEST(CudaKernels, AttentionDecodeIsTheLastRowOfTheReference) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [T, C, NH] : std::vector<std::array<int, 3>>{{1, 64, 4}, {37, 96, 2}, {300, 768, 12}}) {
+  for (const auto& [T, C, NH] :
+       std::vector<std::array<int, 3>>{{1, 64, 4}, {37, 96, 2}, {300, 768, 12}}) {
     const auto qkv = random_vector<float>(int64_t{T} * 3 * C, 90 + T, -2, 2);
     std::vector<float> k(size_t(T) * C), v(size_t(T) * C);
     for (int t = 0; t < T; ++t)
@@ -326,8 +328,8 @@ TEST(CudaKernels, AdamWMatchesTheReferenceBitForBitAndTheNormInDouble) {
   for (int t = 1; t <= 3; ++t) {
     kernels::adamw_update(ex, gp.get(), gg.get(), gm.get(), gv.get(), n, 1e-3f, 0.9f, 0.95f, 1e-8f,
                           0.1f, t, 0.5f);
-    ref::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f,
-                      t, 0.5f);
+    ref::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, t,
+                      0.5f);
   }
   EXPECT_EQ(gm.read(), m) << "m";
   EXPECT_EQ(gv.read(), v) << "v";
@@ -437,7 +439,8 @@ TEST(CudaKernels, MatmulInBf16MatchesItsTwinAndTheRoundingBound) {
 // is an order of magnitude further off.
 TEST(CudaKernels, CausalAttentionInBf16MatchesItsTwin) {
   SKIP_WITHOUT_GPU();
-  for (const auto& [B, T, C, NH] : std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
+  for (const auto& [B, T, C, NH] :
+       std::vector<std::array<int, 4>>{{2, 37, 48, 4}, {1, 130, 64, 2}, {3, 64, 96, 3}}) {
     const auto qkv = random_vector<float>(int64_t{B} * T * 3 * C, 130 + T, -2, 2);
     const auto dout = random_vector<float>(int64_t{B} * T * C, 131 + T);
     GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
@@ -500,13 +503,16 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     const auto x = random_vector<float>(N * C, 140), w = random_vector<float>(OC * C, 141);
     const auto b = random_vector<float>(OC, 142), dout = random_vector<float>(N * OC, 143);
     std::vector<std::vector<float>> runs;
-    for (int run = 0; run < 3; ++run) {  // 0: rounds itself; 1: kept copies; 2: kept dout too
+    // 0: rounds itself; 1: kept copies; 2: kept dout too; 3: inp's copy written by its producer
+    for (int run = 0; run < 4; ++run) {
       GpuBuffer<float> gx(x), gw(w), gb(b), gdout(dout), gout(nans(N * OC)), gdx(nans(N * C)),
           gdw(nans(OC * C)), gdb(nans(OC));
-      GpuBuffer<uint16_t> gx16(poison16(N * C)), gw16(poison16(OC * C)), gd16(rounded(dout));
+      GpuBuffer<uint16_t> gx16(run == 3 ? rounded(x) : poison16(N * C)), gw16(poison16(OC * C)),
+          gd16(rounded(dout));
       const kernels::Bf16Keep keep =
           run == 0 ? kernels::Bf16Keep{} : kernels::Bf16Keep{gx16.get(), gw16.get()};
-      kernels::matmul_forward(ex, gout.get(), gx.get(), gw.get(), gb.get(), N, C, OC, keep);
+      kernels::matmul_forward(ex, gout.get(), run == 3 ? nullptr : gx.get(), gw.get(), gb.get(), N,
+                              C, OC, keep);
       if (run > 0) {
         EXPECT_EQ(gx16.read(), rounded(x)) << "the kept inp";
         EXPECT_EQ(gw16.read(), rounded(w)) << "the kept weight";
@@ -525,6 +531,30 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     }
     EXPECT_EQ(runs[1], runs[0]) << "matmul with kept copies";
     EXPECT_EQ(runs[2], runs[0]) << "matmul with a kept dout";
+    EXPECT_EQ(runs[3], runs[0]) << "matmul from its producer's bf16 copy";
+  }
+  {  // the activations' bf16 results: the fp32 ones rounded (an odd n: the one-at-a-time tail)
+    const int64_t n = 4099;
+    const auto x = random_vector<float>(n, 147, -4, 4), dy = random_vector<float>(n, 148);
+    using Fwd = void (*)(const ExecContext&, float*, const float*, int64_t, uint16_t*);
+    using Bwd =
+        void (*)(const ExecContext&, float*, const float*, const float*, int64_t, uint16_t*);
+    for (const auto& [fwd, bwd, name] :
+         {std::tuple<Fwd, Bwd, const char*>{kernels::gelu_forward, kernels::gelu_backward, "gelu"},
+          std::tuple<Fwd, Bwd, const char*>{kernels::gelu_exact_forward,
+                                            kernels::gelu_exact_backward, "gelu_exact"},
+          std::tuple<Fwd, Bwd, const char*>{kernels::relu_forward, kernels::relu_backward,
+                                            "relu"}}) {
+      GpuBuffer<float> gx(x), gdy(dy), gout(nans(n)), gdx(nans(n)), gdx2(nans(n));
+      GpuBuffer<uint16_t> gout16(poison16(n)), gdx16(poison16(n));
+      fwd(ex, gout.get(), gx.get(), n, nullptr);
+      fwd(ex, nullptr, gx.get(), n, gout16.get());
+      bwd(ex, gdx.get(), gx.get(), gdy.get(), n, nullptr);
+      bwd(ex, gdx2.get(), gx.get(), gdy.get(), n, gdx16.get());
+      EXPECT_EQ(gout16.read(), rounded(gout.read())) << name << " forward in bf16";
+      EXPECT_EQ(gdx2.read(), gdx.read()) << name << " backward's fp32 beside its bf16";
+      EXPECT_EQ(gdx16.read(), rounded(gdx.read())) << name << " backward in bf16";
+    }
   }
   {  // the stored attention: rounding itself; keeping qkv and the weights; keeping only the
      // bf16 weights and each row's statistics (att then holds the scores)
@@ -534,15 +564,14 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     std::vector<std::vector<float>> runs;
     std::vector<float> weights;  // the fp32 weights of run 0
     for (int run = 0; run < 3; ++run) {
-      GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)),
-          gatt(nans(size_t(B) * NH * T * T)), gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C)),
-          gstats(nans(size_t(B) * NH * T * 2));
+      GpuBuffer<float> gqkv(qkv), gout(nans(size_t(B) * T * C)), gatt(nans(size_t(B) * NH * T * T)),
+          gdout(dout), gdqkv(nans(size_t(B) * T * 3 * C)), gstats(nans(size_t(B) * NH * T * 2));
       GpuBuffer<uint16_t> gq16(poison16(qkv.size())), ga16(poison16(size_t(B) * NH * T * T));
       kernels::Bf16Keep keep;
       if (run > 0) keep = {gq16.get(), ga16.get()};
       if (run == 2) keep.stats = gstats.get();
-      kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T,
-                                 C, NH, keep);
+      kernels::attention_forward(ex, gout.get(), nullptr, gatt.get(), gqkv.get(), nullptr, B, T, C,
+                                 NH, keep);
       if (run == 0) weights = gatt.read();
       if (run > 0) {
         EXPECT_EQ(gq16.read(), rounded(qkv)) << "the kept qkv, run " << run;

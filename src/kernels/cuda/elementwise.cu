@@ -1,7 +1,8 @@
 // elementwise.cu: the ops that touch each element once: GELU (tanh and exact), ReLU, the residual
-// add, dropout, fill, copy, scale. One thread per element (four, through float4, for the GELU and
-// the residual add: the ones a GPT step runs on (B, T, 4C) and (B, T, C)), the formulas of
-// kernels/ref/.
+// add, dropout, fill, copy, scale. One thread per element (four, through float4, for the
+// activations and the residual add: the ones a GPT step runs on (B, T, 4C) and (B, T, C)), the
+// formulas of kernels/ref/. The activations can also write their result rounded to bf16, the
+// next product's input under --dtype bf16 (out16, dinp16).
 #include <algorithm>
 #include <cstdint>
 
@@ -35,11 +36,31 @@ void launch(int64_t n, Fn f, const char* name) {
   check_launch(name);
 }
 
+// Where map4 puts each result: fp32 (f), rounded to bf16 (h, nearest even: a product's input
+// under --dtype bf16), or both; a null pointer is not written.
+struct Sink {
+  float* f = nullptr;
+  __nv_bfloat16* h = nullptr;
+  __device__ void put(int64_t i, float y) const {
+    if (f != nullptr) f[i] = y;
+    if (h != nullptr) h[i] = __float2bfloat16_rn(y);
+  }
+  __device__ void put4(int64_t i, float4 y) const {  // elements 4i .. 4i + 3
+    if (f != nullptr) reinterpret_cast<float4*>(f)[i] = y;
+    if (h != nullptr) {
+      const __nv_bfloat162 lo = __floats2bfloat162_rn(y.x, y.y), hi = __floats2bfloat162_rn(y.z, y.w);
+      reinterpret_cast<uint2*>(h)[i] = make_uint2(*reinterpret_cast<const unsigned*>(&lo),
+                                                  *reinterpret_cast<const unsigned*>(&hi));
+    }
+  }
+};
+Sink sink(float* out, uint16_t* out16) { return {out, detail::as_bf16(out16)}; }
+
 // out[i] = f(a[i]) (kIn 1) or f(a[i], b[i]) (kIn 2) for i in [0, n): four elements a thread
-// through float4 loads and stores where every pointer is 16-byte aligned, the last n % 4 (or all
+// through float4 loads and stores where every pointer is aligned for them, the last n % 4 (or all
 // of them, unaligned) one at a time.
 template <int kIn, class Fn>
-__global__ void map4(float* out, const float* a, const float* b, int64_t n4, int64_t n, Fn f) {
+__global__ void map4(Sink out, const float* a, const float* b, int64_t n4, int64_t n, Fn f) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (i < n4) {
     const float4 x = reinterpret_cast<const float4*>(a)[i];
@@ -50,20 +71,24 @@ __global__ void map4(float* out, const float* a, const float* b, int64_t n4, int
       const float4 z = reinterpret_cast<const float4*>(b)[i];
       y = make_float4(f(x.x, z.x), f(x.y, z.y), f(x.z, z.z), f(x.w, z.w));
     }
-    reinterpret_cast<float4*>(out)[i] = y;
+    out.put4(i, y);
   }
   const int64_t tail = 4 * n4 + i;  // the first n - 4 n4 threads take the tail
   if (tail < n) {
-    if constexpr (kIn == 1) out[tail] = f(a[tail]);
-    else out[tail] = f(a[tail], b[tail]);
+    if constexpr (kIn == 1) out.put(tail, f(a[tail]));
+    else out.put(tail, f(a[tail], b[tail]));
   }
 }
 
 template <int kIn, class Fn>
-void launch_map(float* out, const float* a, const float* b, int64_t n, Fn f, const char* name) {
+void launch_map(Sink out, const float* a, const float* b, int64_t n, Fn f, const char* name) {
   if (n <= 0) return;
-  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool vec = aligned(out) && aligned(a) && (kIn == 1 || aligned(b));
+  auto aligned = [](const void* p, int bytes) {
+    return p == nullptr || reinterpret_cast<uintptr_t>(p) % bytes == 0;
+  };
+  SG_CHECK(out.f != nullptr || out.h != nullptr, name, ": no output");
+  const bool vec = aligned(out.f, 16) && aligned(out.h, 8) && aligned(a, 16) &&
+                   (kIn == 1 || aligned(b, 16));
   const int64_t n4 = vec ? n / 4 : 0;
   const int64_t threads = std::max<int64_t>(n4, n - 4 * n4);
   map4<kIn><<<blocks_for(threads, kThreads), kThreads>>>(out, a, b, n4, n, f);
@@ -76,15 +101,15 @@ constexpr float kInvSqrt2Pi = 0.3989422804014327f;
 
 }  // namespace
 
-void gelu_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
-  launch_map<1>(out, inp, nullptr, n, [] __device__(float x) {
+void gelu_forward(const ExecContext&, float* out, const float* inp, int64_t n, uint16_t* out16) {
+  launch_map<1>(sink(out, out16), inp, nullptr, n, [] __device__(float x) {
     return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
   }, "gelu_forward");
 }
 
 void gelu_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
-                   int64_t n) {
-  launch_map<2>(dinp, inp, dout, n, [] __device__(float x, float dy) {
+                   int64_t n, uint16_t* dinp16) {
+  launch_map<2>(sink(dinp, dinp16), inp, dout, n, [] __device__(float x, float dy) {
     const float th = tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x));
     const float sech2 = 1.0f - th * th;
     const float grad = 0.5f * (1.0f + th) +
@@ -93,36 +118,36 @@ void gelu_backward(const ExecContext&, float* dinp, const float* inp, const floa
   }, "gelu_backward");
 }
 
-void gelu_exact_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
-  launch(n, [=] __device__(int64_t i) {
-    const float x = inp[i];
-    out[i] = 0.5f * x * erfcf(-x * kInvSqrt2);
+void gelu_exact_forward(const ExecContext&, float* out, const float* inp, int64_t n,
+                        uint16_t* out16) {
+  launch_map<1>(sink(out, out16), inp, nullptr, n, [] __device__(float x) {
+    return 0.5f * x * erfcf(-x * kInvSqrt2);
   }, "gelu_exact_forward");
 }
 
 void gelu_exact_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
-                         int64_t n) {
-  launch(n, [=] __device__(int64_t i) {
-    const float x = inp[i];
+                         int64_t n, uint16_t* dinp16) {
+  launch_map<2>(sink(dinp, dinp16), inp, dout, n, [] __device__(float x, float dy) {
     const float cdf = 0.5f * erfcf(-x * kInvSqrt2);
     const float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
-    dinp[i] = dout[i] * (cdf + x * pdf);
+    return dy * (cdf + x * pdf);
   }, "gelu_exact_backward");
 }
 
-void relu_forward(const ExecContext&, float* out, const float* inp, int64_t n) {
-  launch(n, [=] __device__(int64_t i) { out[i] = inp[i] > 0.0f ? inp[i] : 0.0f; },
-         "relu_forward");
+void relu_forward(const ExecContext&, float* out, const float* inp, int64_t n, uint16_t* out16) {
+  launch_map<1>(sink(out, out16), inp, nullptr, n,
+                [] __device__(float x) { return x > 0.0f ? x : 0.0f; }, "relu_forward");
 }
 
 void relu_backward(const ExecContext&, float* dinp, const float* inp, const float* dout,
-                   int64_t n) {
-  launch(n, [=] __device__(int64_t i) { dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f; },
-         "relu_backward");
+                   int64_t n, uint16_t* dinp16) {
+  launch_map<2>(sink(dinp, dinp16), inp, dout, n,
+                [] __device__(float x, float dy) { return x > 0.0f ? dy : 0.0f; },
+                "relu_backward");
 }
 
 void residual_forward(const ExecContext&, float* out, const float* a, const float* b, int64_t n) {
-  launch_map<2>(out, a, b, n, [] __device__(float x, float y) { return x + y; },
+  launch_map<2>(sink(out, nullptr), a, b, n, [] __device__(float x, float y) { return x + y; },
                 "residual_forward");
 }
 

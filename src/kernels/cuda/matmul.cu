@@ -49,12 +49,12 @@ void gemm(const ExecContext& ex, bool ta, bool tb, int m, int n, int k, float al
 }
 
 // What a product reads for x (n floats): x itself, or its bf16 copy: rounded into `keep` when the
-// caller keeps one, else into scratch `slot`.
+// caller keeps one (x null: its producer wrote keep already), else into scratch `slot`.
 const void* operand(const ExecContext& ex, detail::Scratch slot, const float* x, int64_t n,
                     uint16_t* keep = nullptr) {
   if (!bf16(ex)) return x;
   if (keep == nullptr) return detail::to_bf16(slot, x, n);
-  detail::to_bf16_into(detail::as_bf16(keep), x, n);
+  if (x != nullptr) detail::to_bf16_into(detail::as_bf16(keep), x, n);
   return keep;
 }
 // The backward's: the copy the forward kept, else as operand().
@@ -138,6 +138,8 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
                     const float* bias, int N, int C, int OC, const Bf16Keep& keep) {
   if (N == 0 || OC == 0) return;
   using detail::Scratch;
+  SG_CHECK(inp != nullptr || (bf16(ex) && keep.inp != nullptr),
+           "matmul_forward: inp is null; only a bf16 product whose keep.inp holds it may leave it out");
   const void* x = operand(ex, Scratch::kBf16A, inp, int64_t{N} * C, keep.inp);
   const void* w = operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C, keep.weight);
   if (bias != nullptr && gemm_bias_lt(ex, out, x, w, bias, N, C, OC)) return;
@@ -157,6 +159,8 @@ void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* 
   SG_CHECK(dout != nullptr || (bf16(ex) && kept.dout != nullptr && dbias == nullptr),
            "matmul_backward: dout is null; only a bf16 step with a kept dout and no bias may "
            "leave it out");
+  SG_CHECK(inp != nullptr || (bf16(ex) && kept.inp != nullptr),
+           "matmul_backward: inp is null; only a bf16 product with a kept inp may leave it out");
   const void* d = kept_operand(ex, Scratch::kBf16C, dout, int64_t{N} * OC, kept.dout);
   const void* w = kept_operand(ex, Scratch::kBf16B, weight, int64_t{OC} * C, kept.weight);
   // dinp (N, C) = dout (N, OC) . W (OC, C):  dinp^T (C, N) = W^T (C, OC) . dout^T (OC, N)

@@ -47,8 +47,9 @@ void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, floa
 
 // out (N, OC) = inp (N, C) weight^T (OC, C) + bias (OC), through cuBLAS: fp32 inputs (TF32 when
 // ex.tf32), or with ex.dtype bf16 both inputs rounded to bf16 (ref::matmul_forward_bf16).
-// bf16: forward writes keep.inp and keep.weight when given; backward reads them (and kept.dout,
-// then dout may be null unless dbias is wanted) instead of rounding again.
+// bf16: forward writes keep.inp and keep.weight when given (inp null: its producer wrote keep.inp
+// already); backward reads them (and kept.dout, then dout may be null unless dbias is wanted)
+// instead of rounding again.
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
                     const float* bias, int N, int C, int OC, const Bf16Keep& keep = {});
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
@@ -89,15 +90,20 @@ void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* p
                            const int32_t* targets, const float* dlosses, int N, int V,
                            uint16_t* dlogits16 = nullptr);
 
-void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+// The activations: out16 / dinp16, when not null, get the result rounded to bf16 (the next
+// product's input in --dtype bf16); a forward then writes no fp32 out (it may be null).
+void gelu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n,
+                  uint16_t* out16 = nullptr);
 void gelu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
-                   int64_t n);
-void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+                   int64_t n, uint16_t* dinp16 = nullptr);
+void gelu_exact_forward(const ExecContext& ex, float* out, const float* inp, int64_t n,
+                        uint16_t* out16 = nullptr);
 void gelu_exact_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
-                         int64_t n);
-void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n);
+                         int64_t n, uint16_t* dinp16 = nullptr);
+void relu_forward(const ExecContext& ex, float* out, const float* inp, int64_t n,
+                  uint16_t* out16 = nullptr);
 void relu_backward(const ExecContext& ex, float* dinp, const float* inp, const float* dout,
-                   int64_t n);
+                   int64_t n, uint16_t* dinp16 = nullptr);
 void residual_forward(const ExecContext& ex, float* out, const float* a, const float* b, int64_t n);
 void dropout_forward(const ExecContext& ex, float* out, float* mask, const float* inp, int64_t n,
                      float p);
