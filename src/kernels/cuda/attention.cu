@@ -7,14 +7,16 @@
 //   dq = dS k       dk = dS^T q
 // In cuBLAS's column-major terms a row-major (T, HS) block with row stride ld is an (HS, T)
 // matrix with leading dimension ld, so each product is written for the transposes.
-// The products above the diagonal are computed and then zeroed by the softmax: 2x the needed
-// FLOPs, the price of plain GEMMs (a fused flash kernel is the next step).
+// The products run by blocks of 256 rows (kBlockRows), skipping the blocks wholly above the
+// diagonal: 5/8 of the square at T = 1024; inside the diagonal blocks the products above the
+// diagonal are computed and then zeroed by the softmax (the price of plain GEMMs).
 // --dtype bf16 (ExecContext::dtype): every product reads bf16 copies of its inputs (q, k, v and dy
 // converted once a call; the weights and dS written in bf16 by the softmax kernels beside their
 // fp32 values; qkv's and the weights' copies kept from the forward when the caller gives
 // Bf16Keep, and with its stats the fp32 weights not written at all: the backward recomputes them
 // from the scores), sums in fp32; the softmax and its gradient stay fp32, so these are the numbers of
 // ref::attention_forward/backward with bf16 up to the order of the sums.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cuda/common.cuh"
@@ -32,6 +34,16 @@ namespace {
 using detail::kWarp;
 using detail::warp_sum;
 constexpr int kRowsPerBlock = 8;
+
+// The causal products by blocks of kBlockRows query rows: rows [t0, t0 + nt) see the keys
+// [0, t0 + nt) only, so of each T x T square only the blocks on and below the diagonal are
+// computed, written and read: (k + 1) / 2k of it for k blocks (5/8 at T = 1024). Above them the
+// scores, dS and (where kept in bf16 only) the weights are never written.
+constexpr int kBlockRows = 256;
+__host__ __device__ inline int block_end(int t, int T) {  // the keys row t's block sees: [0, end)
+  const int end = (t / kBlockRows + 1) * kBlockRows;
+  return end < T ? end : T;
+}
 
 // Rows (B*NH*T) of T scores in place: row t keeps s <= t, softmaxed; the rest becomes 0; att16,
 // when not null, gets the same weights rounded to bf16. (A one-pass online maximum and
@@ -61,7 +73,8 @@ __global__ void causal_softmax_kernel(float* att, __nv_bfloat16* att16, int64_t 
 
 // bf16 with kept statistics: the same weights to the bit (the same exps, sums and order), but
 // only in bf16; the fp32 scores stay as they are, and each row's maximum and 1 / sum go to
-// stats for the backward. Half the bytes of the kernel above.
+// stats for the backward, and the bf16 weights only as far as the products read them
+// (block_end). Half the bytes of the kernel above.
 __global__ void causal_softmax_scores_kernel(const float* scores, __nv_bfloat16* att16,
                                              float2* stats, int64_t rows, int T) {
   const int64_t r = blockIdx.x * int64_t{kRowsPerBlock} + threadIdx.x / kWarp;
@@ -75,7 +88,8 @@ __global__ void causal_softmax_scores_kernel(const float* scores, __nv_bfloat16*
   float sum = 0.0f;
   for (int s = lane; s <= t; s += kWarp) sum += expf(row[s] - mx);
   const float inv = 1.0f / warp_sum(sum);
-  for (int s = lane; s < T; s += kWarp)
+  const int end = block_end(t, T);  // the products read no further
+  for (int s = lane; s < end; s += kWarp)
     att16[r * T + s] = __float2bfloat16_rn(s <= t ? expf(row[s] - mx) * inv : 0.0f);
   if (lane == 0) stats[r] = make_float2(mx, inv);
 }
@@ -118,7 +132,8 @@ __global__ void softmax_backward_scores_kernel(const float* datt, const float* s
   float dot = 0.0f;
   for (int s = lane; s <= t; s += kWarp) dot += expf(x[s] - st.x) * st.y * d[s];
   dot = warp_sum(dot);
-  for (int s = lane; s < T; s += kWarp) {
+  const int end = block_end(t, T);
+  for (int s = lane; s < end; s += kWarp) {
     const float a = s <= t ? expf(x[s] - st.x) * st.y : 0.0f;
     ds16[r * T + s] = __float2bfloat16_rn(s <= t ? a * (d[s] - dot) * scale : 0.0f);
   }
@@ -137,7 +152,13 @@ struct Operand {
   __device__ void* at(int b, int h) const {
     return const_cast<char*>(x + (b * per_b + h * per_h) * bytes);
   }
+  Operand plus(int64_t elements) const {  // every (b, h) block moved on by `elements`
+    Operand o = *this;
+    o.x += elements * bytes;
+    return o;
+  }
 };
+
 
 __global__ void pointers_kernel(void** a, void** b, void** c, Operand A, Operand B, Operand C,
                                 int NH, int count) {
@@ -220,8 +241,13 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
                 v = head(b16, qkv, qkv16, 2 * C, rowq, HS);
   const Operand s_out{att, NH * TT, TT}, a = head(b16, att, att16, 0, NH * TT, TT);
   const Operand y{out, int64_t{T} * C, HS};
-  // S^T (T_s, T_t) = k (T_s, HS) . q^T (HS, T_t): row-major S (T_t, T_s) in att
-  gemm_heads(ex, true, false, T, T, HS, scale, k, C3, q, C3, s_out, T, B, NH);
+  // S^T (T_s, T_t) = k (T_s, HS) . q^T (HS, T_t): row-major S (T_t, T_s) in att; by blocks of
+  // rows t0 .. t0 + nt, keys 0 .. ns
+  for (int t0 = 0; t0 < T; t0 += kBlockRows) {
+    const int nt = std::min(kBlockRows, T - t0), ns = t0 + nt;
+    gemm_heads(ex, true, false, ns, nt, HS, scale, k, C3, q.plus(int64_t{t0} * C3), C3,
+               s_out.plus(int64_t{t0} * T), T, B, NH);
+  }
   if (b16 && keep.stats != nullptr) {
     SG_CHECK(keep.weight != nullptr, "attention_forward: kept statistics need the kept weights");
     causal_softmax_scores_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
@@ -231,8 +257,12 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
                                                                                        rows, T);
   }
   check_launch("attention_forward (softmax)");
-  // y^T (HS, T_t) = v^T (HS, T_s) . att^T (T_s, T_t)
-  gemm_heads(ex, false, false, HS, T, T, 1.0f, v, C3, a, T, y, C, B, NH);
+  // y^T (HS, T_t) = v^T (HS, T_s) . att^T (T_s, T_t), by blocks of rows
+  for (int t0 = 0; t0 < T; t0 += kBlockRows) {
+    const int nt = std::min(kBlockRows, T - t0), ns = t0 + nt;
+    gemm_heads(ex, false, false, HS, nt, ns, 1.0f, v, C3, a.plus(int64_t{t0} * T), T,
+               y.plus(int64_t{t0} * C), C, B, NH);
+  }
 }
 
 void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
@@ -276,8 +306,13 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
                 v = head(b16, qkv, qkv16, 2 * C, rowq, HS),
                 dy = head(b16, dout, dy16, 0, rowy, HS);
   const Operand a = head(b16, att, att16, 0, NH * TT, TT), d = head(b16, ds, ds16, 0, NH * TT, TT);
-  // datt (T_t, T_s) = dy (T_t, HS) . v^T:  datt^T (T_s, T_t) = v (T_s, HS) . dy^T (HS, T_t)
-  gemm_heads(ex, true, false, T, T, HS, 1.0f, v, C3, dy, C, datt_op, T, B, NH);
+  // datt (T_t, T_s) = dy (T_t, HS) . v^T:  datt^T (T_s, T_t) = v (T_s, HS) . dy^T (HS, T_t), by
+  // blocks of rows
+  for (int t0 = 0; t0 < T; t0 += kBlockRows) {
+    const int nt = std::min(kBlockRows, T - t0), ns = t0 + nt;
+    gemm_heads(ex, true, false, ns, nt, HS, 1.0f, v, C3, dy.plus(int64_t{t0} * C), C,
+               datt_op.plus(int64_t{t0} * T), T, B, NH);
+  }
   // dS = att * (datt - rowsum(att * datt)) * scale: in place in fp32, into ds16 in bf16
   if (b16 && kept.stats != nullptr)
     softmax_backward_scores_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
@@ -286,12 +321,25 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
     softmax_backward_kernel<<<blocks_for(rows, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
         ds, att, ds16, att16_out, rows, T, scale);
   check_launch("attention_backward (softmax)");
+  // By blocks of keys s0 .. s0 + ns, which the rows s0 .. T see (att and dS are 0 above the
+  // diagonal inside the diagonal block):
   // dv (T_s, HS) = att^T (T_s, T_t) . dy (T_t, HS):  dv^T (HS, T_s) = dy^T (HS, T_t) . att
-  gemm_heads(ex, false, true, HS, T, T, 1.0f, dy, C, a, T, dv, C3, B, NH);
-  // dq (T_t, HS) = dS (T_t, T_s) . k (T_s, HS):  dq^T (HS, T_t) = k^T (HS, T_s) . dS^T
-  gemm_heads(ex, false, false, HS, T, T, 1.0f, k, C3, d, T, dq, C3, B, NH);
   // dk (T_s, HS) = dS^T (T_s, T_t) . q (T_t, HS):  dk^T (HS, T_s) = q^T (HS, T_t) . dS
-  gemm_heads(ex, false, true, HS, T, T, 1.0f, q, C3, d, T, dk, C3, B, NH);
+  for (int s0 = 0; s0 < T; s0 += kBlockRows) {
+    const int ns = std::min(kBlockRows, T - s0), nt = T - s0;
+    const int64_t diag = int64_t{s0} * T + s0;
+    gemm_heads(ex, false, true, HS, ns, nt, 1.0f, dy.plus(int64_t{s0} * C), C, a.plus(diag), T,
+               dv.plus(int64_t{s0} * C3), C3, B, NH);
+    gemm_heads(ex, false, true, HS, ns, nt, 1.0f, q.plus(int64_t{s0} * C3), C3, d.plus(diag), T,
+               dk.plus(int64_t{s0} * C3), C3, B, NH);
+  }
+  // dq (T_t, HS) = dS (T_t, T_s) . k (T_s, HS):  dq^T (HS, T_t) = k^T (HS, T_s) . dS^T, by
+  // blocks of rows
+  for (int t0 = 0; t0 < T; t0 += kBlockRows) {
+    const int nt = std::min(kBlockRows, T - t0), ns = t0 + nt;
+    gemm_heads(ex, false, false, HS, nt, ns, 1.0f, k, C3, d.plus(int64_t{t0} * T), T,
+               dq.plus(int64_t{t0} * C3), C3, B, NH);
+  }
 }
 
 }  // namespace scratchgpt::cuda
