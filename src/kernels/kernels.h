@@ -53,6 +53,16 @@ inline bool on_cuda(const ExecContext& ex) { return kCudaBuild && ex.device == D
     cpu::op(ex, SG_UNPAREN args);                                           \
   }
 #define SG_UNPAREN(...) __VA_ARGS__
+// SG_KERNEL_B16: the same with a last argument out16, the result rounded to bf16 there on cuda
+// (the next product's input in --dtype bf16; cuda::gelu_forward, layernorm_forward).
+#define SG_KERNEL_B16(op, params, args)                                                 \
+  inline void op(const ExecContext& ex, SG_UNPAREN params, uint16_t* out16 = nullptr) { \
+    if constexpr (kCudaBuild) {                                                         \
+      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args, out16);      \
+    }                                                                                   \
+    SG_CHECK(out16 == nullptr, #op ": a bf16 copy of the result is cuda's only");       \
+    cpu::op(ex, SG_UNPAREN args);                                                       \
+  }
 
 // The model's ops (nn/): the embeddings, the layers, attention (stored, fused, and decoding from
 // the KV cache), the activations and the loss.
@@ -62,10 +72,10 @@ SG_KERNEL(encoder_forward,
 SG_KERNEL(encoder_backward,
           (float* dwte, float* dwpe, const float* dout, const int32_t* inp, int B, int T, int C),
           (dwte, dwpe, dout, inp, B, T, C))
-SG_KERNEL(layernorm_forward,
-          (float* out, float* mean, float* rstd, const float* inp, const float* weight,
-           const float* bias, int N, int C, float eps = 1e-5f),
-          (out, mean, rstd, inp, weight, bias, N, C, eps))
+SG_KERNEL_B16(layernorm_forward,
+              (float* out, float* mean, float* rstd, const float* inp, const float* weight,
+               const float* bias, int N, int C, float eps = 1e-5f),
+              (out, mean, rstd, inp, weight, bias, N, C, eps))
 SG_KERNEL(layernorm_backward,
           (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
            const float* weight, const float* mean, const float* rstd, int N, int C),
@@ -116,18 +126,29 @@ inline void attention_backward(const ExecContext& ex, float* dqkv, float* dpreat
   }
   cpu::attention_backward(ex, dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH);
 }
-SG_KERNEL(crossentropy_forward,
-          (float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V),
-          (losses, probs, logits, targets, N, V))
-// dlogits16 (cuda only): the gradient rounded to bf16 there instead of dlogits.
-inline void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
-                                  const int32_t* targets, const float* dlosses, int N, int V,
-                                  uint16_t* dlogits16 = nullptr) {
+// cuda only: stats instead of probs (the forward), dlogits16, and the probabilities recomputed
+// from the logits and stats (the backward); cuda::crossentropy_forward says how.
+inline void crossentropy_forward(const ExecContext& ex, float* losses, float* probs,
+                                 const float* logits, const int32_t* targets, int N, int V,
+                                 float* stats = nullptr) {
   if constexpr (kCudaBuild) {
     if (ex.device == Device::kCuda)
-      return cuda::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V, dlogits16);
+      return cuda::crossentropy_forward(ex, losses, probs, logits, targets, N, V, stats);
   }
-  SG_CHECK(dlogits16 == nullptr, "crossentropy_backward: a bf16 gradient is cuda's only");
+  SG_CHECK(stats == nullptr, "crossentropy_forward: the row statistics are cuda's only");
+  cpu::crossentropy_forward(ex, losses, probs, logits, targets, N, V);
+}
+inline void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
+                                  const int32_t* targets, const float* dlosses, int N, int V,
+                                  uint16_t* dlogits16 = nullptr, const float* logits = nullptr,
+                                  const float* stats = nullptr) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda)
+      return cuda::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V, dlogits16,
+                                         logits, stats);
+  }
+  SG_CHECK(dlogits16 == nullptr && stats == nullptr,
+           "crossentropy_backward: a bf16 gradient and the row statistics are cuda's only");
   cpu::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V);
 }
 SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n, float p),
@@ -135,15 +156,6 @@ SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n
 SG_KERNEL(dropout_backward,
           (float* dinp, const float* dout, const float* mask, int64_t n, bool accumulate = true),
           (dinp, dout, mask, n, accumulate))
-// The activations, with the result also rounded to bf16 into out16 on cuda (cuda::gelu_forward).
-#define SG_KERNEL_B16(op, params, args)                                                 \
-  inline void op(const ExecContext& ex, SG_UNPAREN params, uint16_t* out16 = nullptr) { \
-    if constexpr (kCudaBuild) {                                                         \
-      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args, out16);      \
-    }                                                                                   \
-    SG_CHECK(out16 == nullptr, #op ": a bf16 copy of the result is cuda's only");       \
-    cpu::op(ex, SG_UNPAREN args);                                                       \
-  }
 SG_KERNEL_B16(gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
 SG_KERNEL_B16(gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
               (dinp, inp, dout, n))
@@ -153,7 +165,6 @@ SG_KERNEL_B16(gelu_exact_backward, (float* dinp, const float* inp, const float* 
 SG_KERNEL_B16(relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
 SG_KERNEL_B16(relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n),
               (dinp, inp, dout, n))
-#undef SG_KERNEL_B16
 SG_KERNEL(residual_forward, (float* out, const float* a, const float* b, int64_t n), (out, a, b, n))
 // Clearing a gradient buffer before kernels accumulate into it, and passing one through
 // unchanged (nn/ never clears or copies a buffer on one thread).
@@ -208,6 +219,7 @@ inline double global_norm(const ExecContext& ex, int count, const float* const* 
 }
 
 #undef SG_KERNEL
+#undef SG_KERNEL_B16
 #undef SG_UNPAREN
 
 }  // namespace scratchgpt::kernels

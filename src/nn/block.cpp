@@ -29,9 +29,11 @@ const float* Block::forward(const ExecContext& ex, const float* x, int b, int t,
   B = b;
   T = t;
   const int N = B * T;
-  const float* a = attn.forward(ex, ln_1.forward(ex, x, N), B, T, rng);
+  // Each LayerNorm writes straight into the next product's kept bf16 input where there is one
+  // (--dtype bf16 on cuda; then it returns null, which that product reads as "use the copy").
+  const float* a = attn.forward(ex, ln_1.forward(ex, x, N, attn.c_attn.inp16), B, T, rng);
   kernels::residual_forward(ex, x1, x, a, int64_t{N} * C);  // x = x + attn(ln_1(x))
-  const float* m = mlp.forward(ex, ln_2.forward(ex, x1, N), N, rng);
+  const float* m = mlp.forward(ex, ln_2.forward(ex, x1, N, mlp.c_fc.inp16), N, rng);
   kernels::residual_forward(ex, x2, x1, m, int64_t{N} * C);  // x = x + mlp(ln_2(x))
   return x2;
 }
@@ -42,7 +44,7 @@ void Block::backward(const ExecContext& ex, float* dx, const float* dout) {
   // branch reads dout itself and x1's gradient (built up in dx) starts as a copy of it.
   kernels::copy(ex, dx, dout, n);
   mlp.backward(ex, dln, dout);  // writes dln
-  ln_2.backward(ex, dx, dln);  // dx = dL/dx1
+  ln_2.backward(ex, dx, dln);   // dx = dL/dx1
   // x1 = x + attn(ln_1(x)): likewise, dL/dx1 goes to the branch and stays in dx
   attn.backward(ex, dln, dx);  // writes dln
   ln_1.backward(ex, dx, dln);  // dx = dL/dx

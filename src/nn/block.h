@@ -23,9 +23,9 @@ struct Block {
   LayerNorm ln_2;
   MLP mlp;
 
-  float* x1 = nullptr;       // (B, T, C) x + attn(ln_1(x)), per layer
-  float* x2 = nullptr;       // (B, T, C) the block's output, per layer
-  float* dln = nullptr;      // (B, T, C) scratch shared by every layer
+  float* x1 = nullptr;   // (B, T, C) x + attn(ln_1(x)), per layer
+  float* x2 = nullptr;   // (B, T, C) the block's output, per layer
+  float* dln = nullptr;  // (B, T, C) scratch shared by every layer
   int C = 0, B = 0, T = 0;
 
   Block() = default;
@@ -40,7 +40,7 @@ struct Block {
   void plan(SlabPlanner& acts, SlabPlanner& scratch, int max_B, int max_T);
 
   const float* forward(const ExecContext& ex, const float* x, int b, int t,
-                       Rng* rng);                                      // (B, T, C) -> (B, T, C)
+                       Rng* rng);  // (B, T, C) -> (B, T, C)
   // Writes dx (B, T, C) (not accumulated: each block's input gradient has one source); dx and
   // dout must not overlap.
   void backward(const ExecContext& ex, float* dx, const float* dout);

@@ -195,7 +195,8 @@ std::pair<size_t, size_t> GPT::layout(float* base, size_t scratch_offset, int B,
   const bool keep16 = kernels::keeps_bf16_operands(ctx_);
   if (keep16) for_each_linear([&](Linear& l) { l.plan_bf16(acts, static_cast<int>(N)); });
   losses_ = acts.take(N);
-  probs_ = acts.take(N * V);
+  probs_ = keep16 ? nullptr : acts.take(N * V);     // bf16 on cuda: each row's max and 1 / sum
+  ce_stats_ = keep16 ? acts.take(N * 2) : nullptr;  // instead (kernels::crossentropy_forward)
   dlosses_ = acts.take(N);
   dlogits_ = keep16 ? nullptr : acts.take(N * V);
   dlogits16_ = keep16 ? acts.take_bf16(N * V) : nullptr;
@@ -243,11 +244,11 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
   if (targets) device_copy(ex.device, targets_, targets, sizeof(int32_t) * static_cast<size_t>(N));
 
   kernels::encoder_forward(ex, emb_, idx_, wte.data, wpe.data, B, T,
-                           C);                                        // x = wte[idx] + wpe[t]
-  const float* x = emb_drop.forward(ex, emb_, N * C, dropout_rng);    // x = drop(x)
-  for (Block& b : blocks) x = b.forward(ex, x, B, T, dropout_rng);    // x = block(x)
-  const float* h = ln_f.forward(ex, x, static_cast<int>(N));          // x = ln_f(x)
-  const float* logits = lm_head.forward(ex, h, static_cast<int>(N));  // (B, T, V)
+                           C);                                      // x = wte[idx] + wpe[t]
+  const float* x = emb_drop.forward(ex, emb_, N * C, dropout_rng);  // x = drop(x)
+  for (Block& b : blocks) x = b.forward(ex, x, B, T, dropout_rng);  // x = block(x)
+  const float* h = ln_f.forward(ex, x, static_cast<int>(N), lm_head.inp16);  // x = ln_f(x)
+  const float* logits = lm_head.forward(ex, h, static_cast<int>(N));         // (B, T, V)
   have_forward_ = true;
   have_targets_ = targets != nullptr;
   if (!targets) {
@@ -255,7 +256,8 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
     return 0.0f;
   }
   // loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
-  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N), V);
+  kernels::crossentropy_forward(ex, losses_, probs_, logits, targets_, static_cast<int>(N), V,
+                                ce_stats_);
   device_synchronize(ex.device);  // the caller may read the logits
   host_losses_.resize(static_cast<size_t>(N));
   device_copy(ex.device, host_losses_.data(), losses_, sizeof(float) * static_cast<size_t>(N));
@@ -272,7 +274,7 @@ void GPT::backward(const GradsReady& ready) {
   kernels::fill(ex, dlosses_, N, 1.0f / static_cast<float>(N));
   // losses = cross_entropy(logits, targets)
   kernels::crossentropy_backward(ex, dlogits_, probs_, targets_, dlosses_, static_cast<int>(N), V,
-                                 dlogits16_);  // writes dlogits (or its bf16 copy only)
+                                 dlogits16_, lm_head.out, ce_stats_);  // writes dlogits (or bf16)
   // logits = lm_head(h)    (tied: the gradient of lm_head.weight lands in wte's, written here
   // after zero_grad, before encoder_backward adds the embedding's part)
   lm_head.backward(ex, dlnf_, dlogits_, dlogits16_);  // writes dlnf

@@ -118,7 +118,8 @@ class GPT : public LanguageModel {
   int max_B_ = 0, max_T_ = 0;
   float* emb_ = nullptr;                 // (B, T, C)
   float* losses_ = nullptr;              // (B, T)
-  float* probs_ = nullptr;               // (B, T, V)
+  float* probs_ = nullptr;               // (B, T, V), or null with:
+  float* ce_stats_ = nullptr;            // (B, T, 2) (kernels::keeps_bf16_operands)
   float* dlosses_ = nullptr;             // (B, T)
   float* dlogits_ = nullptr;             // (B, T, V), or null with:
   uint16_t* dlogits16_ = nullptr;        // (B, T, V) in bf16 (kernels::keeps_bf16_operands)

@@ -21,21 +21,23 @@ inline bool is_padded_vocab(int model_vocab, int vocab) {
 // (erf) GELU of nanoGPT's nn.GELU().
 enum class Activation { kRelu, kGelu, kGeluExact };
 inline constexpr std::pair<Activation, const char*> kActivationNames[] = {
-    {Activation::kRelu, "relu"}, {Activation::kGelu, "gelu"}, {Activation::kGeluExact, "gelu-exact"}};
+    {Activation::kRelu, "relu"},
+    {Activation::kGelu, "gelu"},
+    {Activation::kGeluExact, "gelu-exact"}};
 // "gelu" -> Activation::kGelu; an Error listing the choices otherwise.
 inline Activation parse_activation(const std::string& name) {
   return enum_from_name<Activation>(kActivationNames, name, "activation");
 }
 
 struct GPTConfig {
-  int vocab_size = 65;    // V
-  int block_size = 256;   // longest context T
-  int n_layer = 6;        // L
-  int n_head = 6;         // NH
-  int n_embd = 384;       // C; head size HS = C / NH
-  float dropout = 0.0f;   // on embeddings, attention weights, residual branches (train only)
-  bool bias = true;       // biases in Linear and LayerNorm layers
-  bool tied = false;      // output head shares the token embedding wte (GPT-2)
+  int vocab_size = 65;   // V
+  int block_size = 256;  // longest context T
+  int n_layer = 6;       // L
+  int n_head = 6;        // NH
+  int n_embd = 384;      // C; head size HS = C / NH
+  float dropout = 0.0f;  // on embeddings, attention weights, residual branches (train only)
+  bool bias = true;      // biases in Linear and LayerNorm layers
+  bool tied = false;     // output head shares the token embedding wte (GPT-2)
   Activation activation = Activation::kRelu;
 
   // Every impossible combination is a one-line error that names the fix.

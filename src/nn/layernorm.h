@@ -38,7 +38,9 @@ struct LayerNorm {
 
   // y (n, C) = layernorm(x); mu, rs (n) receive mean and 1/std. Saves nothing.
   void apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x, int n) const;
-  float* forward(const ExecContext& ex, const float* x, int n);  // returns out (N, C)
+  // Returns out (N, C); or, given out16 (the next Linear's inp16: --dtype bf16 on cuda), writes
+  // the output there in bf16 only and returns null, which that Linear's forward then takes.
+  float* forward(const ExecContext& ex, const float* x, int n, uint16_t* out16 = nullptr);
   // Accumulates dx (N, C), dweight and dbias from dout (N, C).
   void backward(const ExecContext& ex, float* dx, const float* dout);
 

@@ -534,6 +534,21 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     EXPECT_EQ(runs[2], runs[0]) << "matmul with a kept dout";
     EXPECT_EQ(runs[3], runs[0]) << "matmul from its producer's bf16 copy";
   }
+  {  // layernorm's bf16-only output: its fp32 output rounded, the same mean and rstd
+    const int N = 37, C = 70;
+    const auto x = random_vector<float>(N * C, 149, -3, 3), w = random_vector<float>(C, 150);
+    const auto b = random_vector<float>(C, 151);
+    GpuBuffer<float> gx(x), gw(w), gb(b), gout(nans(N * C)), gm(nans(N)), gr(nans(N)), gm2(nans(N)),
+        gr2(nans(N));
+    GpuBuffer<uint16_t> gout16(poison16(N * C));
+    kernels::layernorm_forward(ex, gout.get(), gm.get(), gr.get(), gx.get(), gw.get(), gb.get(), N,
+                               C);
+    kernels::layernorm_forward(ex, nullptr, gm2.get(), gr2.get(), gx.get(), gw.get(), gb.get(), N,
+                               C, 1e-5f, gout16.get());
+    EXPECT_EQ(gout16.read(), rounded(gout.read())) << "layernorm in bf16";
+    EXPECT_EQ(gm2.read(), gm.read());
+    EXPECT_EQ(gr2.read(), gr.read());
+  }
   {  // the activations' bf16 results: the fp32 ones rounded (an odd n: the one-at-a-time tail)
     const int64_t n = 4099;
     const auto x = random_vector<float>(n, 147, -4, 4), dy = random_vector<float>(n, 148);
@@ -606,20 +621,52 @@ TEST(CudaKernels, KeptBf16CopiesGiveTheSameBits) {
     EXPECT_EQ(runs[1], runs[0]) << "attention with kept copies, T=" << T;
     EXPECT_EQ(runs[2], runs[0]) << "attention with the kept statistics, T=" << T;
   }
-  const int N = 29;  // the cross-entropy's gradient straight in bf16
+  // The cross-entropy: its gradient straight in bf16; and each row's statistics kept instead of
+  // the probabilities, which the backward recomputes from the logits (the same losses; the same
+  // gradient but at the targets: a GPU run of this test found those off in their last bits).
+  const int N = 29;
   for (const int V : {1003, 4096}) {
     const auto logits = random_vector<float>(N * V, 146, -8, 8);
     std::vector<int32_t> targets(N);
     for (int n = 0; n < N; ++n) targets[n] = (n * 131) % V;
     GpuBuffer<float> glog(logits), glosses(nans(N)), gprobs(nans(N * V)),
-        gdl(std::vector<float>(N, 1.0f / N)), gdlog(nans(N * V));
-    GpuBuffer<uint16_t> gd16(poison16(size_t(N) * V));
+        gdl(std::vector<float>(N, 1.0f / N)), gdlog(nans(N * V)), glosses2(nans(N)),
+        gstats(nans(2 * N)), gdlog2(nans(N * V));
+    GpuBuffer<uint16_t> gd16(poison16(size_t(N) * V)), gd16b(poison16(size_t(N) * V));
     GpuBuffer<int32_t> gt(targets);
     kernels::crossentropy_forward(ex, glosses.get(), gprobs.get(), glog.get(), gt.get(), N, V);
     kernels::crossentropy_backward(ex, gdlog.get(), gprobs.get(), gt.get(), gdl.get(), N, V);
     kernels::crossentropy_backward(ex, nullptr, gprobs.get(), gt.get(), gdl.get(), N, V,
                                    gd16.get());
     EXPECT_EQ(gd16.read(), rounded(gdlog.read())) << "the bf16 dlogits, V=" << V;
+    kernels::crossentropy_forward(ex, glosses2.get(), nullptr, glog.get(), gt.get(), N, V,
+                                  gstats.get());
+    kernels::crossentropy_backward(ex, gdlog2.get(), nullptr, gt.get(), gdl.get(), N, V, nullptr,
+                                   glog.get(), gstats.get());
+    kernels::crossentropy_backward(ex, nullptr, nullptr, gt.get(), gdl.get(), N, V, gd16b.get(),
+                                   glog.get(), gstats.get());
+    EXPECT_EQ(glosses2.read(), glosses.read()) << "losses with the row statistics, V=" << V;
+    // Bit for bit but at each row's target, where the recomputed path's p - 1 is one fused
+    // multiply-add (p unrounded): there within fp32's, or bf16's, rounding of the value.
+    const auto got = gdlog2.read(), want = gdlog.read();
+    const auto got16 = gd16b.read(), want16 = gd16.read();
+    int64_t off = 0, off16 = 0;
+    for (int n = 0; n < N; ++n)
+      for (int v = 0; v < V; ++v) {
+        const size_t i = size_t(n) * V + v;
+        if (v != targets[n]) {
+          off += got[i] != want[i];
+          off16 += got16[i] != want16[i];
+          continue;
+        }
+        const float a = ref::float_from_bf16(got16[i]), b = ref::float_from_bf16(want16[i]);
+        // p's own rounding (half an ulp of p <= 1, times dl = 1/N), then the result's
+        const float bound = std::ldexp(1.0f, -24) / N + std::ldexp(std::abs(want[i]), -22);
+        EXPECT_LE(std::abs(got[i] - want[i]), bound) << "row " << n;
+        EXPECT_LE(std::abs(a - b), std::ldexp(std::abs(b), -7)) << "row " << n << " bf16";
+      }
+    EXPECT_EQ(off, 0) << "dlogits from the row statistics off the stored path's, V=" << V;
+    EXPECT_EQ(off16, 0) << "bf16 dlogits from the row statistics off the stored path's, V=" << V;
   }
 }
 

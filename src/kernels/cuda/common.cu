@@ -61,13 +61,24 @@ __global__ void to_bf16x4_kernel(__nv_bfloat162* dst, const float4* src, int64_t
   dst[2 * i + 1] = __floats2bfloat162_rn(f.z, f.w);
 }
 
+// A block sums 32 columns, each with kLanes threads: lane j adds the partials j, j + kLanes, ...
+// in order, then lane 0 adds the kLanes sums in lane order (a fixed order: the same bits every
+// run). One thread a column left a GPT step's few blocks walking hundreds of partials each.
+constexpr int kSumColumns = 32, kSumLanes = 16;
 __global__ void sum_partials_kernel(float* dst, const float* partial, int chunks, int C,
                                     bool accumulate) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= C) return;
+  __shared__ float part[kSumLanes][kSumColumns];
+  const int col = threadIdx.x % kSumColumns, lane = threadIdx.x / kSumColumns;
+  const int c = blockIdx.x * kSumColumns + col;
   float acc = 0.0f;
-  for (int k = 0; k < chunks; ++k) acc += partial[int64_t{k} * C + c];
-  dst[c] = accumulate ? dst[c] + acc : acc;
+  if (c < C)
+    for (int k = lane; k < chunks; k += kSumLanes) acc += partial[int64_t{k} * C + c];
+  part[lane][col] = acc;
+  __syncthreads();
+  if (lane != 0 || c >= C) return;
+  float sum = 0.0f;
+  for (int j = 0; j < kSumLanes; ++j) sum += part[j][col];
+  dst[c] = accumulate ? dst[c] + sum : sum;
 }
 
 }  // namespace
@@ -94,7 +105,8 @@ void to_bf16_into(__nv_bfloat16* dst, const float* src, int64_t n) {
 }
 
 void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate) {
-  sum_partials_kernel<<<blocks_for(C, 128), 128>>>(dst, partial, chunks, C, accumulate);
+  sum_partials_kernel<<<blocks_for(C, kSumColumns), kSumColumns * kSumLanes>>>(dst, partial, chunks,
+                                                                              C, accumulate);
   check_launch("sum_partials");
 }
 

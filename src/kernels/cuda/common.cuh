@@ -49,7 +49,7 @@ inline const __nv_bfloat16* as_bf16(const uint16_t* p) {
 }
 
 // Column sums of a row-major (N, C) in a fixed order: blocks sum chunks of kChunkRows rows into
-// partials (chunks, C), then sum_partials adds them in chunk order (no atomics). dst = (or +=)
+// partials (chunks, C), then sum_partials adds them in a fixed order (no atomics). dst = (or +=)
 // the sums.
 inline constexpr int kChunkRows = 64;  // 4x the blocks of 256: a GPT step's sums read at full speed
 void sum_partials(float* dst, const float* partial, int chunks, int C, bool accumulate);

@@ -1,6 +1,8 @@
 // crossentropy.cu: softmax over the vocabulary and the cross-entropy loss, one block per row;
 // float4 loads and stores where the rows allow them. The backward writes the logits' gradient in
-// fp32, or (--dtype bf16, the model's lm_head) straight in bf16.
+// fp32, or (--dtype bf16, the model's lm_head) straight in bf16; the forward may keep each row's
+// maximum and 1 / sum instead of the (B, T, V) probabilities, which the backward then recomputes
+// from the logits (one pass over V fewer, and 4 bytes a logit less memory).
 #include <cmath>
 #include <cstdint>
 
@@ -39,12 +41,13 @@ __device__ void store(float* x, const float (&e)[kW]) {
 
 // One block per row: one pass for the maximum and the denominator together (online softmax),
 // one to write the probabilities (the row, 200 KB at GPT-2's V, is read again from L2).
+// probs null: the row's maximum and 1 / sum go to stats[n] instead (the backward recomputes each
+// probability from them), and the row is read once, not twice.
 template <int kW>
-__global__ void crossentropy_forward_kernel(float* losses, float* probs, const float* logits,
-                                            const int32_t* targets, int V) {
+__global__ void crossentropy_forward_kernel(float* losses, float* probs, float2* stats,
+                                            const float* logits, const int32_t* targets, int V) {
   const int64_t n = blockIdx.x;
   const float* x = logits + n * V;
-  float* p = probs + n * V;
   MaxSum a;
   for (int v = threadIdx.x * kW; v < V; v += kThreads * kW) {
     float e[kW];
@@ -54,13 +57,18 @@ __global__ void crossentropy_forward_kernel(float* losses, float* probs, const f
   __shared__ float pm[kThreads / 32], ps[kThreads / 32];
   a = detail::block_merge<kThreads>(a, pm, ps);
   const float inv = 1.0f / a.s;
+  if (threadIdx.x == 0) losses[n] = logf(a.s) + a.m - x[targets[n]];  // log-sum-exp form
+  if (probs == nullptr) {
+    if (threadIdx.x == 0) stats[n] = make_float2(a.m, inv);
+    return;
+  }
+  float* p = probs + n * V;
   for (int v = threadIdx.x * kW; v < V; v += kThreads * kW) {
     float e[kW];
     load<kW>(e, x + v);
     for (int j = 0; j < kW; ++j) e[j] = expf(e[j] - a.m) * inv;
     store<kW>(p + v, e);
   }
-  if (threadIdx.x == 0) losses[n] = logf(a.s) + a.m - x[targets[n]];  // log-sum-exp form
 }
 
 // kW values to x[v] rounded to bf16 (nearest even): one 8-byte store when kW is 4.
@@ -75,9 +83,11 @@ __device__ void store(__nv_bfloat16* x, const float (&e)[kW]) {
 }
 
 // dlogits of Out: float, or bf16 (the lm_head's product input, rounded here instead of in a pass
-// of its own).
+// of its own). probs null: each probability recomputed from the logits and the forward's stats
+// (the target's p - 1 then one fused multiply-add: the last bit may differ from the stored p's).
 template <int kW, typename Out>
 __global__ void crossentropy_backward_kernel(Out* dlogits, const float* probs,
+                                             const float* logits, const float2* stats,
                                              const int32_t* targets, const float* dlosses,
                                              int V) {
   const int64_t n = blockIdx.y;
@@ -86,7 +96,13 @@ __global__ void crossentropy_backward_kernel(Out* dlogits, const float* probs,
   const int target = targets[n];
   const float dl = dlosses[n];
   float e[kW];
-  load<kW>(e, probs + n * V + v);
+  if (probs != nullptr) {
+    load<kW>(e, probs + n * V + v);
+  } else {
+    load<kW>(e, logits + n * V + v);
+    const float2 st = stats[n];
+    for (int j = 0; j < kW; ++j) e[j] = expf(e[j] - st.x) * st.y;
+  }
   for (int j = 0; j < kW; ++j) e[j] = dl * (e[j] - (v + j == target ? 1.0f : 0.0f));
   store<kW>(dlogits + n * V + v, e);
 }
@@ -96,29 +112,30 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }  // namespace
 
 void crossentropy_forward(const ExecContext&, float* losses, float* probs, const float* logits,
-                          const int32_t* targets, int N, int V) {
+                          const int32_t* targets, int N, int V, float* stats) {
   if (N == 0) return;
+  SG_CHECK(probs != nullptr || stats != nullptr, "crossentropy_forward: no probs and no stats");
   const unsigned grid = static_cast<unsigned>(N);
-  if (V % 4 == 0 && aligned16(probs) && aligned16(logits))
-    crossentropy_forward_kernel<4><<<grid, kThreads>>>(losses, probs, logits, targets, V);
+  auto* st = reinterpret_cast<float2*>(stats);
+  if (V % 4 == 0 && (probs == nullptr || aligned16(probs)) && aligned16(logits))
+    crossentropy_forward_kernel<4><<<grid, kThreads>>>(losses, probs, st, logits, targets, V);
   else
-    crossentropy_forward_kernel<1><<<grid, kThreads>>>(losses, probs, logits, targets, V);
+    crossentropy_forward_kernel<1><<<grid, kThreads>>>(losses, probs, st, logits, targets, V);
   check_launch("crossentropy_forward");
 }
 
 namespace {
 
 template <typename Out>
-void launch_backward(Out* dlogits, const float* probs, const int32_t* targets,
-                     const float* dlosses, int N, int V, bool vectors) {
+void launch_backward(Out* dlogits, const float* probs, const float* logits, const float2* stats,
+                     const int32_t* targets, const float* dlosses, int N, int V, bool vectors) {
   if (vectors)
     crossentropy_backward_kernel<4>
-        <<<dim3(blocks_for(V / 4, 256), static_cast<unsigned>(N)), 256>>>(dlogits, probs, targets,
-                                                                          dlosses, V);
+        <<<dim3(blocks_for(V / 4, 256), static_cast<unsigned>(N)), 256>>>(
+            dlogits, probs, logits, stats, targets, dlosses, V);
   else
-    crossentropy_backward_kernel<1>
-        <<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(dlogits, probs, targets,
-                                                                      dlosses, V);
+    crossentropy_backward_kernel<1><<<dim3(blocks_for(V, 256), static_cast<unsigned>(N)), 256>>>(
+        dlogits, probs, logits, stats, targets, dlosses, V);
   check_launch("crossentropy_backward");
 }
 
@@ -126,14 +143,19 @@ void launch_backward(Out* dlogits, const float* probs, const int32_t* targets,
 
 void crossentropy_backward(const ExecContext&, float* dlogits, const float* probs,
                            const int32_t* targets, const float* dlosses, int N, int V,
-                           uint16_t* dlogits16) {
+                           uint16_t* dlogits16, const float* logits, const float* stats) {
   if (N == 0) return;
-  const bool vectors = V % 4 == 0 && aligned16(probs);
+  SG_CHECK(probs != nullptr || (logits != nullptr && stats != nullptr),
+           "crossentropy_backward: no probs, and no logits and stats to recompute them from");
+  const float* src = probs != nullptr ? probs : logits;
+  const auto* st = reinterpret_cast<const float2*>(stats);
+  const bool vectors = V % 4 == 0 && aligned16(src);
   if (dlogits16 != nullptr)  // 8-byte stores: rows of V % 4 == 0 bf16 values from an 8-byte base
-    launch_backward(detail::as_bf16(dlogits16), probs, targets, dlosses, N, V,
+    launch_backward(detail::as_bf16(dlogits16), probs, logits, st, targets, dlosses, N, V,
                     vectors && reinterpret_cast<uintptr_t>(dlogits16) % 8 == 0);
   else
-    launch_backward(dlogits, probs, targets, dlosses, N, V, vectors && aligned16(dlogits));
+    launch_backward(dlogits, probs, logits, st, targets, dlosses, N, V,
+                    vectors && aligned16(dlogits));
 }
 
 }  // namespace scratchgpt::cuda

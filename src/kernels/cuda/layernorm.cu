@@ -1,4 +1,5 @@
-// layernorm.cu: LayerNorm over rows of C, one warp per row. The parameter gradients are column
+// layernorm.cu: LayerNorm over rows of C, one warp per row (the output in fp32, or in bf16 only
+// when it is a --dtype bf16 product's input). The parameter gradients are column
 // sums over the N rows: each block sums a fixed chunk of rows into a partial, and a second kernel
 // adds the partials in chunk order (the same bits every run).
 #include "kernels/cuda/common.cuh"
@@ -17,9 +18,10 @@ using detail::warp_sum;
 constexpr int kRowsPerBlock = 8;  // warps per block, one row each
 using detail::kChunkRows;
 
-__global__ void layernorm_forward_kernel(float* out, float* mean, float* rstd, const float* inp,
-                                         const float* weight, const float* bias, int N, int C,
-                                         float eps) {
+// out16 not null: the output rounded to bf16 there instead (out unwritten).
+__global__ void layernorm_forward_kernel(float* out, __nv_bfloat16* out16, float* mean,
+                                         float* rstd, const float* inp, const float* weight,
+                                         const float* bias, int N, int C, float eps) {
   const int n = blockIdx.x * kRowsPerBlock + threadIdx.x / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (n >= N) return;
@@ -30,9 +32,13 @@ __global__ void layernorm_forward_kernel(float* out, float* mean, float* rstd, c
   float v = 0.0f;
   for (int c = lane; c < C; c += kWarp) v += (x[c] - m) * (x[c] - m);
   const float r = rsqrtf(warp_sum(v) / C + eps);
-  float* y = out + int64_t{n} * C;
-  for (int c = lane; c < C; c += kWarp)
-    y[c] = (x[c] - m) * r * weight[c] + (bias != nullptr ? bias[c] : 0.0f);
+  for (int c = lane; c < C; c += kWarp) {
+    const float y = (x[c] - m) * r * weight[c] + (bias != nullptr ? bias[c] : 0.0f);
+    if (out16 != nullptr)
+      out16[int64_t{n} * C + c] = __float2bfloat16_rn(y);
+    else
+      out[int64_t{n} * C + c] = y;
+  }
   if (lane == 0) {
     mean[n] = m;
     rstd[n] = r;
@@ -84,10 +90,11 @@ __global__ void layernorm_dparams_partial(float* pw, float* pb, const float* dou
 }  // namespace
 
 void layernorm_forward(const ExecContext&, float* out, float* mean, float* rstd, const float* inp,
-                       const float* weight, const float* bias, int N, int C, float eps) {
+                       const float* weight, const float* bias, int N, int C, float eps,
+                       uint16_t* out16) {
   if (N == 0) return;
   layernorm_forward_kernel<<<blocks_for(N, kRowsPerBlock), kRowsPerBlock * kWarp>>>(
-      out, mean, rstd, inp, weight, bias, N, C, eps);
+      out, detail::as_bf16(out16), mean, rstd, inp, weight, bias, N, C, eps);
   check_launch("layernorm_forward");
 }
 

@@ -36,10 +36,11 @@ void encoder_forward(const ExecContext& ex, float* out, const int32_t* inp, cons
 void encoder_backward(const ExecContext& ex, float* dwte, float* dwpe, const float* dout,
                       const int32_t* inp, int B, int T, int C);
 
-// out = (x - mean) * rstd * weight + bias per row of C; bias may be null (none).
+// out = (x - mean) * rstd * weight + bias per row of C; bias may be null (none). out16 not null:
+// out rounded to bf16 there instead (out unwritten, may be null: the next product's kept input).
 void layernorm_forward(const ExecContext& ex, float* out, float* mean, float* rstd,
                        const float* inp, const float* weight, const float* bias, int N, int C,
-                       float eps = 1e-5f);
+                       float eps = 1e-5f, uint16_t* out16 = nullptr);
 // dinp += ...; dweight += ...; dbias += ... (dbias may be null).
 void layernorm_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                         const float* dout, const float* inp, const float* weight, const float* mean,
@@ -82,13 +83,17 @@ void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, floa
                         const float* dout, const float* qkv, const float* att, const float* drop,
                         int B, int T, int C, int NH, const Bf16Keep& kept = {});
 
+// probs null: stats (N, 2) gets each row's maximum and 1 / sum instead of the probabilities.
 void crossentropy_forward(const ExecContext& ex, float* losses, float* probs, const float* logits,
-                          const int32_t* targets, int N, int V);
+                          const int32_t* targets, int N, int V, float* stats = nullptr);
 // dlogits16 not null: the gradient goes there rounded to bf16 (the lm_head's kept.dout) and
-// dlogits is not written (may be null).
+// dlogits is not written (may be null). probs null: each probability recomputed from logits and
+// the forward's stats: the same bits, but for the target's p - 1, which nvcc fuses into one
+// multiply-add there (p not rounded first), so its last bit may differ.
 void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
                            const int32_t* targets, const float* dlosses, int N, int V,
-                           uint16_t* dlogits16 = nullptr);
+                           uint16_t* dlogits16 = nullptr, const float* logits = nullptr,
+                           const float* stats = nullptr);
 
 // The activations: out16 / dinp16, when not null, get the result rounded to bf16 (the next
 // product's input in --dtype bf16); a forward then writes no fp32 out (it may be null).
