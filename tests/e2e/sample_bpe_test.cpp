@@ -94,8 +94,8 @@ TEST(SampleBpe, EndOfTextEndsTheSample) {
   // writes as text and goes on.
   const std::string half = "sample --checkpoint '" + checkpoint(std::log(50256.0f)) +
                            "' --max-new-tokens 20 --threads 1 --prompt 'Hi' ";
-  int tried = 0;
-  for (int seed = 1; seed <= 10; ++seed) {  // a seed that draws text before <|endoftext|>
+  int tried = 0;  // three seeds that draw text before <|endoftext|>, among the first ten
+  for (int seed = 1; seed <= 10 && tried < 3; ++seed) {
     const std::string args = half + "--seed " + std::to_string(seed);
     const CliResult n = run_cli(args + " --no-stop-at-eot");
     ASSERT_EQ(n.rc, 0) << n.err;
