@@ -53,16 +53,31 @@ inline bool on_cuda(const ExecContext& ex) { return kCudaBuild && ex.device == D
     cpu::op(ex, SG_UNPAREN args);                                           \
   }
 #define SG_UNPAREN(...) __VA_ARGS__
-// SG_KERNEL_B16: the same with a last argument out16, the result rounded to bf16 there on cuda
-// (the next product's input in --dtype bf16; cuda::gelu_forward, layernorm_forward).
-#define SG_KERNEL_B16(op, params, args)                                                 \
-  inline void op(const ExecContext& ex, SG_UNPAREN params, uint16_t* out16 = nullptr) { \
-    if constexpr (kCudaBuild) {                                                         \
-      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args, out16);      \
-    }                                                                                   \
-    SG_CHECK(out16 == nullptr, #op ": a bf16 copy of the result is cuda's only");       \
-    cpu::op(ex, SG_UNPAREN args);                                                       \
+// SG_KERNEL_CUDA(op, (params), (args), (extra params), (extra args), cpu_ok): the same with
+// trailing arguments only cuda:: takes (the bf16 copies a layer keeps, Bf16Keep; a result's bf16
+// copy, out16; the cross-entropy's row statistics), each defaulted to "none". On the CPU they must
+// be that (cpu_ok), which the model sees to: it passes them only where
+// keeps_bf16_operands(ex).
+#define SG_KERNEL_CUDA(op, params, args, extra_params, extra_args, cpu_ok)                         \
+  inline void op(const ExecContext& ex, SG_UNPAREN params, SG_UNPAREN extra_params) {              \
+    if constexpr (kCudaBuild) {                                                                    \
+      if (ex.device == Device::kCuda) return cuda::op(ex, SG_UNPAREN args, SG_UNPAREN extra_args); \
+    }                                                                                              \
+    SG_CHECK(cpu_ok, #op ": the arguments " #extra_args " are cuda's only");                       \
+    cpu::op(ex, SG_UNPAREN args);                                                                  \
   }
+#define SG_KERNEL_B16(op, params, args) \
+  SG_KERNEL_CUDA(op, params, args, (uint16_t* out16 = nullptr), (out16), out16 == nullptr)
+
+// Whether a model keeps the bf16 copies of its products' inputs (cuda::Bf16Keep): bf16 on cuda.
+// The CPU's products round their inputs as they pack them, so it has none.
+using cuda::Bf16Keep;
+inline bool keeps_bf16_operands(const ExecContext& ex) {
+  return on_cuda(ex) && ex.dtype == Dtype::kBf16;
+}
+inline bool keeps_nothing(const Bf16Keep& k) {
+  return k.inp == nullptr && k.weight == nullptr && k.dout == nullptr && k.stats == nullptr;
+}
 
 // The model's ops (nn/): the embeddings, the layers, attention (stored, fused, and decoding from
 // the KV cache), the activations and the loss.
@@ -80,77 +95,42 @@ SG_KERNEL(layernorm_backward,
           (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
            const float* weight, const float* mean, const float* rstd, int N, int C),
           (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
-// matmul and the stored attention take the bf16 copies a layer keeps (cuda::Bf16Keep) on cuda;
-// the CPU's products round their inputs as they pack them, so it has none.
-using cuda::Bf16Keep;
-inline bool keeps_bf16_operands(const ExecContext& ex) {
-  return on_cuda(ex) && ex.dtype == Dtype::kBf16;
-}
-inline void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                           const float* bias, int N, int C, int OC, const Bf16Keep& keep = {}) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::matmul_forward(ex, out, inp, weight, bias, N, C, OC, keep);
-  }
-  cpu::matmul_forward(ex, out, inp, weight, bias, N, C, OC);
-}
-inline void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
-                            const float* dout, const float* inp, const float* weight, int N, int C,
-                            int OC, bool accumulate_dinp = true, bool accumulate_dparams = true,
-                            const Bf16Keep& kept = {}) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
-                                   accumulate_dinp, accumulate_dparams, kept);
-  }
-  cpu::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
-                       accumulate_dparams);
-}
-inline void attention_forward(const ExecContext& ex, float* out, float* preatt, float* att,
-                              const float* qkv, const float* drop, int B, int T, int C, int NH,
-                              const Bf16Keep& keep = {}) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::attention_forward(ex, out, preatt, att, qkv, drop, B, T, C, NH, keep);
-  }
-  cpu::attention_forward(ex, out, preatt, att, qkv, drop, B, T, C, NH);
-}
-inline void attention_backward(const ExecContext& ex, float* dqkv, float* dpreatt, float* datt,
-                               const float* dout, const float* qkv, const float* att,
-                               const float* drop, int B, int T, int C, int NH,
-                               const Bf16Keep& kept = {}) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::attention_backward(ex, dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH,
-                                      kept);
-  }
-  cpu::attention_backward(ex, dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH);
-}
-// cuda only: stats instead of probs (the forward), dlogits16, and the probabilities recomputed
-// from the logits and stats (the backward); cuda::crossentropy_forward says how.
-inline void crossentropy_forward(const ExecContext& ex, float* losses, float* probs,
-                                 const float* logits, const int32_t* targets, int N, int V,
-                                 float* stats = nullptr) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::crossentropy_forward(ex, losses, probs, logits, targets, N, V, stats);
-  }
-  SG_CHECK(stats == nullptr, "crossentropy_forward: the row statistics are cuda's only");
-  cpu::crossentropy_forward(ex, losses, probs, logits, targets, N, V);
-}
-inline void crossentropy_backward(const ExecContext& ex, float* dlogits, const float* probs,
-                                  const int32_t* targets, const float* dlosses, int N, int V,
-                                  uint16_t* dlogits16 = nullptr, const float* logits = nullptr,
-                                  const float* stats = nullptr) {
-  if constexpr (kCudaBuild) {
-    if (ex.device == Device::kCuda)
-      return cuda::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V, dlogits16,
-                                         logits, stats);
-  }
-  SG_CHECK(dlogits16 == nullptr && stats == nullptr,
-           "crossentropy_backward: a bf16 gradient and the row statistics are cuda's only");
-  cpu::crossentropy_backward(ex, dlogits, probs, targets, dlosses, N, V);
-}
+SG_KERNEL_CUDA(matmul_forward,
+               (float* out, const float* inp, const float* weight, const float* bias, int N, int C,
+                int OC),
+               (out, inp, weight, bias, N, C, OC), (const Bf16Keep& keep = {}), (keep),
+               keeps_nothing(keep))
+SG_KERNEL_CUDA(matmul_backward,
+               (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                const float* weight, int N, int C, int OC, bool accumulate_dinp = true,
+                bool accumulate_dparams = true),
+               (dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
+                accumulate_dparams),
+               (const Bf16Keep& kept = {}), (kept), keeps_nothing(kept))
+SG_KERNEL_CUDA(attention_forward,
+               (float* out, float* preatt, float* att, const float* qkv, const float* drop, int B,
+                int T, int C, int NH),
+               (out, preatt, att, qkv, drop, B, T, C, NH), (const Bf16Keep& keep = {}), (keep),
+               keeps_nothing(keep))
+SG_KERNEL_CUDA(attention_backward,
+               (float* dqkv, float* dpreatt, float* datt, const float* dout, const float* qkv,
+                const float* att, const float* drop, int B, int T, int C, int NH),
+               (dqkv, dpreatt, datt, dout, qkv, att, drop, B, T, C, NH),
+               (const Bf16Keep& kept = {}), (kept), keeps_nothing(kept))
+// cuda: stats instead of probs (the forward), dlogits16, and the probabilities recomputed from
+// the logits and stats (the backward); cuda::crossentropy_forward says how.
+SG_KERNEL_CUDA(crossentropy_forward,
+               (float* losses, float* probs, const float* logits, const int32_t* targets, int N,
+                int V),
+               (losses, probs, logits, targets, N, V), (float* stats = nullptr), (stats),
+               stats == nullptr)
+SG_KERNEL_CUDA(crossentropy_backward,
+               (float* dlogits, const float* probs, const int32_t* targets, const float* dlosses,
+                int N, int V),
+               (dlogits, probs, targets, dlosses, N, V),
+               (uint16_t* dlogits16 = nullptr, const float* logits = nullptr,
+                const float* stats = nullptr),
+               (dlogits16, logits, stats), dlogits16 == nullptr && stats == nullptr)
 SG_KERNEL(dropout_forward, (float* out, float* mask, const float* inp, int64_t n, float p),
           (out, mask, inp, n, p))
 SG_KERNEL(dropout_backward,
@@ -220,6 +200,7 @@ inline double global_norm(const ExecContext& ex, int count, const float* const* 
 
 #undef SG_KERNEL
 #undef SG_KERNEL_B16
+#undef SG_KERNEL_CUDA
 #undef SG_UNPAREN
 
 }  // namespace scratchgpt::kernels

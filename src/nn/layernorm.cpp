@@ -18,23 +18,19 @@ void LayerNorm::plan(SlabPlanner& acts, int max_N) {
   rstd = acts.take(max_N);
 }
 
-void LayerNorm::apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x,
-                      int n) const {
+void LayerNorm::apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x, int n,
+                      uint16_t* y16) const {
   // Without a bias the GPU's kernels take null; the CPU's read zeros (and add into a sink).
   const float* b = has_bias ? bias.data : kernels::on_cuda(ex) ? nullptr : zero_bias_.data();
-  kernels::layernorm_forward(ex, y, mu, rs, x, weight.data, b, n, C);
+  kernels::layernorm_forward(ex, y, mu, rs, x, weight.data, b, n, C, 1e-5f, y16);
 }
 
 float* LayerNorm::forward(const ExecContext& ex, const float* x, int n, uint16_t* out16) {
   inp = x;
   N = n;
-  if (out16 == nullptr) {
-    apply(ex, out, mean, rstd, x, n);  // out = (x - mean) * rstd * weight + bias
-    return out;
-  }
-  const float* b = has_bias ? bias.data : nullptr;  // cuda: no bias is null
-  kernels::layernorm_forward(ex, nullptr, mean, rstd, x, weight.data, b, n, C, 1e-5f, out16);
-  return nullptr;
+  float* y = out16 == nullptr ? out : nullptr;
+  apply(ex, y, mean, rstd, x, n, out16);  // out = (x - mean) * rstd * weight + bias
+  return y;
 }
 
 void LayerNorm::backward(const ExecContext& ex, float* dx, const float* dout) {

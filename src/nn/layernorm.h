@@ -36,8 +36,10 @@ struct LayerNorm {
   }
   void plan(SlabPlanner& acts, int max_N);
 
-  // y (n, C) = layernorm(x); mu, rs (n) receive mean and 1/std. Saves nothing.
-  void apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x, int n) const;
+  // y (n, C) = layernorm(x); mu, rs (n) receive mean and 1/std. Saves nothing. y16 not null
+  // (cuda): y rounded to bf16 there instead, y unwritten.
+  void apply(const ExecContext& ex, float* y, float* mu, float* rs, const float* x, int n,
+             uint16_t* y16 = nullptr) const;
   // Returns out (N, C); or, given out16 (the next Linear's inp16: --dtype bf16 on cuda), writes
   // the output there in bf16 only and returns null, which that Linear's forward then takes.
   float* forward(const ExecContext& ex, const float* x, int n, uint16_t* out16 = nullptr);

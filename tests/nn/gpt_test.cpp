@@ -474,6 +474,46 @@ std::vector<int64_t> faults_per_step(const ExecContext& ex, int steps) {
 }
 
 // Our own GEMM. A few pages of slack for the runtime.
+// The kernel entries' cuda-only arguments (the bf16 copies a layer keeps, a result's bf16 copy,
+// the cross-entropy's row statistics) are an error on the CPU, never silently dropped; and a CPU
+// model keeps none (kernels::keeps_bf16_operands), even in bf16.
+TEST(Gpt, CudaOnlyKernelArgumentsAreAnErrorOnTheCpu) {
+  ExecContext ex;
+  ex.dtype = Dtype::kBf16;
+  EXPECT_FALSE(kernels::keeps_bf16_operands(ex));
+  std::vector<float> x(16, 0.5f), w(16, 0.25f), out(16), mu(4), rs(4), stats(8);
+  std::vector<uint16_t> x16(16);
+  auto refused = [](auto&& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+    }
+  };
+  refused(
+      [&] {
+        kernels::matmul_forward(ex, out.data(), x.data(), w.data(), nullptr, 4, 4, 4, {x16.data()});
+      },
+      "matmul_forward");
+  refused([&] { kernels::gelu_forward(ex, out.data(), x.data(), 16, x16.data()); }, "gelu");
+  refused(
+      [&] {
+        kernels::layernorm_forward(ex, out.data(), mu.data(), rs.data(), x.data(), w.data(),
+                                   nullptr, 4, 4, 1e-5f, x16.data());
+      },
+      "layernorm_forward");
+  std::vector<int32_t> targets(4, 1);
+  refused(
+      [&] {
+        kernels::crossentropy_forward(ex, out.data(), nullptr, x.data(), targets.data(), 4, 4,
+                                      stats.data());
+      },
+      "crossentropy_forward");
+  kernels::matmul_forward(ex, out.data(), x.data(), w.data(), nullptr, 4, 4, 4);  // none: runs
+  EXPECT_FLOAT_EQ(out[0], 4 * 0.5f * 0.25f);
+}
+
 TEST(GPT, StepsAfterTheFirstMapNoNewMemory) {
   test::OwnExec exec(2);
   exec.ctx.matmul = MatmulBackend::kOwn;
