@@ -1,5 +1,6 @@
 // test_util.h: helpers shared by every test: array comparison with a readable failure report,
-// fixture paths and fixture loading, seeded random fills, and numerical gradients for gradchecks.
+// fixture paths and fixture loading, seeded random fills, and numerical gradients for gradchecks;
+// scratch folders (scratch_dir.h).
 // Leaves out: anything a test could not also do by hand; these are conveniences, not oracles.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "core/exec_context.h"
 #include "core/safetensors.h"
 #include "nn/gpt_config.h"
+#include "scratch_dir.h"
 #include "uniform_draw.h"
 
 namespace scratchgpt::test {

@@ -27,12 +27,7 @@ using namespace scratchgpt::test;
 namespace fs = std::filesystem;
 
 namespace {
-std::string fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("sg_atomic_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
+std::string fresh_dir(const std::string& name) { return scratch_dir(name); }
 std::string slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
   std::ostringstream ss;

@@ -18,18 +18,14 @@
 
 #include "core/check.h"
 #include "core/safetensors.h"
+#include "scratch_dir.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("sg_mapped_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
+std::string fresh_dir(const std::string& name) { return test::scratch_dir(name); }
 
 // Runs f in a child; the child's Error message comes back through a pipe. A child still running
 // after 20 s is killed and reported as "hung".

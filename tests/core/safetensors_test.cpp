@@ -8,15 +8,14 @@
 #include <fstream>
 
 #include "core/check.h"
+#include "scratch_dir.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
 
 namespace {
 std::string tmp_path(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("sg_st_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
+  return (test::scratch_root() / name).string();
 }
 SafeTensors sample() {
   SafeTensors st;

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string tmp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("sg_dataset_test_" + std::to_string(::getpid())) / name;
+  const fs::path d = test::scratch_root() / name;
   fs::create_directories(d);
   return d.string();
 }

@@ -19,9 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string tmp_dir() {
-  fs::path d = fs::temp_directory_path() / ("sg_tokfile_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d.string();
+  return test::scratch_root().string();
 }
 
 std::string error_reading(const std::string& path) {

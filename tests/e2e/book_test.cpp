@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -277,15 +279,9 @@ std::string page_url(const std::string& lesson, const std::string& q) {
   return "file://" + fs::absolute(book_dir() / (lesson + ".html")).string() + q;
 }
 
-fs::path scratch_dir() {
-  const fs::path d = fs::temp_directory_path() / ("book_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
 TEST(Book, EveryLessonPageShowsTheCliNumbersAtThreeSettings) {
   SKIP_WITHOUT_BOOK();
-  const fs::path tmp = scratch_dir();
+  const fs::path tmp = scratchgpt::test::scratch_dir("book");
   std::vector<std::string> doms(cases().size());
   parallel(cases().size(), [&](size_t i) {
     doms[i] = dump_dom(page_url(cases()[i].lesson, query(cases()[i].settings)),
@@ -303,12 +299,11 @@ TEST(Book, EveryLessonPageShowsTheCliNumbersAtThreeSettings) {
     EXPECT_GT(want.numbers.size(), 4u);
     EXPECT_EQ(compare(got, want), "");
   }
-  fs::remove_all(tmp);
 }
 
 TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
   SKIP_WITHOUT_BOOK();
-  const fs::path tmp = scratch_dir();
+  const fs::path tmp = scratchgpt::test::scratch_dir("book");
   // head-size as the CLI spells it reads as head_size.
   const Settings s = {{"B", "1"}, {"T", "2"}, {"C", "3"}, {"head_size", "3"}, {"trace", "1"}};
   const Shown got = parse_dom(dump_dom(page_url("head", query(s, true)), tmp / "a"));
@@ -323,7 +318,6 @@ TEST(Book, DashedNamesAndBadSettingsAsTheCli) {
   const std::string message = cli_error.substr(7, cli_error.find('\n') - 7);
   EXPECT_EQ(bad.error.substr(0, message.size()), message);
   EXPECT_TRUE(bad.numbers.empty());
-  fs::remove_all(tmp);
 }
 
 // A page inside a harness page (same origin with --allow-file-access-from-files) that sets B to 1
@@ -348,7 +342,7 @@ std::string harness(const std::string& page_url) {
 
 TEST(Book, ControlsRecomputeTheStepsAndWriteTheQuery) {
   SKIP_WITHOUT_BOOK();
-  const fs::path tmp = scratch_dir();
+  const fs::path tmp = scratchgpt::test::scratch_dir("book");
   std::ofstream(tmp / "harness.html") << harness(page_url("head", "?T=3"));
   const std::string dom =
       run("timeout 90 '" + chromium() +
@@ -365,7 +359,6 @@ TEST(Book, ControlsRecomputeTheStepsAndWriteTheQuery) {
   const Shown got = parse_dom(dom);
   ASSERT_TRUE(got.ready);
   EXPECT_EQ(compare(got, parse_record(nlohmann::json::parse(json))), "");
-  fs::remove_all(tmp);
 }
 
 // Requests the page made itself (Chromium's own background requests have no origin).
@@ -382,7 +375,7 @@ std::vector<std::string> page_requests(const fs::path& netlog) {
 
 TEST(Book, NoRequestLeavesThePagesAndTheScriptsStayUnder3MB) {
   SKIP_WITHOUT_BOOK();
-  const fs::path tmp = scratch_dir();
+  const fs::path tmp = scratchgpt::test::scratch_dir("book");
   // The check can fail: a page that loads an image and fetches is caught.
   std::ofstream(tmp / "probe.html")
       << "<img src=\"http://example.com/x.png\"><script>fetch('https://example.org/y')</script>";
@@ -407,7 +400,6 @@ TEST(Book, NoRequestLeavesThePagesAndTheScriptsStayUnder3MB) {
     if (code && f.path().parent_path() == book_dir()) scripts += f.file_size();
   }
   EXPECT_LT(scripts, 3u * 1000 * 1000) << "the book's .js and .wasm, bytes";
-  fs::remove_all(tmp);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -34,9 +36,7 @@ std::string slurp(const fs::path& p) {
 // Runs SCRATCHGPT_BINARY with args (already shell-safe) and captures stdout and stderr apart.
 CliRun run_cli(const std::string& args) {
   static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() / ("sg_cli_test_" + std::to_string(::getpid()) +
-                                                    "_" + std::to_string(counter++));
-  fs::create_directories(dir);
+  const fs::path dir = scratchgpt::test::scratch_dir("cli_" + std::to_string(counter++));
   const std::string cmd = std::string("'") + SCRATCHGPT_BINARY + "' " + args + " >'" +
                           (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
   const int raw = std::system(cmd.c_str());

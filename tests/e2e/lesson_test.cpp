@@ -340,13 +340,8 @@ TEST(LessonShapes, ImpossibleShapesAreOneLineErrorsNamingTheFlag) {
 
 // A folder of its own under the system's temporary directory.
 std::string temp_dir() {
-  std::string tmpl =
-      (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") + "/lesson_html_XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  const char* d = mkdtemp(buf.data());
-  EXPECT_NE(d, nullptr);
-  return d ? d : "/tmp";
+  static int n = 0;
+  return scratchgpt::test::scratch_dir("lesson_html_" + std::to_string(n++));
 }
 
 std::string read_all(const std::string& path) {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace scratchgpt::test {
 
 struct CliResult {
@@ -33,20 +35,12 @@ inline void spit(const std::string& path, const std::string& bytes) {
   f << bytes;
 }
 
-// A fresh directory under the system temp dir, unique to this process.
-inline std::string scratch_dir(const std::string& name) {
-  namespace fs = std::filesystem;
-  fs::path d = fs::temp_directory_path() / ("sg_e2e_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-
 // Runs "<launcher>SCRATCHGPT_BINARY <args>" through the shell (args are shell syntax; launcher
 // is empty or, say, "mpirun -np 2 ").
 inline CliResult run_cli(const std::string& args, const std::string& launcher = "") {
   static int counter = 0;
-  const std::string base = scratch_dir("cli_io") + "/" + std::to_string(counter++);
+  static const std::string io = scratch_dir("cli_io");
+  const std::string base = io + "/" + std::to_string(counter++);
   const std::string cmd = launcher + "'" + SCRATCHGPT_BINARY + "' " + args + " >'" + base +
                           ".out' 2>'" + base + ".err'";
   const int status = std::system(cmd.c_str());
@@ -54,6 +48,8 @@ inline CliResult run_cli(const std::string& args, const std::string& launcher = 
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   r.out = slurp(base + ".out");
   r.err = slurp(base + ".err");
+  std::filesystem::remove(base + ".out");
+  std::filesystem::remove(base + ".err");
   return r;
 }
 

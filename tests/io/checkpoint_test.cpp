@@ -17,9 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string tmp_path(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("sg_ckpt_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return (d / name).string();
+  return (test::scratch_root() / name).string();
 }
 using test::error_of;
 }  // namespace

@@ -35,13 +35,7 @@ const nlohmann::json& expected() {
   return j;
 }
 
-std::string tmp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("sg_nanogpt_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
+std::string tmp_dir(const std::string& name) { return test::scratch_dir(name); }
 
 // Our forward pass over the imported weights against nanoGPT's logits and loss.
 void expect_nanogpt_numbers(const Gpt2Weights& m, const nlohmann::json& want, double tol) {

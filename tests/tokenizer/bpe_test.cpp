@@ -346,9 +346,7 @@ TEST(Gpt2Bpe, BadInputIsAnErrorNamingIt) {
 }
 
 TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
-  const fs::path dir = fs::temp_directory_path() / "sg_bpe_files";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test::scratch_dir("bpe_files");
   EXPECT_NE(error_of([&] { BpeTokenizer::load(dir.string()); }).find("encoder.json"),
             std::string::npos);
   std::ofstream(dir / "encoder.json") << "{not json";
@@ -396,9 +394,7 @@ TEST(Gpt2Bpe, BadFilesAreErrorsNamingTheFile) {
 // A vocab.bpe whose merges build the text "<|endoftext|>" would have BPE emit the special token
 // for ordinary text (and crashed the loader): refused, naming the merge and its line.
 TEST(Gpt2Bpe, AMergeThatSpellsEndOfTextIsRefused) {
-  const fs::path dir = fs::temp_directory_path() / "sg_bpe_eot_merge";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test::scratch_dir("bpe_eot_merge");
   nlohmann::json enc = nlohmann::json::object();
   for (int b = 0; b < 256; ++b) enc[byte_to_unicode(static_cast<uint8_t>(b))] = b;
   enc["<|"] = 256;

@@ -59,8 +59,7 @@ TEST(BpeTrain, FastTrainerLearnsTheReadableTrainersMerges) {
 
 TEST(BpeTrain, SavedTokenizerLoadsAndRoundTripsAnyText) {
   const TrainedBpe bpe = train_bpe(shakespeare(200000), 1000);
-  const auto dir = std::filesystem::temp_directory_path() / "sg_bpe_train";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch_root() / "bpe_train";
   save_bpe(bpe, dir.string());
   const BpeTokenizer tok = BpeTokenizer::load(dir.string());
   EXPECT_EQ(tok.vocab_size(), 1000);
@@ -112,8 +111,7 @@ TEST(BpeTrain, RefusesToLearnATokenizerWithoutMerges) {
   // The least that works: one merge, and the files load and round-trip.
   const TrainedBpe bpe = train_bpe("aaab aaab", 258);
   ASSERT_EQ(bpe.merges.size(), 1u);
-  const auto dir = std::filesystem::temp_directory_path() / "sg_bpe_train_258";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch_root() / "bpe_train_258";
   save_bpe(bpe, dir.string());
   const BpeTokenizer tok = BpeTokenizer::load(dir.string());
   EXPECT_EQ(tok.vocab_size(), 258);

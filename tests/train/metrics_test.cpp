@@ -9,14 +9,13 @@
 #include <filesystem>
 
 #include "core/atomic_file.h"
+#include "scratch_dir.h"
 
 using namespace scratchgpt;
 namespace fs = std::filesystem;
 
 TEST(Metrics, ReadsBackWhatTheLogWrote) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("sg_metrics_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = test::scratch_dir("metrics");
   const std::string path = (dir / "metrics.jsonl").string();
   {
     MetricsLog log(path, /*append=*/false);
