@@ -3,7 +3,8 @@
 // block sizes; outputs poisoned with NaN first, so an unwritten element fails. Where the CUDA
 // kernel sums in the reference's own order (the embedding gradients, AdamW) the float reference
 // must match bit for bit. And: the same call twice gives the same bits (no atomics in sums).
-// Skips, saying why, without a GPU or in a build without CUDA.
+// Skips, saying why, without a GPU or in a build without CUDA (but the two CublasLoader tests,
+// which need the CUDA build only).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -12,6 +13,14 @@
 #include <limits>
 #include <tuple>
 #include <vector>
+
+#ifdef SCRATCHGPT_HAS_CUDA
+#include <cublasLt.h>
+#endif
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "cuda/cuda_test_util.h"
 #include "kernels/kernels.h"
@@ -697,3 +706,37 @@ TEST(CudaKernels, TheSameCallGivesTheSameBits) {
 
 }  // namespace
 }  // namespace scratchgpt
+
+#ifdef SCRATCHGPT_HAS_CUDA
+// cuBLAS is loaded on first use (kernels/cuda/cublas_loader.cu), not linked: linked, it cost
+// every start of the program, CPU-only commands too, 120 ms of libcublasLt's initialisation.
+TEST(CublasLoader, TheProgramStartsWithoutCublas) {
+  // The dynamic loader names each library it loads (LD_DEBUG=libs).
+  const std::string cmd = std::string("LD_DEBUG=libs '") + SCRATCHGPT_BINARY + "' --help 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0) << out;
+  EXPECT_NE(out.find("libc.so"), std::string::npos) << "LD_DEBUG named no library:\n" << out;
+  EXPECT_EQ(out.find("libcublas"), std::string::npos) << "cuBLAS loaded at start";
+}
+
+// The first call finds the library, GPU or not (without one its status says so; no error).
+TEST(CublasLoader, TheFirstCallLoadsIt) {
+  auto mapped = [] {
+    std::ifstream maps("/proc/self/maps");
+    std::stringstream ss;
+    ss << maps.rdbuf();
+    return ss.str().find("libcublasLt.so") != std::string::npos;
+  };
+  cublasLtHandle_t h = nullptr;
+  cublasStatus_t status = CUBLAS_STATUS_NOT_INITIALIZED;
+  EXPECT_NO_THROW(status = cublasLtCreate(&h));
+  EXPECT_TRUE(mapped());
+  if (scratchgpt::test::no_gpu_reason().empty()) {
+    EXPECT_EQ(status, CUBLAS_STATUS_SUCCESS);
+  }
+}
+#endif
