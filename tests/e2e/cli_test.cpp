@@ -4,49 +4,19 @@
 // Every command's --help shows its defaults and an example. Leaves out: what the subcommands'
 // options do (each command has its own test).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "scratch_dir.h"
-
-namespace fs = std::filesystem;
+#include "train_cli_util.h"
 
 namespace {
 
-struct CliRun {
-  int status = -1;  // exit status, or -1 if the process did not exit normally
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// Runs SCRATCHGPT_BINARY with args (already shell-safe) and captures stdout and stderr apart.
-CliRun run_cli(const std::string& args) {
-  static int counter = 0;
-  const fs::path dir = scratchgpt::test::scratch_dir("cli_" + std::to_string(counter++));
-  const std::string cmd = std::string("'") + SCRATCHGPT_BINARY + "' " + args + " >'" +
-                          (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
-  const int raw = std::system(cmd.c_str());
-  CliRun r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
-  fs::remove_all(dir);
-  return r;
-}
+using scratchgpt::test::CliResult;
+using scratchgpt::test::run_cli;
 
 std::vector<std::string> lines(const std::string& s) {
   std::vector<std::string> v;
@@ -56,9 +26,10 @@ std::vector<std::string> lines(const std::string& s) {
 }
 
 // Exactly one line on stderr, starting "error:", mentioning `names` if given; non-zero exit.
-void expect_one_line_error(const CliRun& r, const std::string& names, const std::string& what) {
-  EXPECT_NE(r.status, 0) << what;
-  EXPECT_GT(r.status, 0) << what << ": the process should exit, not crash";
+void expect_one_line_error(const CliResult& r, const std::string& names, const std::string& what) {
+  EXPECT_NE(r.rc, 0) << what;
+  EXPECT_GT(r.rc, 0) << what;
+  EXPECT_LT(r.rc, 128) << what << ": the process should exit, not crash (the shell's 128 + signal)";
   const auto errs = lines(r.err);
   ASSERT_EQ(errs.size(), 1u) << what << ": stderr was:\n" << r.err;
   EXPECT_EQ(errs[0].rfind("error:", 0), 0u) << what << ": " << errs[0];
@@ -73,8 +44,8 @@ void expect_one_line_error(const CliRun& r, const std::string& names, const std:
 
 TEST(Cli, HelpExitsZeroAndListsTheSubcommands) {
   for (const char* flag : {"--help", "-h"}) {
-    CliRun r = run_cli(flag);
-    EXPECT_EQ(r.status, 0) << flag;
+    CliResult r = run_cli(flag);
+    EXPECT_EQ(r.rc, 0) << flag;
     EXPECT_TRUE(r.err.empty()) << flag << ": " << r.err;
     EXPECT_NE(r.out.find("Usage: scratchgpt"), std::string::npos) << r.out;
     for (const char* sub : {"prepare", "train", "sample", "lesson", "bench"})
@@ -108,8 +79,8 @@ TEST(Cli, EveryCommandsHelpShowsTheDefaultsAndAnExample) {
   commands.push_back("tokenizer train");
   commands.push_back("");  // the top level
   for (const std::string& command : commands) {
-    const CliRun r = run_cli(command + " --help");
-    ASSERT_EQ(r.status, 0) << command << ": " << r.err;
+    const CliResult r = run_cli(command + " --help");
+    ASSERT_EQ(r.rc, 0) << command << ": " << r.err;
     EXPECT_NE(r.out.find("Example"), std::string::npos) << command << " --help:\n" << r.out;
     const std::vector<std::string> out = lines(r.out);
     for (size_t i = 0; i < out.size(); ++i) {
@@ -129,8 +100,8 @@ TEST(Cli, EveryCommandsHelpShowsTheDefaultsAndAnExample) {
 }
 
 TEST(Cli, TrainHelpShowsEveryPresetsShape) {
-  const CliRun r = run_cli("train --help");
-  ASSERT_EQ(r.status, 0) << r.err;
+  const CliResult r = run_cli("train --help");
+  ASSERT_EQ(r.rc, 0) << r.err;
   // shakespeare-char-small is nanoGPT's CPU recipe: 4 layers of 128, 4 heads, T=64, B=12, 2000.
   EXPECT_NE(r.out.find("shakespeare-char-small   L=4 C=128 NH=4 T=64 B=12 x 1, 2000 steps"),
             std::string::npos)
@@ -140,8 +111,8 @@ TEST(Cli, TrainHelpShowsEveryPresetsShape) {
 }
 
 TEST(Cli, VersionPrintsNameAndVersion) {
-  CliRun r = run_cli("--version");
-  EXPECT_EQ(r.status, 0);
+  CliResult r = run_cli("--version");
+  EXPECT_EQ(r.rc, 0);
   EXPECT_TRUE(r.err.empty()) << r.err;
   const auto out = lines(r.out);
   ASSERT_EQ(out.size(), 1u) << r.out;
@@ -153,18 +124,18 @@ TEST(Cli, VersionPrintsNameAndVersion) {
 }
 
 TEST(Cli, UnknownFlagIsOneLineError) {
-  CliRun r = run_cli("--no-such-flag");
+  CliResult r = run_cli("--no-such-flag");
   expect_one_line_error(r, "--no-such-flag", "unknown flag");
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(Cli, UnknownSubcommandIsOneLineError) {
-  CliRun r = run_cli("frobnicate");
+  CliResult r = run_cli("frobnicate");
   expect_one_line_error(r, "frobnicate", "unknown subcommand");
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(Cli, NoSubcommandIsOneLineError) {
-  CliRun r = run_cli("");
+  CliResult r = run_cli("");
   expect_one_line_error(r, "", "no subcommand");
 }
