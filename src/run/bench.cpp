@@ -311,6 +311,17 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   std::uniform_int_distribution<int32_t> tok(0, g.vocab_size - 1);
   std::vector<int32_t> idx(static_cast<size_t>(B) * T), targets(idx.size());  // (B, T)
 
+  // The FMA peaks (GFLOP/s, 0 where the level lacks the ISA or on the GPU), probed before the steps
+  // and again after them, the best of both: a busy moment on a shared host only lowers a probe
+  // (one probe after shakespeare-char's B=64 steps read half the usual peak on Zen 3).
+  const SimdLevel level = ctx.isa;
+  const bool on_gpu = ctx.device == Device::kCuda;  // the CPU's peaks and probes say nothing then
+  auto peak = [&](bool avx512) {
+    const bool has = !on_gpu && level >= (avx512 ? SimdLevel::kAvx512 : SimdLevel::kAvx2);
+    return has ? fma_peak_gflops(ctx.workers(), avx512) : 0.0;
+  };
+  double peak_avx2 = peak(false), peak_avx512 = peak(true);
+
   std::vector<double> fwd, bwd, opt;
   // Minor page faults per step: the first step maps the activations, the packing buffers and the
   // libraries' scratch; a step after it should map nothing new.
@@ -343,12 +354,8 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   const double tokens_per_s = B * T / step_s;
   const double flops_per_token = gpt_flops_per_token(g, T);
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
-  const SimdLevel level = ctx.isa;
-  const bool on_gpu = ctx.device == Device::kCuda;  // the CPU's peaks and probes say nothing then
-  const double peak_avx2 =
-      !on_gpu && level >= SimdLevel::kAvx2 ? fma_peak_gflops(ctx.workers(), false) : 0.0;
-  const double peak_avx512 =
-      !on_gpu && level >= SimdLevel::kAvx512 ? fma_peak_gflops(ctx.workers(), true) : 0.0;
+  peak_avx2 = std::max(peak_avx2, peak(false));
+  peak_avx512 = std::max(peak_avx512, peak(true));
   const double rss_mb = peak_rss_mb();  // before the probe below allocates
   // What the host charges for moving a cache line between cores: it changes from hour to hour on
   // a shared host and moves every figure above with it (perf_probes.h).
