@@ -13,6 +13,7 @@
 
 #include "cpu_test_util.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matmul_backend.h"
 #include "kernels/ref/attention.h"
@@ -169,6 +170,85 @@ TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
       }
     }
   }
+}
+
+// detail::gemm_bf16, the GEMM under the bf16 products, against its plain loop ref::gemm_bf16 (the
+// order of sums vdpbf16ps defines): the same bits at every level whose path computes each pair
+// with two roundings (scalar, AVX2), on 1, 2 and 3 threads, at any blocking: K past two K slices
+// of every path (128, 256, 512) and odd (a half pair), N past a column block (256, 512, 768) and
+// not a whole panel, M not a whole strip; A row- and column-major (the dweight product), B
+// row-major and transposed (the forward); C written with and without a bias and added to. Where
+// the CPU has AVX512_BF16 the vdpbf16ps path is held to the loop within fp32's rounding instead
+// (the instruction's documented order gives the same bits; a CPU's own may round once a pair).
+struct GemmCase {
+  int M, N, K;
+  bool a_cols, b_trans, init, bias;
+};
+const GemmCase kGemmCases[] = {{37, 800, 1101, false, true, true, true},
+                               {130, 70, 777, true, false, false, false},
+                               {9, 33, 5, false, false, true, false},
+                               {64, 48, 512, true, true, true, true},
+                               {3, 1, 1, false, false, false, false}};
+
+std::vector<float> run_gemm_bf16(const GemmCase& c, bool twin) {
+  const auto A = random_floats(size_t(c.M) * c.K, 31), B = random_floats(size_t(c.K) * c.N, 32);
+  const auto bias = random_floats(c.N, 33);
+  std::vector<float> C = random_floats(size_t(c.M) * c.N, 34);  // added to when !init
+  const int64_t rs_a = c.a_cols ? 1 : c.K, cs_a = c.a_cols ? c.M : 1;
+  const int64_t rs_b = c.b_trans ? 1 : c.N, cs_b = c.b_trans ? c.K : 1;
+  const float* bp = c.bias ? bias.data() : nullptr;
+  if (twin)
+    ref::gemm_bf16(c.M, c.N, c.K, A.data(), rs_a, cs_a, B.data(), rs_b, cs_b, C.data(), c.N,
+                   c.init, bp);
+  else
+    cpu::detail::gemm_bf16(ctx().isa, {.M = c.M, .N = c.N, .K = c.K,
+                                       .A = A.data(), .rs_a = rs_a, .cs_a = cs_a,
+                                       .B = B.data(), .rs_b = rs_b, .cs_b = cs_b,
+                                       .C = C.data(), .ldc = c.N, .init = c.init, .bias = bp},
+                           ctx().workers());
+  return C;
+}
+
+TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
+  KernelEnv env;
+  for (const GemmCase& c : kGemmCases) {
+    const std::vector<float> want = run_gemm_bf16(c, true);
+    std::vector<double> want_d(want.begin(), want.end());
+    for (SimdLevel level : simd_levels()) {
+      set_level(level);
+      const bool native = level == SimdLevel::kAvx512 && cpu_has_avx512_bf16();
+      for (int threads : {1, 2, 3}) {
+        set_threads(threads);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + (native ? " (vdpbf16ps)" : "") + " " +
+                     std::to_string(threads) + " threads, M=" + std::to_string(c.M) +
+                     " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K));
+        const std::vector<float> got = run_gemm_bf16(c, false);
+        if (native)
+          EXPECT_TRUE(all_close(got, want_d, atol_for(c.K), 1e-5));
+        else
+          EXPECT_TRUE(bitwise_equal(got, want));
+      }
+    }
+  }
+}
+
+TEST(CpuBf16, GemmTwinRoundsItsInputsAndPairsInOrder) {
+  // The loop itself, on numbers worked by hand: one row of A (1, K) against a column of ones.
+  const float ones[3] = {1.0f, 1.0f, 1.0f};
+  // Rounding: 1 + 2^-9 is 1 in bf16 (its step at 1 is 2^-7); K = 3 leaves half a pair (a 0).
+  const float A[3] = {1.0f + 0x1p-9f, 3.0f, 0.25f};
+  float C = 100.0f;
+  ref::gemm_bf16(1, 1, 3, A, 3, 1, ones, 1, 1, &C, 1, /*init=*/false, nullptr);
+  EXPECT_EQ(C, 104.25f);  // added to C: 100 + 3 + 1 + 0 + 0.25
+  const float bias = 0.5f;
+  ref::gemm_bf16(1, 1, 3, A, 3, 1, ones, 1, 1, &C, 1, /*init=*/true, &bias);
+  EXPECT_EQ(C, 4.75f);
+  // Odd first: from s = 2^24, the pair (1, -2^24) gives (2^24 - 2^24) + 1 = 1; even first it
+  // would give (2^24 + 1 -> 2^24, a tie to even) - 2^24 = 0.
+  const float A2[2] = {1.0f, -0x1p24f};
+  C = 0x1p24f;
+  ref::gemm_bf16(1, 1, 2, A2, 2, 1, ones, 1, 1, &C, 1, /*init=*/false, nullptr);
+  EXPECT_EQ(C, 1.0f);
 }
 
 struct AttShape {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "kernels/cpu/simd/gemm_bf16_simd.h"
 #include "kernels/cpu/simd/gemm_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
@@ -12,6 +13,11 @@ namespace scratchgpt::cpu::detail {
 
 void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
   pick(level, gemm_avx512, gemm_avx2, gemm_scalar)(g, pool);
+}
+
+void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
+  if (level == SimdLevel::kAvx512 && !cpu_has_avx512_bf16()) level = SimdLevel::kAvx2;
+  pick(level, gemm_bf16_avx512, gemm_bf16_avx2, gemm_bf16_scalar)(g, pool);
 }
 
 ThreadPool& serial_pool() {

@@ -3,7 +3,7 @@
 // Packed, register-blocked SIMD micro-kernels (AVX-512, AVX2+FMA, and a portable scalar one),
 // threaded over row strips of C. Deterministic: every C element is reduced by one thread in a
 // fixed order (K blocks in order, k in order inside), so any thread count gives the same bits.
-// Leaves out: alpha/beta scaling, other dtypes. Simpler twin: kernels/ref/matmul.h.
+// gemm_bf16: the same with bf16 inputs. Leaves out: alpha/beta scaling, fp16. Simpler twin: kernels/ref/matmul.h.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +35,12 @@ struct GemmArgs {
 // Runs on `pool` with the code path of `level` (simd.h's pick).
 void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 
+// The same product with A and B rounded to bf16 and multiplied in pairs along k, summed in fp32
+// (--dtype bf16's matrix products): gemm_bf16_impl.h defines the order of the sums, the same for
+// every level, blocking and thread count; ref::gemm_bf16 is its plain loop. At kAvx512 it runs
+// vdpbf16ps where the CPU has AVX512_BF16, else the AVX2 path. Ignores lower_c and a_tri.
+void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
+
 // A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.
 ThreadPool& serial_pool();
@@ -44,9 +50,8 @@ ThreadPool& serial_pool();
 // and fault in no page. Slots: 0 packed B, 1 packed A, 2 attention's scratch, 3 layernorm's and
 // 4 matmul's partial parameter gradients (filled by the pool's threads for the thread that owns
 // the slot), 5 attention's transposed operand, 6 attention's (T, T) scores or their gradient
-// when the caller keeps none; with --dtype bf16, the products' inputs rounded: 7 matmul's input
-// or attention's (T, T) operand, 8 matmul's weight or attention's (T, HS) operands, 9 matmul's
-// output gradient.
+// when the caller keeps none; with --dtype bf16 (where gemm_bf16's packed pairs use slots 0 and
+// 1), attention's products' inputs rounded: 7 its (T, T) operand, 8 its (T, HS) operands.
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

@@ -2,8 +2,8 @@
 // forward of a few rows (decoding) goes to the matrix-vector kernel (matvec.h) instead. The
 // context's backend (matmul_backend.h) sends each of the three products to our GEMM or to
 // oneDNN's (matmul_onednn.cpp). The weight gradient of a small layer is computed in two halves
-// of the rows (dweight_by_row_halves). With ExecContext::dtype bf16 the products' inputs are
-// rounded to bf16 first (matmul_*_bf16 below).
+// of the rows (dweight_by_row_halves). With ExecContext::dtype bf16 the products run on
+// gemm_bf16 instead (matmul_*_bf16 below).
 #include "kernels/cpu/matmul.h"
 
 #include <cstdint>
@@ -14,7 +14,6 @@
 #include "kernels/cpu/matmul_onednn.h"
 #include "kernels/cpu/matvec.h"
 #include "kernels/cpu/parallel.h"
-#include "kernels/ref/bf16.h"
 
 namespace scratchgpt::cpu {
 
@@ -73,45 +72,40 @@ bool uses_onednn(const ExecContext& ex, Product p, int C) {
       return false;
   }
 }
-// --dtype bf16, the portable path: x (n floats) rounded to bf16 (ref::round_bf16) into this
-// thread's buffer `slot` (7: the input, 8: the weight, 9: the output's gradient), in parallel on
-// the pool; the fp32 products then multiply exact bf16 values and sum in fp32, the numbers of
-// AVX512_BF16's vdpbf16ps (ref/bf16.h) at fp32's speed.
-const float* rounded_bf16(const ExecContext& ex, int slot, const float* x, int64_t n) {
-  float* y = detail::thread_buffer(slot, static_cast<size_t>(n));
-  detail::for_chunks(ex.workers(), n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) y[i] = ref::round_bf16(x[i]);
-  });
-  return y;
-}
-
-ExecContext fp32_context(const ExecContext& ex) {
-  ExecContext c = ex;
-  c.dtype = Dtype::kFp32;
-  return c;
-}
-
+// --dtype bf16: the three products on gemm_bf16 (gemm.h: inputs rounded to bf16 as they are
+// packed, multiplied in pairs, summed in fp32; vdpbf16ps on a CPU with AVX512_BF16), never
+// oneDNN's fp32 GEMM; the bias gradient sums dout itself, in fp32 (a reduction).
 void matmul_forward_bf16(const ExecContext& ex, float* out, const float* inp, const float* weight,
                          const float* bias, int N, int C, int OC) {
-  const float* inp16 = rounded_bf16(ex, 7, inp, int64_t{N} * C);      // (N, C)
-  const float* weight16 = rounded_bf16(ex, 8, weight, int64_t{OC} * C);  // (OC, C)
-  matmul_forward(fp32_context(ex), out, inp16, weight16, bias, N, C, OC);
+  // out (N, OC) = bf16(inp) (N, C) @ bf16(W)^T + bias: B[k][j] = W[j][k]
+  detail::gemm_bf16(ex.isa, {.M = N, .N = OC, .K = C,
+                             .A = inp, .rs_a = C, .cs_a = 1,
+                             .B = weight, .rs_b = 1, .cs_b = C,
+                             .C = out, .ldc = OC, .init = true, .bias = bias},
+                    ex.workers());
 }
 
 void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                           const float* dout, const float* inp, const float* weight, int N, int C,
                           int OC, bool accumulate_dinp, bool accumulate_dparams) {
-  const ExecContext fp32 = fp32_context(ex);
-  // The bias gradient sums dout itself (a reduction stays fp32).
-  if (dbias)
+  if (dbias) {
+    ExecContext fp32 = ex;
+    fp32.dtype = Dtype::kFp32;
     matmul_backward(fp32, nullptr, nullptr, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
                     accumulate_dparams);
-  if (!dinp && !dweight) return;
-  const float* dout16 = rounded_bf16(ex, 9, dout, int64_t{N} * OC);                   // (N, OC)
-  const float* inp16 = dweight ? rounded_bf16(ex, 7, inp, int64_t{N} * C) : nullptr;  // (N, C)
-  const float* weight16 = dinp ? rounded_bf16(ex, 8, weight, int64_t{OC} * C) : nullptr;
-  matmul_backward(fp32, dinp, dweight, nullptr, dout16, inp16, weight16, N, C, OC,
-                  accumulate_dinp, accumulate_dparams);
+  }
+  if (dinp)  // dinp (N, C) (+)= bf16(dout) (N, OC) @ bf16(W) (OC, C)
+    detail::gemm_bf16(ex.isa, {.M = N, .N = C, .K = OC,
+                               .A = dout, .rs_a = OC, .cs_a = 1,
+                               .B = weight, .rs_b = C, .cs_b = 1,
+                               .C = dinp, .ldc = C, .init = !accumulate_dinp},
+                      ex.workers());
+  if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C)
+    detail::gemm_bf16(ex.isa, {.M = OC, .N = C, .K = N,
+                               .A = dout, .rs_a = 1, .cs_a = OC,
+                               .B = inp, .rs_b = C, .cs_b = 1,
+                               .C = dweight, .ldc = C, .init = !accumulate_dparams},
+                      ex.workers());
 }
 }  // namespace
 

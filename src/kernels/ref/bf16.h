@@ -3,7 +3,8 @@
 // whose inputs are rounded to bf16 and whose sums stay in F (fp32 in the engine, double in tests).
 // A product of two bf16 values is exact in fp32 (8 + 8 significant bits), so these are the
 // numbers of AVX512_BF16's vdpbf16ps up to the order of the sums. Fast twins: cpu::matmul and
-// cpu::attention with ExecContext::dtype = kBf16. Leaves out: denormals flushed (vdpbf16ps flushes
+// cpu::attention with ExecContext::dtype = kBf16. gemm_bf16 below is the GEMM under cpu::matmul's
+// bf16 products in its exact order of sums. Leaves out: denormals flushed (vdpbf16ps flushes
 // them; a rounded value this small does not occur in training).
 #pragma once
 
@@ -70,6 +71,28 @@ void matmul_backward_bf16(F* dinp, F* dweight, F* dbias, const float* dout, cons
       F acc = 0;
       for (int n = 0; n < N; ++n) acc += F(dout[int64_t{n} * OC + o]);
       dbias[o] = acc;
+    }
+}
+
+// C (M, N) = bias + A B (init; bias may be null) or C += A B, as --dtype bf16's fast GEMM sums it
+// (cpu::detail::gemm_bf16, vdpbf16ps's order): A(i, k) = A[i * rs_a + k * cs_a] and B(k, j) =
+// B[k * rs_b + j * cs_b] rounded to bf16, taken in pairs (k = 2p, 2p + 1; past K a 0), and per
+// C element s = (init ? 0 : C); s += A(i, 2p + 1) B(2p + 1, j); s += A(i, 2p) B(2p, j) for each p
+// in order; C = bias + s (init with a bias) or s. Each product is exact in fp32, so the fast paths
+// give these bits whether or not they fuse the steps.
+inline void gemm_bf16(int M, int N, int K, const float* A, int64_t rs_a, int64_t cs_a,
+                      const float* B, int64_t rs_b, int64_t cs_b, float* C, int64_t ldc,
+                      bool init, const float* bias) {
+  auto a = [&](int i, int k) { return k < K ? round_bf16(A[i * rs_a + k * cs_a]) : 0.0f; };
+  auto b = [&](int k, int j) { return k < K ? round_bf16(B[k * rs_b + j * cs_b]) : 0.0f; };
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float s = init ? 0.0f : C[i * ldc + j];
+      for (int k = 0; k < K; k += 2) {
+        s += a(i, k + 1) * b(k + 1, j);
+        s += a(i, k) * b(k, j);
+      }
+      C[i * ldc + j] = init && bias ? bias[j] + s : s;
     }
 }
 

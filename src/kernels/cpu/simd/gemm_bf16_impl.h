@@ -1,0 +1,160 @@
+// gemm_bf16_impl.h: the GEMM of --dtype bf16 (gemm.h's gemm_bf16), written once over a type P of
+// pair operations and included by gemm_bf16_avx2.cpp, gemm_bf16_avx512.cpp (generated) and
+// gemm_bf16_scalar.cpp inside an anonymous namespace. A and B are fp32, read through strides and
+// rounded to bf16 (nearest even) as they are packed, two consecutive k to a 32-bit word (k even
+// in the low half); the micro-kernel multiplies the pairs and sums them into fp32 accumulators,
+// what AVX512_BF16's vdpbf16ps does in one instruction.
+// The order of the sums is fixed by the definition, not by the blocking: for each C element
+//   s = init ? 0 : C;  for each pair p (k = 2p, 2p + 1; a missing k + 1 is 0):
+//     s += A(i, 2p + 1) B(2p + 1, j);  s += A(i, 2p) B(2p, j)     (odd first, as vdpbf16ps)
+//   C = init && bias ? bias[j] + s : s
+// Each product of two bf16 values is exact in fp32, so each step rounds once, fused or not: the
+// scalar twin (ref::gemm_bf16 in kernels/ref/bf16.h) gives the same bits, at any K slice, tile
+// or thread count. (Left out: vdpbf16ps flushes denormal inputs and results to zero; the twin
+// and the emulated paths do not. Values that small do not occur in training.)
+// P provides: T, kW (lanes), zero(), load(const float*), store(float*, T), words(const uint32_t*)
+// (kW pair words), bcast_word(const uint32_t*) (one word in every lane), dot(acc, a, b) (per lane
+// acc + a.odd b.odd + a.even b.even, in that order).
+// Loop structure: for each NC-column block and KC-deep slice, the block's B panels are packed in
+// parallel, then the MR-row strips of C split among the threads, each packing its strip of A.
+// Not standalone: needs GemmArgs, ThreadPool, thread_buffer and ref::bf16_from_float first.
+
+// The word of a pair: bf16(even) in the low half, bf16(odd) in the high half.
+inline uint32_t bf16_pair(float even, float odd) {
+  return uint32_t{ref::bf16_from_float(even)} | uint32_t{ref::bf16_from_float(odd)} << 16;
+}
+
+// Ap[p * MR + r] = the pair (A(i0 + r, k0 + 2p), A(i0 + r, k0 + 2p + 1)) for p < kp; k past k_end
+// and rows past mr are 0.
+template <int MR>
+inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int mr, int k0,
+                         int k_end, int kp) {
+  for (int r = 0; r < MR; ++r) {
+    const float* a = g.A + int64_t{i0 + r} * g.rs_a;
+    for (int p = 0; p < kp; ++p) {
+      const int k = k0 + 2 * p;
+      const float even = r < mr ? a[k * g.cs_a] : 0.0f;
+      const float odd = r < mr && k + 1 < k_end ? a[(k + 1) * g.cs_a] : 0.0f;
+      Ap[p * MR + r] = bf16_pair(even, odd);
+    }
+  }
+}
+
+// Bp[p * NR + j] = the pair (B(k0 + 2p, j0 + j), B(k0 + 2p + 1, j0 + j)) for p < kp; k past k_end
+// and columns past nr are 0.
+template <int NR>
+inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int k_end, int kp,
+                         int j0, int nr) {
+  for (int j = 0; j < NR; ++j) {
+    const float* b = g.B + int64_t{j0 + j} * g.cs_b;
+    for (int p = 0; p < kp; ++p) {
+      const int k = k0 + 2 * p;
+      const float even = j < nr ? b[k * g.rs_b] : 0.0f;
+      const float odd = j < nr && k + 1 < k_end ? b[(k + 1) * g.rs_b] : 0.0f;
+      Bp[p * NR + j] = bf16_pair(even, odd);
+    }
+  }
+}
+
+// An MR x NR tile of C from kp pairs of a packed strip and panel. load_c: the sums start from C
+// (a later K slice, or C += A B), else from 0. last: this slice ends the sums; with `bias` then
+// C = bias + s. Writes only the valid mr x nr part of an edge tile.
+template <class P, int MR, int NV>
+inline void micro_kernel_bf16(int kp, const uint32_t* __restrict Ap, const uint32_t* __restrict Bp,
+                              float* C, int64_t ldc, int mr, int nr, bool load_c,
+                              const float* bias) {
+  using T = typename P::T;
+  constexpr int W = P::kW;
+  constexpr int NR = NV * W;
+  const bool full = mr == MR && nr == NR;
+  alignas(64) float tile[MR * NR];
+  T acc[MR][NV];
+  if (load_c && !full) {
+    for (int r = 0; r < MR; ++r)
+      for (int j = 0; j < NR; ++j) tile[r * NR + j] = r < mr && j < nr ? C[r * ldc + j] : 0.0f;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = !load_c ? P::zero()
+                  : full  ? P::load(C + r * ldc + v * W)
+                          : P::load(tile + r * NR + v * W);
+  for (int p = 0; p < kp; ++p) {
+    T b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = P::words(Bp + p * NR + v * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const T a = P::bcast_word(Ap + p * MR + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = P::dot(acc[r][v], a, b[v]);
+    }
+  }
+  if (full) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        P::store(C + r * ldc + v * W,
+                 bias ? P::add(P::load(bias + v * W), acc[r][v]) : acc[r][v]);
+    return;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) P::store(tile + r * NR + v * W, acc[r][v]);
+  for (int r = 0; r < mr; ++r)
+    for (int j = 0; j < nr; ++j)
+      C[r * ldc + j] = bias ? bias[j] + tile[r * NR + j] : tile[r * NR + j];
+}
+
+// KC: the K slice (even: whole pairs), NC: the column block.
+template <class P, int MR, int NV, int KC, int NC>
+void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
+  constexpr int NR = NV * P::kW;
+  constexpr int KP = KC / 2;
+  static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
+  if (g.M <= 0 || g.N <= 0) return;
+  if (g.K <= 0) {  // empty product: only the bias (or zero) to write
+    if (g.init)
+      for (int i = 0; i < g.M; ++i)
+        for (int j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.bias ? g.bias[j] : 0.0f;
+    return;
+  }
+  const int m_strips = (g.M + MR - 1) / MR;
+  for (int jc = 0; jc < g.N; jc += NC) {
+    const int nc = g.N - jc < NC ? g.N - jc : NC;
+    const int n_panels = (nc + NR - 1) / NR;
+    for (int pc = 0; pc < g.K; pc += KC) {
+      const int k_end = g.K - pc < KC ? g.K : pc + KC;
+      const int kp = (k_end - pc + 1) / 2;
+      const bool load_c = pc > 0 || !g.init;
+      const bool last = k_end == g.K;
+      auto* Bp = reinterpret_cast<uint32_t*>(
+          thread_buffer(0, static_cast<size_t>(n_panels) * KP * NR));
+      pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
+        for (int64_t q = b; q < e; ++q) {
+          const int j0 = jc + static_cast<int>(q) * NR;
+          const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+          pack_b_pairs<NR>(Bp + q * kp * NR, g, pc, k_end, kp, j0, nr);
+        }
+      });
+      pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
+        auto* Ap = reinterpret_cast<uint32_t*>(thread_buffer(1, static_cast<size_t>(KP) * MR));
+        for (int64_t s = b; s < e; ++s) {
+          const int i0 = static_cast<int>(s) * MR;
+          const int mr = g.M - i0 < MR ? g.M - i0 : MR;
+          pack_a_pairs<MR>(Ap, g, i0, mr, pc, k_end, kp);
+          for (int q = 0; q < n_panels; ++q) {
+            const int j0 = jc + q * NR;
+            const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+            const float* bias = last && g.init && g.bias ? g.bias + j0 : nullptr;
+            micro_kernel_bf16<P, MR, NV>(kp, Ap, Bp + q * kp * NR, g.C + i0 * g.ldc + j0, g.ldc,
+                                         mr, nr, load_c, bias);
+          }
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,16 @@
+// gemm_bf16_simd.h: the per-ISA bodies of detail::gemm_bf16 (gemm.h): the pair GEMM of
+// gemm_bf16_impl.h with vdpbf16ps (gemm_bf16_avx512.cpp: AVX512_BF16), with two FMAs a pair
+// (gemm_bf16_avx2.cpp) and in plain floats (gemm_bf16_scalar.cpp); gemm.cpp picks one.
+#pragma once
+
+#include "core/thread_pool.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/ref/bf16.h"
+
+namespace scratchgpt::cpu::detail {
+
+void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool);
+void gemm_bf16_avx2(const GemmArgs& g, ThreadPool& pool);
+void gemm_bf16_avx512(const GemmArgs& g, ThreadPool& pool);  // only on a CPU with AVX512_BF16
+
+}  // namespace scratchgpt::cpu::detail
