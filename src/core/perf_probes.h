@@ -16,6 +16,11 @@ namespace scratchgpt {
 // pool at once, best of 3 short runs. The caller checks that the CPU has the instruction set.
 double fma_peak_gflops(ThreadPool& pool, bool avx512);
 
+// GFLOP/s of 12 independent chains of vdpbf16ps (AVX512_BF16: per fp32 lane two products of
+// bf16 pairs added, 4 flops) on every thread of pool at once, best of 3 short runs: the ceiling of
+// --dtype bf16's matrix products. The caller checks cpu_has_avx512_bf16().
+double bf16_dot_peak_gflops(ThreadPool& pool);
+
 // GB/s (1e9 bytes) of reading a buffer of `bytes` (far larger than the caches) on every thread of
 // pool at once, each thread summing its own contiguous part (touched first by that thread) as 8
 // concurrent streams, best of 8 passes: the bandwidth a memory-bound kernel that streams its

@@ -220,7 +220,8 @@ void run_sample_bench(const BenchRequest& f, const ExecContext& ctx) {
       "scratchgpt bench --sample: preset %s  L=%d NH=%d C=%d V=%d block_size=%d  batch 1, "
       "%d threads, %s, %s weights\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.block_size, ctx.threads(),
-      simd_level_name(level), enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights));
+      simd_level_name(level),
+      enum_name<kernels::WeightFormat>(kernels::kWeightFormatNames, weights));
   if (on_gpu)
     std::printf("  gpu             %s\n", cuda_describe().c_str());
   else
@@ -321,6 +322,13 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
     return has ? fma_peak_gflops(ctx.workers(), avx512) : 0.0;
   };
   double peak_avx2 = peak(false), peak_avx512 = peak(true);
+  // And the bf16 dot-product peak, vdpbf16ps's, where the CPU has AVX512_BF16 (--dtype bf16's
+  // ceiling: twice the AVX-512 FMA one where the instruction runs at full width).
+  auto peak_bf16_probe = [&]() {
+    const bool has = !on_gpu && level == SimdLevel::kAvx512 && cpu_has_avx512_bf16();
+    return has ? bf16_dot_peak_gflops(ctx.workers()) : 0.0;
+  };
+  double peak_bf16 = peak_bf16_probe();
 
   std::vector<double> fwd, bwd, opt;
   // Minor page faults per step: the first step maps the activations, the packing buffers and the
@@ -356,6 +364,7 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   const double gflops = flops_per_token * tokens_per_s * 1e-9;
   peak_avx2 = std::max(peak_avx2, peak(false));
   peak_avx512 = std::max(peak_avx512, peak(true));
+  peak_bf16 = std::max(peak_bf16, peak_bf16_probe());
   const double rss_mb = peak_rss_mb();  // before the probe below allocates
   // What the host charges for moving a cache line between cores: it changes from hour to hour on
   // a shared host and moves every figure above with it (perf_probes.h).
@@ -384,10 +393,11 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   j["gflops"] = gflops;
   j["peak_gflops_avx2"] = peak_avx2;
   j["peak_gflops_avx512"] = peak_avx512;
+  j["peak_gflops_bf16"] = peak_bf16;  // 0 without AVX512_BF16 (or below the AVX-512 level)
   j["peak_rss_mb"] = rss_mb;
   j["page_faults_first_step"] = first_step_faults;
   j["page_faults_per_step_max"] = max_faults;  // over the timed steps after the first
-  j["cross_core_store_ns"] = cross_core_ns;      // 0 on one thread
+  j["cross_core_store_ns"] = cross_core_ns;    // 0 on one thread
   j["cpu"] = cpu_model_name();
   j["device"] = on_gpu ? "cuda" : "cpu";
   if (on_gpu) j["gpu"] = cuda_describe(), j["tf32"] = ctx.tf32;
@@ -399,8 +409,7 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   std::printf(
       "scratchgpt bench: preset %s  L=%d NH=%d C=%d V=%d  B=%d T=%d  %d threads, %s, matmul %s%s\n",
       f.preset.c_str(), g.n_layer, g.n_head, g.n_embd, g.vocab_size, B, T, ctx.threads(),
-      simd_level_name(level), kernels::matmul_backend_name(ctx.matmul),
-      bf16_banner(ctx));
+      simd_level_name(level), kernels::matmul_backend_name(ctx.matmul), bf16_banner(ctx));
   if (on_gpu)
     std::printf("  gpu             %s (float32 products %s)\n", cuda_describe().c_str(),
                 ctx.tf32 ? "in TF32 on the tensor cores" : "in full fp32");
@@ -420,12 +429,17 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   if (peak_avx512 > 0)
     std::printf("  peak (AVX-512 FMA loop, all threads) %.1f GFLOP/s -> %.1f%% of it\n",
                 peak_avx512, 100 * gflops / peak_avx512);
+  if (peak_bf16 > 0)
+    std::printf("  peak (AVX512_BF16 vdpbf16ps loop)    %.1f GFLOP/s -> %.1f%% of it%s\n",
+                peak_bf16, 100 * gflops / peak_bf16,
+                ctx.dtype == Dtype::kBf16 ? " (the ceiling of these bf16 products)" : "");
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
   std::printf("  page faults     %lld in the first step, at most %lld in a timed step after it\n",
               static_cast<long long>(first_step_faults), static_cast<long long>(max_faults));
   if (cross_core_ns > 0)
-    std::printf("  core to core    %.1f ns a cache line (a store to lines another core just read)\n",
-                cross_core_ns);
+    std::printf(
+        "  core to core    %.1f ns a cache line (a store to lines another core just read)\n",
+        cross_core_ns);
 }
 
 }  // namespace

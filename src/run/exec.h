@@ -39,9 +39,10 @@ void require_dtype(Dtype dtype, const std::string& device);
 // kernel exists); on cuda, bf16 tensor-core products.
 const char* bf16_banner(const ExecContext& ctx);
 
-// SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its products are
-// then the portable path's, fp32 products of the rounded inputs: bf16's numbers at fp32's speed,
-// for the tests and quality checks of the bf16 path on any machine, not for training faster.
+// SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its matrix
+// products are then gemm_bf16's AVX2 (or portable) path, two FMAs a bf16 pair where vdpbf16ps
+// does one instruction, the same sums: bf16's numbers below fp32's speed, for the tests and
+// quality checks of the bf16 path on any machine, not for training faster.
 bool bf16_allowed_anywhere();
 
 // --weights: "" or fp32, bf16 or int8 (kernels/cpu/quant_matvec.h); another name is an Error

@@ -87,7 +87,7 @@ TEST(CudaTrainCli, ACudaRunResumesOnTheCpuAndFollowsTheCpuRun) {
   EXPECT_GT(j.at("tokens_per_s").get<double>(), 0);
 }
 
-// --dtype bf16 on cuda: 3 steps there, resumed in bf16 on the CPU (the portable path, so any CPU:
+// --dtype bf16 on cuda: 3 steps there, resumed in bf16 on the CPU (the AVX2 path, so any CPU:
 // SCRATCHGPT_BF16_ANY_CPU=1), follow the CPU's own bf16 run; the checkpoint keeps the dtype.
 TEST(CudaTrainCli, ABf16CudaRunResumesOnTheCpuInBf16) {
   SKIP_WITHOUT_GPU();

@@ -3,6 +3,7 @@
 // B=4 by default; shrunk here with the override flags so the test stays small.
 #include <gtest/gtest.h>
 
+#include "core/cpu_features.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt::test;
@@ -26,4 +27,26 @@ TEST(BenchPreset, Gpt2ShapesComeFromTheTrainPresets) {
   const CliResult bad = run_cli("bench --preset gpt5 --steps 1");
   EXPECT_NE(bad.rc, 0);
   EXPECT_NE(bad.err.find("gpt2-medium"), std::string::npos) << bad.err;
+}
+
+// The peaks bench measures, beside each other: the FMA loop's of each level the run may use, and
+// vdpbf16ps's only where the CPU has AVX512_BF16 and the run is at the AVX-512 level.
+TEST(BenchPreset, Bf16PeakOnlyWhereTheCpuHasIt) {
+  const std::string flags = "bench --preset shakespeare-char-small --steps 1 --warmup 0 --json";
+  CliResult r = run_cli(flags);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("peak_gflops_bf16")) << r.out;
+  if (scratchgpt::cpu_has_avx512_bf16())
+    EXPECT_GT(j["peak_gflops_bf16"].get<double>(), 0.0);
+  else
+    EXPECT_EQ(j["peak_gflops_bf16"].get<double>(), 0.0);
+  if (scratchgpt::detected_simd_level() >= scratchgpt::SimdLevel::kAvx2) {
+    EXPECT_GT(j["peak_gflops_avx2"].get<double>(), 0.0);
+    r = run_cli(flags + " --simd avx2");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["peak_gflops_bf16"].get<double>(), 0.0) << "an AVX2 run has no vdpbf16ps";
+    EXPECT_EQ(j["peak_gflops_avx512"].get<double>(), 0.0);
+  }
 }

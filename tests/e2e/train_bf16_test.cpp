@@ -1,6 +1,6 @@
 // train_bf16_test.cpp: --dtype bf16 end to end. On a CPU without AVX512_BF16 train, eval and bench
 // refuse it in one line naming the instruction set, before any file is written. With
-// SCRATCHGPT_BF16_ANY_CPU=1 (the portable path, on any CPU): a bf16 run's losses follow fp32's
+// SCRATCHGPT_BF16_ANY_CPU=1 (the AVX2 path, on any CPU): a bf16 run's losses follow fp32's
 // closely but not to the bit (the products' inputs are rounded), are bitwise the same on 1 and 2
 // threads, the checkpoint records the dtype (--resume keeps it; --dtype fp32 switches back, the
 // weights being fp32 either way), and eval in bf16 stays within 1% of fp32's loss. nanoGPT's own

@@ -25,34 +25,42 @@ inline uint32_t bf16_pair(float even, float odd) {
 }
 
 // Ap[p * MR + r] = the pair (A(i0 + r, k0 + 2p), A(i0 + r, k0 + 2p + 1)) for p < kp; k past k_end
-// and rows past mr are 0.
+// and rows past mr are 0. Read along A's unit stride: a row at a time when A is row-major, else a
+// k at a time (dweight's dout^T, whose k are rows of dout).
 template <int MR>
 inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int mr, int k0,
                          int k_end, int kp) {
-  for (int r = 0; r < MR; ++r) {
-    const float* a = g.A + int64_t{i0 + r} * g.rs_a;
-    for (int p = 0; p < kp; ++p) {
-      const int k = k0 + 2 * p;
-      const float even = r < mr ? a[k * g.cs_a] : 0.0f;
-      const float odd = r < mr && k + 1 < k_end ? a[(k + 1) * g.cs_a] : 0.0f;
-      Ap[p * MR + r] = bf16_pair(even, odd);
-    }
+  auto at = [&](int r, int k) {
+    return r < mr && k < k_end ? g.A[int64_t{i0 + r} * g.rs_a + k * g.cs_a] : 0.0f;
+  };
+  if (g.cs_a == 1) {
+    for (int r = 0; r < MR; ++r)
+      for (int p = 0; p < kp; ++p)
+        Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
+  } else {
+    for (int p = 0; p < kp; ++p)
+      for (int r = 0; r < MR; ++r)
+        Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
   }
 }
 
 // Bp[p * NR + j] = the pair (B(k0 + 2p, j0 + j), B(k0 + 2p + 1, j0 + j)) for p < kp; k past k_end
-// and columns past nr are 0.
+// and columns past nr are 0. Read along B's unit stride: a k at a time when B is row-major (dinp's
+// and dweight's B), else a column at a time (the forward's W^T, whose columns are rows of W).
 template <int NR>
 inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int k_end, int kp,
                          int j0, int nr) {
-  for (int j = 0; j < NR; ++j) {
-    const float* b = g.B + int64_t{j0 + j} * g.cs_b;
-    for (int p = 0; p < kp; ++p) {
-      const int k = k0 + 2 * p;
-      const float even = j < nr ? b[k * g.rs_b] : 0.0f;
-      const float odd = j < nr && k + 1 < k_end ? b[(k + 1) * g.rs_b] : 0.0f;
-      Bp[p * NR + j] = bf16_pair(even, odd);
-    }
+  auto at = [&](int k, int j) {
+    return j < nr && k < k_end ? g.B[k * g.rs_b + int64_t{j0 + j} * g.cs_b] : 0.0f;
+  };
+  if (g.cs_b == 1) {
+    for (int p = 0; p < kp; ++p)
+      for (int j = 0; j < NR; ++j)
+        Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
+  } else {
+    for (int j = 0; j < NR; ++j)
+      for (int p = 0; p < kp; ++p)
+        Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
   }
 }
 
@@ -96,8 +104,7 @@ inline void micro_kernel_bf16(int kp, const uint32_t* __restrict Ap, const uint3
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
-        P::store(C + r * ldc + v * W,
-                 bias ? P::add(P::load(bias + v * W), acc[r][v]) : acc[r][v]);
+        P::store(C + r * ldc + v * W, bias ? P::add(P::load(bias + v * W), acc[r][v]) : acc[r][v]);
     return;
   }
 #pragma GCC unroll 16
@@ -131,8 +138,8 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
       const int kp = (k_end - pc + 1) / 2;
       const bool load_c = pc > 0 || !g.init;
       const bool last = k_end == g.K;
-      auto* Bp = reinterpret_cast<uint32_t*>(
-          thread_buffer(0, static_cast<size_t>(n_panels) * KP * NR));
+      auto* Bp =
+          reinterpret_cast<uint32_t*>(thread_buffer(0, static_cast<size_t>(n_panels) * KP * NR));
       pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
         for (int64_t q = b; q < e; ++q) {
           const int j0 = jc + static_cast<int>(q) * NR;
@@ -150,8 +157,8 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
             const int j0 = jc + q * NR;
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
             const float* bias = last && g.init && g.bias ? g.bias + j0 : nullptr;
-            micro_kernel_bf16<P, MR, NV>(kp, Ap, Bp + q * kp * NR, g.C + i0 * g.ldc + j0, g.ldc,
-                                         mr, nr, load_c, bias);
+            micro_kernel_bf16<P, MR, NV>(kp, Ap, Bp + q * kp * NR, g.C + i0 * g.ldc + j0, g.ldc, mr,
+                                         nr, load_c, bias);
           }
         }
       });
