@@ -7,8 +7,8 @@
 #   (c) eval in bf16 within 0.2% of fp32's loss (eval --text on prepare's val text) of (b)'s fp32
 #       checkpoint, a GPT-2-shaped model, and of the GPT-2 fixture (tests/fixtures/gpt2/hub:
 #       GPT-2's own files, V = 500, random weights, imported as a user imports GPT-2).
-# Runs with SCRATCHGPT_BF16_ANY_CPU=1, so on any CPU: the portable path computes bf16's numbers
-# (products of rounded inputs, fp32 sums), not its speed. Exits 1 if a bar is missed. Not part of
+# Runs with SCRATCHGPT_BF16_ANY_CPU=1, so on any CPU: without AVX512_BF16 the matrix products run
+# gemm_bf16's AVX2 path, vdpbf16ps's sums with two FMAs a pair: bf16's numbers, not its speed. Exits 1 if a bar is missed. Not part of
 # ctest (minutes of training); train_bf16_test and cpu_bf16_test check the path in seconds.
 # Usage: bench/bf16_quality.sh [STEPS] [THREADS]
 #   SCRATCHGPT (default build/release/scratchgpt), WORK (default /tmp/bf16_quality): files

@@ -116,35 +116,29 @@ float sum_scalar(const float* const* p, int64_t blocks) {
   return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
-}  // namespace
-
-double fma_peak_gflops(ThreadPool& pool, bool avx512) {
-  const int64_t iters = 20'000'000;
-  const double flops = (avx512 ? 384.0 : 192.0) * iters * pool.num_threads();
-  double best = 0;
-  std::atomic<float> sink{0};
-  for (int rep = 0; rep < 3; ++rep) {
-    const double t0 = now_s();
-    pool.parallel_for(pool.num_threads(), [&](int64_t, int64_t, int) {
-      sink = sink + (avx512 ? fma_loop_avx512(iters) : fma_loop_avx2(iters));
-    });
-    best = std::max(best, flops / (now_s() - t0) * 1e-9);
-  }
-  return best;
-}
-
-double bf16_dot_peak_gflops(ThreadPool& pool) {
-  const int64_t iters = 10'000'000;
-  const double flops = 768.0 * iters * pool.num_threads();
+// GFLOP/s of loop(iters) on every thread of pool at once, `flops` an iteration, best of 3 runs.
+double best_gflops(ThreadPool& pool, float (*loop)(int64_t), int64_t iters, double flops) {
+  const double total = flops * static_cast<double>(iters) * pool.num_threads();
   double best = 0;
   std::atomic<float> sink{0};
   for (int rep = 0; rep < 3; ++rep) {
     const double t0 = now_s();
     pool.parallel_for(pool.num_threads(),
-                      [&](int64_t, int64_t, int) { sink = sink + dot_loop_avx512_bf16(iters); });
-    best = std::max(best, flops / (now_s() - t0) * 1e-9);
+                      [&](int64_t, int64_t, int) { sink = sink + loop(iters); });
+    best = std::max(best, total / (now_s() - t0) * 1e-9);
   }
   return best;
+}
+
+}  // namespace
+
+double fma_peak_gflops(ThreadPool& pool, bool avx512) {
+  return avx512 ? best_gflops(pool, fma_loop_avx512, 20'000'000, 384.0)
+                : best_gflops(pool, fma_loop_avx2, 20'000'000, 192.0);
+}
+
+double bf16_dot_peak_gflops(ThreadPool& pool) {
+  return best_gflops(pool, dot_loop_avx512_bf16, 10'000'000, 768.0);
 }
 
 double memory_read_gbps(ThreadPool& pool, size_t bytes) {

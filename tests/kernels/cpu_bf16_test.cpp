@@ -232,6 +232,44 @@ TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
   }
 }
 
+// The packing's rounding (vectorised in the AVX2 and AVX-512 units) on the hard cases: ties to
+// even either way, a float past bf16's largest (infinity), a NaN (stays one), a denormal tie. Row
+// r of A holds one value at k = r (even and odd k), B is ones, so C's row r is that value rounded,
+// in each layout of A and B the packers read. Not at the vdpbf16ps level: it flushes denormals.
+TEST(CpuBf16, GemmRoundsTiesInfinityNanAndDenormalsAsTheScalarDoes) {
+  KernelEnv env;
+  const float values[8] = {1.0f + 0x1p-8f,          1.0f + 0x1p-7f + 0x1p-8f,
+                           -(1.0f + 0x1p-8f + 0x1p-20f), 3.0f,
+                           std::numeric_limits<float>::max(), from_bits(0x7fc00001u),
+                           from_bits(0x00018000u),  -0.0f};
+  constexpr int M = 8, K = 16, N = 16;
+  for (SimdLevel level : simd_levels()) {
+    if (set_level(level) == SimdLevel::kAvx512 && cpu_has_avx512_bf16()) continue;
+    for (bool a_cols : {false, true})
+      for (bool b_trans : {false, true}) {
+        SCOPED_TRACE(std::string(simd_level_name(level)) + (a_cols ? " A columns" : " A rows") +
+                     (b_trans ? ", B transposed" : ", B rows"));
+        std::vector<float> A(M * K, 0.0f), B(K * N, 1.0f), C(M * N, 7.0f);
+        for (int r = 0; r < M; ++r) A[a_cols ? r + r * M : r * K + r] = values[r];
+        cpu::detail::gemm_bf16(ctx().isa, {.M = M, .N = N, .K = K,
+                                           .A = A.data(), .rs_a = a_cols ? 1 : K,
+                                           .cs_a = a_cols ? M : 1,
+                                           .B = B.data(), .rs_b = b_trans ? 1 : N,
+                                           .cs_b = b_trans ? K : 1,
+                                           .C = C.data(), .ldc = N, .init = true},
+                               ctx().workers());
+        for (int r = 0; r < M; ++r)
+          for (int j = 0; j < N; ++j) {
+            const float want = ref::round_bf16(values[r]), got = C[r * N + j];
+            if (std::isnan(want))
+              EXPECT_TRUE(std::isnan(got)) << "row " << r;
+            else
+              EXPECT_EQ(got, want) << "row " << r << " column " << j;
+          }
+      }
+  }
+}
+
 TEST(CpuBf16, GemmTwinRoundsItsInputsAndPairsInOrder) {
   // The loop itself, on numbers worked by hand: one row of A (1, K) against a column of ones.
   const float ones[3] = {1.0f, 1.0f, 1.0f};

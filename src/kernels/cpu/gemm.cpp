@@ -11,11 +11,26 @@
 
 namespace scratchgpt::cpu::detail {
 
+namespace {
+// A product with nothing to multiply (M, N or K zero): with K = 0 and init, C = bias (or 0).
+// Returns whether g is one (and so done).
+bool empty_product(const GemmArgs& g) {
+  if (g.M <= 0 || g.N <= 0) return true;
+  if (g.K > 0) return false;
+  if (g.init)
+    for (int i = 0; i < g.M; ++i)
+      for (int j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.bias ? g.bias[j] : 0.0f;
+  return true;
+}
+}  // namespace
+
 void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
+  if (empty_product(g)) return;
   pick(level, gemm_avx512, gemm_avx2, gemm_scalar)(g, pool);
 }
 
 void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
+  if (empty_product(g)) return;
   if (level == SimdLevel::kAvx512 && !cpu_has_avx512_bf16()) level = SimdLevel::kAvx2;
   pick(level, gemm_bf16_avx512, gemm_bf16_avx2, gemm_bf16_scalar)(g, pool);
 }

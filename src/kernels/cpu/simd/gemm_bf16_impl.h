@@ -24,6 +24,55 @@ inline uint32_t bf16_pair(float even, float odd) {
   return uint32_t{ref::bf16_from_float(even)} | uint32_t{ref::bf16_from_float(odd)} << 16;
 }
 
+#ifdef SG_ISA_AVX512  // the generated AVX2 and AVX-512 units (both have AVX2): 8 floats at a time
+// x rounded to bf16 as ref::bf16_from_float does (nearest even; a NaN stays a quiet NaN), in the
+// top half of each 32-bit lane.
+inline __m256i round_bf16_8(__m256 x) {
+  const __m256i u = _mm256_castps_si256(x);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                                         _mm256_set1_epi32(0x7f800000));
+  return _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), nan);
+}
+#endif
+
+// words[i] = the pair (even[i], odd[i]) for i < n: two rows of k side by side.
+inline void pair_rows(uint32_t* __restrict words, const float* even, const float* odd, int n) {
+  int i = 0;
+#ifdef SG_ISA_AVX512
+  for (; i + 8 <= n; i += 8) {
+    const __m256i e = round_bf16_8(_mm256_loadu_ps(even + i));
+    const __m256i o = round_bf16_8(_mm256_loadu_ps(odd + i));
+    const __m256i w =
+        _mm256_or_si256(_mm256_srli_epi32(e, 16),
+                        _mm256_and_si256(o, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + i), w);
+  }
+#endif
+  for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
+}
+
+// words[q * stride] = the pair (x[2q], x[2q + 1]) for q < n: the k of one row, in pairs.
+inline void pair_along(uint32_t* __restrict words, int64_t stride, const float* x, int n) {
+  int q = 0;
+#ifdef SG_ISA_AVX512
+  // Bytes 2-3 (the even value's bf16) and 6-7 (the odd one's) of each 8-byte pair: two words at
+  // the bottom of each 128-bit half.
+  const __m256i top_halves =
+      _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10,
+                       11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (; q + 4 <= n; q += 4) {
+    const __m256i w = _mm256_shuffle_epi8(round_bf16_8(_mm256_loadu_ps(x + 2 * q)), top_halves);
+    words[(q + 0) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 0));
+    words[(q + 1) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 1));
+    words[(q + 2) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 4));
+    words[(q + 3) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 5));
+  }
+#endif
+  for (; q < n; ++q) words[q * stride] = bf16_pair(x[2 * q], x[2 * q + 1]);
+}
+
 // Ap[p * MR + r] = the pair (A(i0 + r, k0 + 2p), A(i0 + r, k0 + 2p + 1)) for p < kp; k past k_end
 // and rows past mr are 0. Read along A's unit stride: a row at a time when A is row-major, else a
 // k at a time (dweight's dout^T, whose k are rows of dout).
@@ -33,14 +82,23 @@ inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int
   auto at = [&](int r, int k) {
     return r < mr && k < k_end ? g.A[int64_t{i0 + r} * g.rs_a + k * g.cs_a] : 0.0f;
   };
+  const int whole = (k_end - k0) / 2;  // pairs with both k inside
   if (g.cs_a == 1) {
-    for (int r = 0; r < MR; ++r)
-      for (int p = 0; p < kp; ++p)
+    for (int r = 0; r < MR; ++r) {
+      const int done = r < mr ? whole : 0;
+      if (done) pair_along(Ap + r, MR, g.A + int64_t{i0 + r} * g.rs_a + k0, done);
+      for (int p = done; p < kp; ++p)
         Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
+    }
   } else {
-    for (int p = 0; p < kp; ++p)
-      for (int r = 0; r < MR; ++r)
-        Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
+    for (int p = 0; p < kp; ++p) {
+      const int k = k0 + 2 * p;
+      if (g.rs_a == 1 && mr == MR && p < whole) {
+        pair_rows(Ap + p * MR, g.A + i0 + k * g.cs_a, g.A + i0 + (k + 1) * g.cs_a, MR);
+        continue;
+      }
+      for (int r = 0; r < MR; ++r) Ap[p * MR + r] = bf16_pair(at(r, k), at(r, k + 1));
+    }
   }
 }
 
@@ -53,14 +111,23 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
   auto at = [&](int k, int j) {
     return j < nr && k < k_end ? g.B[k * g.rs_b + int64_t{j0 + j} * g.cs_b] : 0.0f;
   };
+  const int whole = (k_end - k0) / 2;
   if (g.cs_b == 1) {
-    for (int p = 0; p < kp; ++p)
-      for (int j = 0; j < NR; ++j)
-        Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
+    for (int p = 0; p < kp; ++p) {
+      const int k = k0 + 2 * p;
+      if (nr == NR && p < whole) {
+        pair_rows(Bp + p * NR, g.B + k * g.rs_b + j0, g.B + (k + 1) * g.rs_b + j0, NR);
+        continue;
+      }
+      for (int j = 0; j < NR; ++j) Bp[p * NR + j] = bf16_pair(at(k, j), at(k + 1, j));
+    }
   } else {
-    for (int j = 0; j < NR; ++j)
-      for (int p = 0; p < kp; ++p)
+    for (int j = 0; j < NR; ++j) {
+      const int done = j < nr && g.rs_b == 1 ? whole : 0;
+      if (done) pair_along(Bp + j, NR, g.B + k0 + int64_t{j0 + j} * g.cs_b, done);
+      for (int p = done; p < kp; ++p)
         Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
+    }
   }
 }
 
@@ -116,19 +183,13 @@ inline void micro_kernel_bf16(int kp, const uint32_t* __restrict Ap, const uint3
       C[r * ldc + j] = bias ? bias[j] + tile[r * NR + j] : tile[r * NR + j];
 }
 
-// KC: the K slice (even: whole pairs), NC: the column block.
+// KC: the K slice (even: whole pairs), NC: the column block. M, N, K > 0 (gemm.cpp writes an
+// empty product itself).
 template <class P, int MR, int NV, int KC, int NC>
 void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
   constexpr int NR = NV * P::kW;
   constexpr int KP = KC / 2;
   static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
-  if (g.M <= 0 || g.N <= 0) return;
-  if (g.K <= 0) {  // empty product: only the bias (or zero) to write
-    if (g.init)
-      for (int i = 0; i < g.M; ++i)
-        for (int j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.bias ? g.bias[j] : 0.0f;
-    return;
-  }
   const int m_strips = (g.M + MR - 1) / MR;
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = g.N - jc < NC ? g.N - jc : NC;

@@ -206,18 +206,12 @@ constexpr int64_t padded_area(int M, int N) {
   return rows * cols;
 }
 
-// KC: the K slice of the few-rows loop; KC_MANY: of the many-rows loop.
+// KC: the K slice of the few-rows loop; KC_MANY: of the many-rows loop. M, N, K > 0 (gemm.cpp
+// writes an empty product itself).
 template <class V, int MR, int NV, int KC, int NC, int KC_MANY = KC>
 void gemm_blocked(const GemmArgs& g, ThreadPool& pool) {
   constexpr int NR = NV * V::kW;
   static_assert(NC % NR == 0, "NC must be a multiple of NR");
-  if (g.M <= 0 || g.N <= 0) return;
-  if (g.K <= 0) {  // empty product: only the bias (or zero) to write
-    if (g.init)
-      for (int i = 0; i < g.M; ++i)
-        for (int j = 0; j < g.N; ++j) g.C[i * g.ldc + j] = g.bias ? g.bias[j] : 0.0f;
-    return;
-  }
   const int m_strips = (g.M + MR - 1) / MR;
   // A row-major B (unit column stride) that fits in a core's L2 is read in place instead of
   // packed when at most 64 strips use it: the packing pass costs more than the strided reads, and
