@@ -28,9 +28,12 @@ void require_dtype(Dtype dtype, const std::string& device) {
 
 const char* bf16_banner(const ExecContext& ctx) {
   if (ctx.dtype != Dtype::kBf16) return "";
-  return ctx.device == Device::kCuda
-             ? ", bf16 products (inputs rounded to bf16 on the tensor cores, fp32 sums and weights)"
-             : ", bf16 products (inputs rounded, fp32 kernels: bf16's numbers at fp32's speed)";
+  if (ctx.device == Device::kCuda)
+    return ", bf16 products (inputs rounded to bf16 on the tensor cores, fp32 sums and weights)";
+  if (ctx.isa == SimdLevel::kAvx512 && cpu_has_avx512_bf16())
+    return ", bf16 products (vdpbf16ps: bf16 pairs summed in fp32; fp32 weights)";
+  return ", bf16 products (vdpbf16ps's sums without the instruction: bf16's numbers, slower than "
+         "fp32)";
 }
 
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,

@@ -34,9 +34,9 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
 // it before it creates its out dir.
 void require_dtype(Dtype dtype, const std::string& device);
 
-// What train's and bench's banners add in bf16 ("" in fp32): what runs, and on the CPU that it is
-// not faster yet (every CPU runs the portable path of kernels/cpu/matmul.cpp until a vdpbf16ps
-// kernel exists); on cuda, bf16 tensor-core products.
+// What train's and bench's banners add in bf16 ("" in fp32): what runs: vdpbf16ps where the CPU
+// has it at the AVX-512 level, else the same sums on gemm_bf16's AVX2 or portable path (slower
+// than fp32: SCRATCHGPT_BF16_ANY_CPU or a capped --simd); on cuda, bf16 tensor-core products.
 const char* bf16_banner(const ExecContext& ctx);
 
 // SCRATCHGPT_BF16_ANY_CPU=1: --dtype bf16 runs on a CPU without AVX512_BF16 too. Its matrix

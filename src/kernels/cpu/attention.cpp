@@ -105,8 +105,9 @@ void round_rows_bf16(float* dst, const float* src, int64_t ld, int T, int HS) {
 }
 
 // One head's products, on attention_impl.h's tile products or on the GEMM. bf16 (--dtype bf16):
-// each product's two inputs rounded to bf16 into this thread's buffers 7 and 8 first (the
-// portable path: exact products of bf16 values, fp32 sums; ref::attention_* with bf16 = true).
+// each product's two inputs rounded to bf16 into this thread's buffers 7 and 8 first, then the fp32
+// kernels (exact products of bf16 values, fp32 sums; ref::attention_* with bf16 = true). Not yet on
+// gemm_bf16 (the matmul's), whose products skip no triangle.
 struct HeadProducts {
   SimdLevel isa;
   bool tiled;  // T and HS whole vectors of the level, T <= kTileMaxT
