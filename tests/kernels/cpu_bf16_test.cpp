@@ -236,6 +236,59 @@ TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
 // even either way, a float past bf16's largest (infinity), a NaN (stays one), a denormal tie. Row
 // r of A holds one value at k = r (even and odd k), B is ones, so C's row r is that value rounded,
 // in each layout of A and B the packers read. Not at the vdpbf16ps level: it flushes denormals.
+// The attention's triangular products: scores with only C's lower triangle wanted (lower_c), and
+// the (T, T) x (T, HS) ones with A zero above (kLower) or below (kUpper) its diagonal, whose
+// skipped pairs hold zeros only: the loop's bits where C is written, at every K slice (T = 299
+// crosses the AVX2 path's 256 and the portable one's 128) and thread count.
+TEST(CpuBf16, GemmTrianglesGiveTheLoopsBits) {
+  KernelEnv env;
+  constexpr int T = 299, HS = 40;
+  using Tri = cpu::detail::GemmArgs::Tri;
+  for (SimdLevel level : simd_levels()) {
+    if (set_level(level) == SimdLevel::kAvx512 && cpu_has_avx512_bf16()) continue;
+    for (int threads : {1, 2}) {
+      set_threads(threads);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " " + std::to_string(threads));
+      // scores (T, T) = a (T, HS) b^T, lower triangle.
+      const auto a = random_floats(size_t(T) * HS, 41), b = random_floats(size_t(T) * HS, 42);
+      std::vector<float> s(size_t(T) * T, 5.0f), want(s.size(), 5.0f);
+      ref::gemm_bf16(T, T, HS, a.data(), HS, 1, b.data(), 1, HS, want.data(), T, true, nullptr);
+      cpu::detail::gemm_bf16(ctx().isa, {.M = T, .N = T, .K = HS,
+                                         .A = a.data(), .rs_a = HS, .cs_a = 1,
+                                         .B = b.data(), .rs_b = 1, .cs_b = HS,
+                                         .C = s.data(), .ldc = T, .init = true, .lower_c = true},
+                             ctx().workers());
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j <= i; ++j)
+          ASSERT_EQ(std::memcmp(&s[i * T + j], &want[i * T + j], sizeof(float)), 0)
+              << "scores (" << i << ", " << j << ")";
+      // c (T, HS) = A (T, K) v (K, HS), A zero above or below its diagonal, read by rows or by
+      // columns; K past T, so that a strip ending at an odd k is not the last.
+      constexpr int K = T + 11;
+      const auto v = random_floats(size_t(K) * HS, 44);
+      for (Tri tri : {Tri::kLower, Tri::kUpper})
+        for (bool by_cols : {false, true}) {
+          std::vector<float> A = random_floats(size_t(T) * K, 43);
+          for (int i = 0; i < T; ++i)
+            for (int k = 0; k < K; ++k)
+              if (tri == Tri::kLower ? k > i : k < i)
+                A[by_cols ? int64_t{k} * T + i : int64_t{i} * K + k] = 0.0f;  // A(i, k)
+          const int64_t rs = by_cols ? 1 : K, cs = by_cols ? T : 1;
+          std::vector<float> c(size_t(T) * HS), c_want(c.size());
+          ref::gemm_bf16(T, HS, K, A.data(), rs, cs, v.data(), HS, 1, c_want.data(), HS, true,
+                         nullptr);
+          cpu::detail::gemm_bf16(ctx().isa, {.M = T, .N = HS, .K = K,
+                                             .A = A.data(), .rs_a = rs, .cs_a = cs,
+                                             .B = v.data(), .rs_b = HS, .cs_b = 1,
+                                             .C = c.data(), .ldc = HS, .init = true, .a_tri = tri},
+                                 ctx().workers());
+          EXPECT_TRUE(bitwise_equal(c, c_want)) << (tri == Tri::kLower ? "lower" : "upper")
+                                                << (by_cols ? " by columns" : " by rows");
+        }
+    }
+  }
+}
+
 TEST(CpuBf16, GemmRoundsTiesInfinityNanAndDenormalsAsTheScalarDoes) {
   KernelEnv env;
   const float values[8] = {1.0f + 0x1p-8f,          1.0f + 0x1p-7f + 0x1p-8f,

@@ -3,7 +3,7 @@
 // forward; softmax backward). The row passes are the per-ISA kernels of simd/attention_impl.h
 // (AVX-512 or AVX2) or the portable scalar rows below; the products are attention_impl.h's tile
 // products where T and HS are whole vectors and T <= kTileMaxT, else the GEMM of gemm.h. With
-// ExecContext::dtype bf16 every product's inputs are rounded to bf16 first (HeadProducts).
+// ExecContext::dtype bf16 every product runs on gemm_bf16 (HeadProducts).
 #include "kernels/cpu/attention.h"
 
 #include <cmath>
@@ -14,7 +14,6 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/simd/attention_simd.h"
 #include "kernels/cpu/simd/simd.h"
-#include "kernels/ref/bf16.h"
 
 namespace scratchgpt::cpu {
 
@@ -98,23 +97,15 @@ void apply_mask(float* a, const float* w, const float* drop, int T) {
 // beyond). Measured with bench/attention_bench (see docs/bench-log.md).
 constexpr int kTileMaxT = 256;
 
-// dst (T, HS) contiguous = src (T, HS) rows of stride ld, rounded to bf16.
-void round_rows_bf16(float* dst, const float* src, int64_t ld, int T, int HS) {
-  for (int t = 0; t < T; ++t)
-    for (int i = 0; i < HS; ++i) dst[int64_t{t} * HS + i] = ref::round_bf16(src[t * ld + i]);
-}
-
 // One head's products, on attention_impl.h's tile products or on the GEMM. bf16 (--dtype bf16):
-// each product's two inputs rounded to bf16 into this thread's buffers 7 and 8 first, then the fp32
-// kernels (exact products of bf16 values, fp32 sums; ref::attention_* with bf16 = true). Not yet on
-// gemm_bf16 (the matmul's), whose products skip no triangle.
+// on gemm_bf16, as the matmul's (inputs rounded to bf16 as they are packed, pairs summed in fp32:
+// vdpbf16ps where the CPU has it; ref::attention_* with bf16 = true is the twin).
 struct HeadProducts {
   SimdLevel isa;
   bool tiled;  // T and HS whole vectors of the level, T <= kTileMaxT
   bool bf16;
 
-  HeadProducts(const ExecContext& ex, int T, int HS)
-      : isa(ex.isa), bf16(ex.dtype == Dtype::kBf16) {
+  HeadProducts(const ExecContext& ex, int T, int HS) : isa(ex.isa), bf16(ex.dtype == Dtype::kBf16) {
     const int lanes = isa == SimdLevel::kAvx512 ? 16 : 8;
     tiled = isa != SimdLevel::kScalar && T % lanes == 0 && HS % lanes == 0 && T <= kTileMaxT;
   }
@@ -122,13 +113,20 @@ struct HeadProducts {
   // s (T, T) = a b^T on and below the diagonal; a, b (T, HS) rows of strides lda, ldb.
   void scores(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
               int HS) const {
-    if (bf16) {
-      float* a16 = detail::thread_buffer(8, 2 * static_cast<size_t>(T) * HS);  // (T, HS) twice
-      float* b16 = a16 + static_cast<int64_t>(T) * HS;
-      round_rows_bf16(a16, a, lda, T, HS);
-      round_rows_bf16(b16, b, ldb, T, HS);
-      a = a16, b = b16, lda = ldb = HS;
-    }
+    const GemmArgs g = {.M = T,
+                        .N = T,
+                        .K = HS,
+                        .A = a,
+                        .rs_a = lda,
+                        .cs_a = 1,
+                        .B = b,
+                        .rs_b = 1,
+                        .cs_b = ldb,  // B[i][t2] = b[t2][i]
+                        .C = s,
+                        .ldc = T,
+                        .init = true,
+                        .lower_c = true};
+    if (bf16) return detail::gemm_bf16(isa, g, detail::serial_pool());
     if (tiled) {
       float* bt = detail::thread_buffer(5, static_cast<size_t>(T) * HS);  // (HS, T)
       // (the portable slot is never taken: tiled needs AVX2 or AVX-512)
@@ -136,37 +134,33 @@ struct HeadProducts {
            detail::attention_scores_avx2)(s, a, lda, b, ldb, T, HS, bt);
       return;
     }
-    detail::gemm(isa, {.M = T, .N = T, .K = HS,
-                       .A = a, .rs_a = lda, .cs_a = 1,
-                       .B = b, .rs_b = 1, .cs_b = ldb,  // B[i][t2] = b[t2][i]
-                       .C = s, .ldc = T, .init = true, .lower_c = true},
-                 detail::serial_pool());
+    detail::gemm(isa, g, detail::serial_pool());
   }
 
   // c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
   // (upper = false) or below it; c, b rows of strides ldc, ldb.
   void mix(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
            const float* b, int64_t ldb, int T, int HS) const {
-    if (bf16) {
-      // A is a whole (T, T) array read along rows or along columns: rounded in place's layout.
-      const int64_t TT = static_cast<int64_t>(T) * T;
-      float* A16 = detail::thread_buffer(7, static_cast<size_t>(TT));
-      for (int64_t i = 0; i < TT; ++i) A16[i] = ref::round_bf16(A[i]);
-      float* b16 = detail::thread_buffer(8, static_cast<size_t>(T) * HS);  // (T, HS)
-      round_rows_bf16(b16, b, ldb, T, HS);
-      A = A16, b = b16, ldb = HS;
-    }
+    const GemmArgs g = {.M = T,
+                        .N = HS,
+                        .K = T,
+                        .A = A,
+                        .rs_a = rs_a,
+                        .cs_a = cs_a,
+                        .B = b,
+                        .rs_b = ldb,
+                        .cs_b = 1,
+                        .C = c,
+                        .ldc = ldc,
+                        .init = true,
+                        .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower};
+    if (bf16) return detail::gemm_bf16(isa, g, detail::serial_pool());
     if (tiled) {
       pick(isa, detail::attention_mix_avx512, detail::attention_mix_avx2,
            detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
       return;
     }
-    detail::gemm(isa, {.M = T, .N = HS, .K = T,
-                       .A = A, .rs_a = rs_a, .cs_a = cs_a,
-                       .B = b, .rs_b = ldb, .cs_b = 1,
-                       .C = c, .ldc = ldc, .init = true,
-                       .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower},
-                 detail::serial_pool());
+    detail::gemm(isa, g, detail::serial_pool());
   }
 };
 
@@ -183,7 +177,7 @@ void attention_forward(const ExecContext& ex, float* out, float* preatt, float* 
   ex.workers().parallel_for(static_cast<int64_t>(B) * NH, [&](int64_t begin, int64_t end, int) {
     for (int64_t bh = begin; bh < end; ++bh) {
       const int b = static_cast<int>(bh / NH), h = static_cast<int>(bh % NH);
-      const float* q = qkv + static_cast<int64_t>(b) * T * 3 * C + h * HS;  // rows of stride 3C
+      const float* q = qkv + static_cast<int64_t>(b) * T * 3 * C + h * HS;    // rows of stride 3C
       float* pre = preatt ? preatt + bh * TT : detail::thread_buffer(6, TT);  // (T, T)
       float* w = att + bh * TT;                                               // (T, T)
       // pre = q k^T (lower triangle), then scaled and softmaxed row by row.

@@ -42,7 +42,7 @@ ThreadPool& serial_pool() {
 
 namespace {
 struct ThreadBuffers {
-  static constexpr int kSlots = 10;
+  static constexpr int kSlots = 7;
   float* ptr[kSlots] = {};
   size_t cap[kSlots] = {};
   ~ThreadBuffers() {

@@ -38,7 +38,8 @@ void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 // The same product with A and B rounded to bf16 and multiplied in pairs along k, summed in fp32
 // (--dtype bf16's matrix products): gemm_bf16_impl.h defines the order of the sums, the same for
 // every level, blocking and thread count; ref::gemm_bf16 is its plain loop. At kAvx512 it runs
-// vdpbf16ps where the CPU has AVX512_BF16, else the AVX2 path. Ignores lower_c and a_tri.
+// vdpbf16ps where the CPU has AVX512_BF16, else the AVX2 path. lower_c and a_tri as gemm's (the
+// pairs skipped hold zeros of A only, so the sums are the loop's).
 void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 
 // A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
@@ -50,8 +51,7 @@ ThreadPool& serial_pool();
 // and fault in no page. Slots: 0 packed B, 1 packed A, 2 attention's scratch, 3 layernorm's and
 // 4 matmul's partial parameter gradients (filled by the pool's threads for the thread that owns
 // the slot), 5 attention's transposed operand, 6 attention's (T, T) scores or their gradient
-// when the caller keeps none; with --dtype bf16 (where gemm_bf16's packed pairs use slots 0 and
-// 1), attention's products' inputs rounded: 7 its (T, T) operand, 8 its (T, HS) operands.
+// when the caller keeps none (gemm_bf16's packed pairs use slots 0 and 1).
 float* thread_buffer(int slot, size_t n);
 
 }  // namespace scratchgpt::cpu::detail

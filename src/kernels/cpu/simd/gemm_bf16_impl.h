@@ -82,7 +82,8 @@ inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int
   auto at = [&](int r, int k) {
     return r < mr && k < k_end ? g.A[int64_t{i0 + r} * g.rs_a + k * g.cs_a] : 0.0f;
   };
-  const int whole = (k_end - k0) / 2;  // pairs with both k inside
+  const int inside = (k_end - k0) / 2;  // pairs with both k inside
+  const int whole = inside < kp ? inside : kp;
   if (g.cs_a == 1) {
     for (int r = 0; r < MR; ++r) {
       const int done = r < mr ? whole : 0;
@@ -111,7 +112,8 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
   auto at = [&](int k, int j) {
     return j < nr && k < k_end ? g.B[k * g.rs_b + int64_t{j0 + j} * g.cs_b] : 0.0f;
   };
-  const int whole = (k_end - k0) / 2;
+  const int inside = (k_end - k0) / 2;  // pairs with both k inside
+  const int whole = inside < kp ? inside : kp;
   if (g.cs_b == 1) {
     for (int p = 0; p < kp; ++p) {
       const int k = k0 + 2 * p;
@@ -213,13 +215,22 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
         for (int64_t s = b; s < e; ++s) {
           const int i0 = static_cast<int>(s) * MR;
           const int mr = g.M - i0 < MR ? g.M - i0 : MR;
-          pack_a_pairs<MR>(Ap, g, i0, mr, pc, k_end, kp);
+          // The pairs of this slice where the strip's A can be nonzero (a_tri): whole pairs
+          // around them, the rest being products of zeros that change no sum.
+          int p_lo = 0, p_hi = kp;
+          if (g.a_tri == GemmArgs::kLower && i0 + mr < k_end)
+            p_hi = i0 + mr <= pc ? 0 : (i0 + mr - pc + 1) / 2;
+          if (g.a_tri == GemmArgs::kUpper && i0 > pc)
+            p_lo = (i0 - pc) / 2 < kp ? (i0 - pc) / 2 : kp;
+          const int np = p_hi > p_lo ? p_hi - p_lo : 0;
+          pack_a_pairs<MR>(Ap, g, i0, mr, pc + 2 * p_lo, k_end, np);
           for (int q = 0; q < n_panels; ++q) {
             const int j0 = jc + q * NR;
+            if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above the diagonal
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
             const float* bias = last && g.init && g.bias ? g.bias + j0 : nullptr;
-            micro_kernel_bf16<P, MR, NV>(kp, Ap, Bp + q * kp * NR, g.C + i0 * g.ldc + j0, g.ldc, mr,
-                                         nr, load_c, bias);
+            micro_kernel_bf16<P, MR, NV>(np, Ap, Bp + (q * kp + p_lo) * NR, g.C + i0 * g.ldc + j0,
+                                         g.ldc, mr, nr, load_c, bias);
           }
         }
       });
