@@ -64,7 +64,7 @@ float dot_loop_avx512_bf16(int64_t iters) {
   __m512 a[12];
   for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps(0.001f * i);
   const __m512bh x = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(0x3f803f80));  // (1, 1)
-  const __m512bh y = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(0x3a803a80));  // (2^-10, 2^-10)
+  const __m512bh y = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(0x3a803a80));  // 2^-10 twice
   for (int64_t it = 0; it < iters; ++it) {
 #pragma GCC unroll 12
     for (int i = 0; i < 12; ++i) a[i] = _mm512_dpbf16_ps(a[i], x, y);

@@ -113,53 +113,38 @@ struct HeadProducts {
   // s (T, T) = a b^T on and below the diagonal; a, b (T, HS) rows of strides lda, ldb.
   void scores(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
               int HS) const {
-    const GemmArgs g = {.M = T,
-                        .N = T,
-                        .K = HS,
-                        .A = a,
-                        .rs_a = lda,
-                        .cs_a = 1,
-                        .B = b,
-                        .rs_b = 1,
-                        .cs_b = ldb,  // B[i][t2] = b[t2][i]
-                        .C = s,
-                        .ldc = T,
-                        .init = true,
-                        .lower_c = true};
-    if (bf16) return detail::gemm_bf16(isa, g, detail::serial_pool());
-    if (tiled) {
+    if (tiled && !bf16) {
       float* bt = detail::thread_buffer(5, static_cast<size_t>(T) * HS);  // (HS, T)
       // (the portable slot is never taken: tiled needs AVX2 or AVX-512)
       pick(isa, detail::attention_scores_avx512, detail::attention_scores_avx2,
            detail::attention_scores_avx2)(s, a, lda, b, ldb, T, HS, bt);
       return;
     }
-    detail::gemm(isa, g, detail::serial_pool());
+    gemm({.M = T, .N = T, .K = HS,
+          .A = a, .rs_a = lda, .cs_a = 1,
+          .B = b, .rs_b = 1, .cs_b = ldb,  // B[i][t2] = b[t2][i]
+          .C = s, .ldc = T, .init = true, .lower_c = true});
   }
 
   // c (T, HS) = A (T, T) b (T, HS), A[i][k] = A[i * rs_a + k * cs_a] zero above the diagonal
   // (upper = false) or below it; c, b rows of strides ldc, ldb.
   void mix(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
            const float* b, int64_t ldb, int T, int HS) const {
-    const GemmArgs g = {.M = T,
-                        .N = HS,
-                        .K = T,
-                        .A = A,
-                        .rs_a = rs_a,
-                        .cs_a = cs_a,
-                        .B = b,
-                        .rs_b = ldb,
-                        .cs_b = 1,
-                        .C = c,
-                        .ldc = ldc,
-                        .init = true,
-                        .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower};
-    if (bf16) return detail::gemm_bf16(isa, g, detail::serial_pool());
-    if (tiled) {
+    if (tiled && !bf16) {
       pick(isa, detail::attention_mix_avx512, detail::attention_mix_avx2,
            detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
       return;
     }
+    gemm({.M = T, .N = HS, .K = T,
+          .A = A, .rs_a = rs_a, .cs_a = cs_a,
+          .B = b, .rs_b = ldb, .cs_b = 1,
+          .C = c, .ldc = ldc, .init = true,
+          .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower});
+  }
+
+  // The GEMM of the dtype, on this thread.
+  void gemm(const GemmArgs& g) const {
+    if (bf16) return detail::gemm_bf16(isa, g, detail::serial_pool());
     detail::gemm(isa, g, detail::serial_pool());
   }
 };
