@@ -193,6 +193,7 @@ TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
 // row-major and transposed (the forward); C written with and without a bias and added to. Where
 // the CPU has AVX512_BF16 the vdpbf16ps path is held to the loop within fp32's rounding instead
 // (the instruction's documented order gives the same bits; a CPU's own may round once a pair).
+// And with B packed ahead (gemm_bf16_pack_b), at every level: the bits of B packed in the call.
 struct GemmCase {
   int M, N, K;
   bool a_cols, b_trans, init, bias;
@@ -203,29 +204,44 @@ const GemmCase kGemmCases[] = {{13, 800, 1101, false, true, true, true},
                                {64, 48, 512, true, true, true, true},
                                {3, 1, 1, false, false, false, false}};
 
-std::vector<float> run_gemm_bf16(const GemmCase& c, bool twin) {
+// How run_gemm_bf16 computes: the loop, gemm_bf16 packing B itself, or B packed ahead.
+enum class GemmWay { kTwin, kGemm, kPackedB };
+
+std::vector<float> run_gemm_bf16(const GemmCase& c, GemmWay way) {
   const auto A = random_floats(size_t(c.M) * c.K, 31), B = random_floats(size_t(c.K) * c.N, 32);
   const auto bias = random_floats(c.N, 33);
   std::vector<float> C = random_floats(size_t(c.M) * c.N, 34);  // added to when !init
   const int64_t rs_a = c.a_cols ? 1 : c.K, cs_a = c.a_cols ? c.M : 1;
   const int64_t rs_b = c.b_trans ? 1 : c.N, cs_b = c.b_trans ? c.K : 1;
   const float* bp = c.bias ? bias.data() : nullptr;
-  if (twin)
+  if (way == GemmWay::kTwin) {
     ref::gemm_bf16(c.M, c.N, c.K, A.data(), rs_a, cs_a, B.data(), rs_b, cs_b, C.data(), c.N,
                    c.init, bp);
-  else
-    cpu::detail::gemm_bf16(ctx().isa, {.M = c.M, .N = c.N, .K = c.K,
-                                       .A = A.data(), .rs_a = rs_a, .cs_a = cs_a,
-                                       .B = B.data(), .rs_b = rs_b, .cs_b = cs_b,
-                                       .C = C.data(), .ldc = c.N, .init = c.init, .bias = bp},
-                           ctx().workers());
+    return C;
+  }
+  cpu::detail::GemmArgs g{.M = c.M, .N = c.N, .K = c.K,
+                          .A = A.data(), .rs_a = rs_a, .cs_a = cs_a,
+                          .B = B.data(), .rs_b = rs_b, .cs_b = cs_b,
+                          .C = C.data(), .ldc = c.N, .init = c.init, .bias = bp};
+  // Packed ahead: B's words only, its floats then overwritten so that a read of them shows.
+  std::vector<uint32_t> words;
+  cpu::detail::PackedPairs packed;
+  std::vector<float> junk;
+  if (way == GemmWay::kPackedB) {
+    words.assign(cpu::detail::gemm_bf16_packed_words(ctx().isa, c.K, c.N), 0xdeadbeefu);
+    packed = cpu::detail::gemm_bf16_pack_b(ctx().isa, g, words.data(), ctx().workers());
+    junk.assign(B.size(), std::numeric_limits<float>::quiet_NaN());
+    g.B = junk.data();
+    g.Bp = &packed;
+  }
+  cpu::detail::gemm_bf16(ctx().isa, g, ctx().workers());
   return C;
 }
 
 TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
   KernelEnv env;
   for (const GemmCase& c : kGemmCases) {
-    const std::vector<float> want = run_gemm_bf16(c, true);
+    const std::vector<float> want = run_gemm_bf16(c, GemmWay::kTwin);
     std::vector<double> want_d(want.begin(), want.end());
     for (SimdLevel level : simd_levels()) {
       if (!affordable(int64_t{c.M} * c.N * c.K, level)) continue;
@@ -236,11 +252,13 @@ TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
         SCOPED_TRACE(std::string(simd_level_name(level)) + (native ? " (vdpbf16ps)" : "") + " " +
                      std::to_string(threads) + " threads, M=" + std::to_string(c.M) +
                      " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K));
-        const std::vector<float> got = run_gemm_bf16(c, false);
+        const std::vector<float> got = run_gemm_bf16(c, GemmWay::kGemm);
         if (native)
           EXPECT_TRUE(all_close(got, want_d, atol_for(c.K), 1e-5));
         else
           EXPECT_TRUE(bitwise_equal(got, want));
+        // B packed ahead (a weight between two AdamW steps) gives the bits of B packed here.
+        EXPECT_TRUE(bitwise_equal(run_gemm_bf16(c, GemmWay::kPackedB), got)) << "B packed ahead";
       }
     }
   }

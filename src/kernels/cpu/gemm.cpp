@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/check.h"
 #include "kernels/cpu/simd/gemm_bf16_simd.h"
 #include "kernels/cpu/simd/gemm_simd.h"
 #include "kernels/cpu/simd/simd.h"
@@ -29,10 +30,34 @@ void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
   pick(level, gemm_avx512, gemm_avx2, gemm_scalar)(g, pool);
 }
 
+namespace {
+// The level whose path runs gemm_bf16 at `level`: AVX-512 only with AVX512_BF16.
+SimdLevel bf16_path(SimdLevel level) {
+  return level == SimdLevel::kAvx512 && !cpu_has_avx512_bf16() ? SimdLevel::kAvx2 : level;
+}
+}  // namespace
+
 void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
+  level = bf16_path(level);
+  if (g.Bp)
+    SG_CHECK(g.Bp->level == level && g.Bp->K == g.K && g.Bp->N == g.N,
+             "gemm_bf16: B was packed for another product or code path");
   if (empty_product(g)) return;
-  if (level == SimdLevel::kAvx512 && !cpu_has_avx512_bf16()) level = SimdLevel::kAvx2;
   pick(level, gemm_bf16_avx512, gemm_bf16_avx2, gemm_bf16_scalar)(g, pool);
+}
+
+size_t gemm_bf16_packed_words(SimdLevel level, int K, int N) {
+  const size_t nr = static_cast<size_t>(
+      pick(bf16_path(level), gemm_bf16_nr_avx512, gemm_bf16_nr_avx2, gemm_bf16_nr_scalar)());
+  return (static_cast<size_t>(K) + 1) / 2 * ((static_cast<size_t>(N) + nr - 1) / nr * nr);
+}
+
+PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  level = bf16_path(level);
+  if (g.K > 0 && g.N > 0)
+    pick(level, gemm_bf16_pack_b_avx512, gemm_bf16_pack_b_avx2, gemm_bf16_pack_b_scalar)(g, out,
+                                                                                         pool);
+  return {out, level, g.K, g.N};
 }
 
 ThreadPool& serial_pool() {

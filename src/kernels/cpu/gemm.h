@@ -14,6 +14,8 @@
 
 namespace scratchgpt::cpu::detail {
 
+struct PackedPairs;
+
 struct GemmArgs {
   int M = 0, N = 0, K = 0;
   const float* A = nullptr;  // A[i][k] = A[i * rs_a + k * cs_a], i < M, k < K
@@ -30,6 +32,17 @@ struct GemmArgs {
   enum Tri { kFull = 0, kLower = 1, kUpper = 2 };
   bool lower_c = false;
   Tri a_tri = kFull;
+  // gemm_bf16 only: B already packed by gemm_bf16_pack_b (B and its strides are then not read).
+  const PackedPairs* Bp = nullptr;
+};
+
+// A B operand of gemm_bf16 rounded and packed ahead, for a B that many products read unchanged
+// (a weight between two AdamW steps): the pair words in the order the path of `level` reads
+// them (so only that level's gemm_bf16 may take it), for a K x N product.
+struct PackedPairs {
+  const uint32_t* words = nullptr;
+  SimdLevel level = SimdLevel::kScalar;
+  int K = 0, N = 0;
 };
 
 // Runs on `pool` with the code path of `level` (simd.h's pick).
@@ -41,6 +54,13 @@ void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
 // vdpbf16ps where the CPU has AVX512_BF16, else the AVX2 path. lower_c and a_tri as gemm's (the
 // pairs skipped hold zeros of A only, so the sums are the loop's).
 void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool);
+// The words gemm_bf16_pack_b writes for a K x N B at `level`: ceil(K / 2) pairs by N rounded up
+// to the path's panel width.
+size_t gemm_bf16_packed_words(SimdLevel level, int K, int N);
+// Packs g's B (g.K x g.N through rs_b, cs_b; nothing else of g is read) into out, the words of
+// gemm_bf16_packed_words, for gemm_bf16 at `level`: GemmArgs::Bp = &the result gives the bits
+// of the same product with B itself.
+PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, ThreadPool& pool);
 
 // A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.

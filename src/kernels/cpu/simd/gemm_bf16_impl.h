@@ -35,19 +35,38 @@ inline __m256i round_bf16_8(__m256 x) {
                                          _mm256_set1_epi32(0x7f800000));
   return _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), nan);
 }
+
+// The eight pair words (even[i], odd[i]) of eight floats each.
+inline __m256i pair_words_8(__m256 even, __m256 odd) {
+  return _mm256_or_si256(
+      _mm256_srli_epi32(round_bf16_8(even), 16),
+      _mm256_and_si256(round_bf16_8(odd), _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+
+// The four pair words of x[0..7]: (x[0], x[1]), (x[2], x[3]), ... in the 32-bit lanes of an xmm.
+inline __m128i pair_words_4(const float* x) {
+  // Bytes 2-3 (the even value's bf16) and 6-7 (the odd one's) of each 8-byte pair: two words at
+  // the bottom of each 128-bit half, then the halves' bottoms side by side.
+  const __m256i top_halves =
+      _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10,
+                       11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i w = _mm256_shuffle_epi8(round_bf16_8(_mm256_loadu_ps(x)), top_halves);
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(w, 0x08));
+}
 #endif
 
 // words[i] = the pair (even[i], odd[i]) for i < n: two rows of k side by side.
 inline void pair_rows(uint32_t* __restrict words, const float* even, const float* odd, int n) {
   int i = 0;
 #ifdef SG_ISA_AVX512
-  for (; i + 8 <= n; i += 8) {
-    const __m256i e = round_bf16_8(_mm256_loadu_ps(even + i));
-    const __m256i o = round_bf16_8(_mm256_loadu_ps(odd + i));
-    const __m256i w =
-        _mm256_or_si256(_mm256_srli_epi32(e, 16),
-                        _mm256_and_si256(o, _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + i), w);
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + i),
+                        pair_words_8(_mm256_loadu_ps(even + i), _mm256_loadu_ps(odd + i)));
+  if (i + 4 <= n) {  // four more (the AVX2 path's 4-row strips): the low halves
+    const __m256i w = pair_words_8(_mm256_set_m128(_mm_setzero_ps(), _mm_loadu_ps(even + i)),
+                                   _mm256_set_m128(_mm_setzero_ps(), _mm_loadu_ps(odd + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(words + i), _mm256_castsi256_si128(w));
+    i += 4;
   }
 #endif
   for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
@@ -57,20 +76,47 @@ inline void pair_rows(uint32_t* __restrict words, const float* even, const float
 inline void pair_along(uint32_t* __restrict words, int64_t stride, const float* x, int n) {
   int q = 0;
 #ifdef SG_ISA_AVX512
-  // Bytes 2-3 (the even value's bf16) and 6-7 (the odd one's) of each 8-byte pair: two words at
-  // the bottom of each 128-bit half.
-  const __m256i top_halves =
-      _mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10,
-                       11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1);
   for (; q + 4 <= n; q += 4) {
-    const __m256i w = _mm256_shuffle_epi8(round_bf16_8(_mm256_loadu_ps(x + 2 * q)), top_halves);
-    words[(q + 0) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 0));
-    words[(q + 1) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 1));
-    words[(q + 2) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 4));
-    words[(q + 3) * stride] = static_cast<uint32_t>(_mm256_extract_epi32(w, 5));
+    const __m128i w = pair_words_4(x + 2 * q);
+    words[(q + 0) * stride] = static_cast<uint32_t>(_mm_extract_epi32(w, 0));
+    words[(q + 1) * stride] = static_cast<uint32_t>(_mm_extract_epi32(w, 1));
+    words[(q + 2) * stride] = static_cast<uint32_t>(_mm_extract_epi32(w, 2));
+    words[(q + 3) * stride] = static_cast<uint32_t>(_mm_extract_epi32(w, 3));
   }
 #endif
   for (; q < n; ++q) words[q * stride] = bf16_pair(x[2 * q], x[2 * q + 1]);
+}
+
+// pair_along for R rows of x at once (R a multiple of 4; row r at x + r * ld): words[q * stride
+// + r] = the pair (x_r[2q], x_r[2q + 1]) for q < n, r < R. Four pairs of four rows make a 4 x 4
+// block of words, transposed in registers and stored as four runs of four: no word-by-word
+// scatter as R separate pair_along calls make.
+template <int R>
+inline void pair_along_rows(uint32_t* __restrict words, int64_t stride, const float* x,
+                            int64_t ld, int n) {
+  static_assert(R % 4 == 0, "whole groups of four rows");
+  int q = 0;
+#ifdef SG_ISA_AVX512
+  for (; q + 4 <= n; q += 4)
+    for (int r = 0; r < R; r += 4) {
+      const __m128i w0 = pair_words_4(x + (r + 0) * ld + 2 * q);
+      const __m128i w1 = pair_words_4(x + (r + 1) * ld + 2 * q);
+      const __m128i w2 = pair_words_4(x + (r + 2) * ld + 2 * q);
+      const __m128i w3 = pair_words_4(x + (r + 3) * ld + 2 * q);
+      const __m128i lo01 = _mm_unpacklo_epi32(w0, w1), lo23 = _mm_unpacklo_epi32(w2, w3);
+      const __m128i hi01 = _mm_unpackhi_epi32(w0, w1), hi23 = _mm_unpackhi_epi32(w2, w3);
+      auto put = [&](int i, __m128i v) {  // pair q + i of rows r..r+3
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(words + (q + i) * stride + r), v);
+      };
+      put(0, _mm_unpacklo_epi64(lo01, lo23));
+      put(1, _mm_unpackhi_epi64(lo01, lo23));
+      put(2, _mm_unpacklo_epi64(hi01, hi23));
+      put(3, _mm_unpackhi_epi64(hi01, hi23));
+    }
+#endif
+  for (; q < n; ++q)
+    for (int r = 0; r < R; ++r)
+      words[q * stride + r] = bf16_pair(x[r * ld + 2 * q], x[r * ld + 2 * q + 1]);
 }
 
 // Ap[p * MR + r] = the pair (A(i0 + r, k0 + 2p), A(i0 + r, k0 + 2p + 1)) for p < kp; k past k_end
@@ -85,6 +131,13 @@ inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int
   const int inside = (k_end - k0) / 2;  // pairs with both k inside
   const int whole = inside < kp ? inside : kp;
   if (g.cs_a == 1) {
+    if (mr == MR) {
+      pair_along_rows<MR>(Ap, MR, g.A + int64_t{i0} * g.rs_a + k0, g.rs_a, whole);
+      for (int r = 0; r < MR; ++r)
+        for (int p = whole; p < kp; ++p)
+          Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
+      return;
+    }
     for (int r = 0; r < MR; ++r) {
       const int done = r < mr ? whole : 0;
       if (done) pair_along(Ap + r, MR, g.A + int64_t{i0 + r} * g.rs_a + k0, done);
@@ -124,6 +177,13 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
       for (int j = 0; j < NR; ++j) Bp[p * NR + j] = bf16_pair(at(k, j), at(k + 1, j));
     }
   } else {
+    if (nr == NR && g.rs_b == 1) {
+      pair_along_rows<NR>(Bp, NR, g.B + k0 + int64_t{j0} * g.cs_b, g.cs_b, whole);
+      for (int j = 0; j < NR; ++j)
+        for (int p = whole; p < kp; ++p)
+          Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
+      return;
+    }
     for (int j = 0; j < NR; ++j) {
       const int done = j < nr && g.rs_b == 1 ? whole : 0;
       if (done) pair_along(Bp + j, NR, g.B + k0 + int64_t{j0 + j} * g.cs_b, done);
@@ -185,14 +245,42 @@ inline void micro_kernel_bf16(int kp, const uint32_t* __restrict Ap, const uint3
       C[r * ldc + j] = bias ? bias[j] + tile[r * NR + j] : tile[r * NR + j];
 }
 
-// KC: the K slice (even: whole pairs), NC: the column block. M, N, K > 0 (gemm.cpp writes an
-// empty product itself).
-template <class P, int MR, int NV, int KC, int NC>
-void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
-  constexpr int NR = NV * P::kW;
-  constexpr int KP = KC / 2;
+// A path's blocking: pair operations P, MR x (NV kW) tiles, KC the K slice (even: whole pairs),
+// NC the column block.
+template <class Pairs, int MR_, int NV_, int KC_, int NC_>
+struct Blocking {
+  using P = Pairs;
+  static constexpr int MR = MR_, NV = NV_, NR = NV_ * Pairs::kW, KC = KC_, KP = KC_ / 2, NC = NC_;
   static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
+};
+
+// B packed whole, ahead (gemm.h's gemm_bf16_pack_b): slice by slice of K (each KC deep), each
+// slice's panels in order, panel q of the slice at pc the kp x NR words the blocked GEMM would
+// pack into its buffer for it. The slice at pc starts at word (pc / 2) * (its panels x NR).
+template <class L>
+void pack_b_whole(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  const int n_panels = (g.N + L::NR - 1) / L::NR;
+  for (int pc = 0; pc < g.K; pc += L::KC) {
+    const int k_end = g.K - pc < L::KC ? g.K : pc + L::KC;
+    const int kp = (k_end - pc + 1) / 2;
+    uint32_t* slice = out + int64_t{pc / 2} * n_panels * L::NR;
+    pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
+      for (int64_t q = b; q < e; ++q) {
+        const int j0 = static_cast<int>(q) * L::NR;
+        const int nr = g.N - j0 < L::NR ? g.N - j0 : L::NR;
+        pack_b_pairs<L::NR>(slice + q * kp * L::NR, g, pc, k_end, kp, j0, nr);
+      }
+    });
+  }
+}
+
+// M, N, K > 0 (gemm.cpp writes an empty product itself). B is read from g.Bp when it is packed
+// ahead, else packed here block by block.
+template <class L>
+void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
+  constexpr int MR = L::MR, NR = L::NR, KC = L::KC, NC = L::NC;
   const int m_strips = (g.M + MR - 1) / MR;
+  const int all_panels = (g.N + NR - 1) / NR;
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = g.N - jc < NC ? g.N - jc : NC;
     const int n_panels = (nc + NR - 1) / NR;
@@ -201,17 +289,23 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
       const int kp = (k_end - pc + 1) / 2;
       const bool load_c = pc > 0 || !g.init;
       const bool last = k_end == g.K;
-      auto* Bp =
-          reinterpret_cast<uint32_t*>(thread_buffer(0, static_cast<size_t>(n_panels) * KP * NR));
-      pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
-        for (int64_t q = b; q < e; ++q) {
-          const int j0 = jc + static_cast<int>(q) * NR;
-          const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-          pack_b_pairs<NR>(Bp + q * kp * NR, g, pc, k_end, kp, j0, nr);
-        }
-      });
+      const uint32_t* Bp = nullptr;
+      if (g.Bp) {
+        Bp = g.Bp->words + int64_t{pc / 2} * all_panels * NR + int64_t{jc / NR} * kp * NR;
+      } else {
+        auto* packed =
+            reinterpret_cast<uint32_t*>(thread_buffer(0, size_t{1} * n_panels * L::KP * NR));
+        pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
+          for (int64_t q = b; q < e; ++q) {
+            const int j0 = jc + static_cast<int>(q) * NR;
+            const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+            pack_b_pairs<NR>(packed + q * kp * NR, g, pc, k_end, kp, j0, nr);
+          }
+        });
+        Bp = packed;
+      }
       pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
-        auto* Ap = reinterpret_cast<uint32_t*>(thread_buffer(1, static_cast<size_t>(KP) * MR));
+        auto* Ap = reinterpret_cast<uint32_t*>(thread_buffer(1, size_t{1} * L::KP * MR));
         for (int64_t s = b; s < e; ++s) {
           const int i0 = static_cast<int>(s) * MR;
           const int mr = g.M - i0 < MR ? g.M - i0 : MR;
@@ -229,8 +323,9 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
             if (g.lower_c && j0 > i0 + mr - 1) break;  // this tile and the rest: above the diagonal
             const int nr = g.N - j0 < NR ? g.N - j0 : NR;
             const float* bias = last && g.init && g.bias ? g.bias + j0 : nullptr;
-            micro_kernel_bf16<P, MR, NV>(np, Ap, Bp + (q * kp + p_lo) * NR, g.C + i0 * g.ldc + j0,
-                                         g.ldc, mr, nr, load_c, bias);
+            micro_kernel_bf16<typename L::P, MR, L::NV>(np, Ap, Bp + (q * kp + p_lo) * NR,
+                                                        g.C + i0 * g.ldc + j0, g.ldc, mr, nr,
+                                                        load_c, bias);
           }
         }
       });

@@ -42,8 +42,12 @@ struct PairsScalar {
 
 }  // namespace
 
-void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool) {
-  gemm_bf16_blocked<PairsScalar, 4, 1, 128, 256>(g, pool);
+using Path = Blocking<PairsScalar, 4, 1, 128, 256>;
+
+void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool) { gemm_bf16_blocked<Path>(g, pool); }
+void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  pack_b_whole<Path>(g, out, pool);
 }
+int gemm_bf16_nr_scalar() { return Path::NR; }
 
 }  // namespace scratchgpt::cpu::detail
