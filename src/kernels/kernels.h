@@ -95,18 +95,36 @@ SG_KERNEL(layernorm_backward,
           (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
            const float* weight, const float* mean, const float* rstd, int N, int C),
           (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
-SG_KERNEL_CUDA(matmul_forward,
-               (float* out, const float* inp, const float* weight, const float* bias, int N, int C,
-                int OC),
-               (out, inp, weight, bias, N, C, OC), (const Bf16Keep& keep = {}), (keep),
-               keeps_nothing(keep))
-SG_KERNEL_CUDA(matmul_backward,
-               (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                const float* weight, int N, int C, int OC, bool accumulate_dinp = true,
-                bool accumulate_dparams = true),
-               (dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
-                accumulate_dparams),
-               (const Bf16Keep& kept = {}), (kept), keeps_nothing(kept))
+// The products take the bf16 copies cuda keeps (Bf16Keep), or the weight the CPU packed ahead
+// for --dtype bf16 (WeightPairs, cpu/matmul.h): each device its own, the other's left empty.
+using cpu::WeightPairs;
+inline void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
+                           const float* bias, int N, int C, int OC, const Bf16Keep& keep = {},
+                           const WeightPairs* pairs = nullptr) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda) {
+      SG_CHECK(pairs == nullptr, "matmul_forward: WeightPairs are the CPU's only");
+      return cuda::matmul_forward(ex, out, inp, weight, bias, N, C, OC, keep);
+    }
+  }
+  SG_CHECK(keeps_nothing(keep), "matmul_forward: the arguments (keep) are cuda's only");
+  cpu::matmul_forward(ex, out, inp, weight, bias, N, C, OC, pairs);
+}
+inline void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
+                            const float* dout, const float* inp, const float* weight, int N, int C,
+                            int OC, bool accumulate_dinp = true, bool accumulate_dparams = true,
+                            const Bf16Keep& kept = {}, const WeightPairs* pairs = nullptr) {
+  if constexpr (kCudaBuild) {
+    if (ex.device == Device::kCuda) {
+      SG_CHECK(pairs == nullptr, "matmul_backward: WeightPairs are the CPU's only");
+      return cuda::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
+                                   accumulate_dinp, accumulate_dparams, kept);
+    }
+  }
+  SG_CHECK(keeps_nothing(kept), "matmul_backward: the arguments (kept) are cuda's only");
+  cpu::matmul_backward(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
+                       accumulate_dparams, pairs);
+}
 SG_KERNEL_CUDA(attention_forward,
                (float* out, float* preatt, float* att, const float* qkv, const float* drop, int B,
                 int T, int C, int NH),
@@ -165,6 +183,9 @@ SG_KERNEL(attention_decode_forward,
            int NH, float* scratch),
           (out, q, k_cache, v_cache, n_ctx, C, NH, scratch))
 using cpu::attention_decode_scratch_floats;
+// CPU only: a weight packed ahead for --dtype bf16's products (WeightPairs above).
+using cpu::matmul_pack_weight_bf16;
+using cpu::matmul_weight_pairs_words;
 // CPU only for now: quantized weights.
 // Weights held in bf16 or Q8 for decoding (--weights), and the matvec that reads them.
 using cpu::kWeightFormatNames;

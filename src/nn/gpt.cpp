@@ -222,6 +222,27 @@ void GPT::plan_activations(int B, int T) {
   max_T_ = new_T;
 }
 
+void GPT::pack_bf16_weights() {
+  if (ctx_.dtype != Dtype::kBf16 || ctx_.device != Device::kCpu || fp32_released_) return;
+  if (pairs_at_ == store_.writes()) return;
+  if (pair_words_.empty()) {
+    size_t total = 0;
+    for_each_linear([&](Linear& l) {
+      total += Arena::round_up(kernels::matmul_weight_pairs_words(ctx_, l.C, l.OC));
+    });
+    pairs_.reserve(total);
+    for_each_linear([&](Linear& l) {
+      pair_words_.push_back(reinterpret_cast<uint32_t*>(
+          pairs_.alloc(kernels::matmul_weight_pairs_words(ctx_, l.C, l.OC))));
+    });
+  }
+  size_t i = 0;
+  for_each_linear([&](Linear& l) {
+    l.pairs = kernels::matmul_pack_weight_bf16(ctx_, l.weight.data, l.C, l.OC, pair_words_[i++]);
+  });
+  pairs_at_ = store_.writes();
+}
+
 float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng* dropout_rng) {
   const ExecContext& ex = ctx_;
   SG_CHECK(B > 0 && T > 0, "GPT::forward needs B > 0 and T > 0, got B=", B, " T=", T);
@@ -237,6 +258,7 @@ float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng
       SG_CHECK(targets[i] >= 0 && targets[i] < V, "target id ", targets[i], " at position ", i,
                " is outside the vocabulary [0, ", V, "): data and model use different tokenizers");
   plan_activations(B, T);
+  pack_bf16_weights();
   B_ = B;
   T_ = T;
   // Copied in, not written in place: on cuda the host touches no page of the slab in a step.
@@ -367,6 +389,7 @@ const float* GPT::prefill(const int32_t* tokens, int n) {
   SG_CHECK(cache_len_ + n <= config_.block_size, "the KV cache is full (block_size ",
            config_.block_size, " tokens): reset_cache() and feed the last tokens again");
   allocate_cache();
+  pack_bf16_weights();
   const int64_t layer_stride = int64_t{config_.block_size} * C;
   for (int done = 0; done < n;) {
     const int pos = cache_len_;

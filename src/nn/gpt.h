@@ -113,6 +113,14 @@ class GPT : public LanguageModel {
     fn(lm_head);
   }
 
+  // --dtype bf16 on the CPU: every Linear's weight packed for both of its products
+  // (Linear::pairs), once after the values change (store_.writes() moved: an AdamW step, a load)
+  // instead of in every call. forward and prefill call it first; elsewhere it does nothing.
+  void pack_bf16_weights();
+  Arena pairs_;                         // the packed words, reserved by the first pack
+  std::vector<uint32_t*> pair_words_;   // each Linear's, in for_each_linear order
+  uint64_t pairs_at_ = ~uint64_t{0};    // store_.writes() when they were packed
+
   // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
   Arena acts_;
   int max_B_ = 0, max_T_ = 0;

@@ -10,7 +10,8 @@ void Linear::apply(const ExecContext& ex, float* y, const float* x, int n,
                    const kernels::Bf16Keep& keep) const {
   if (qweight.format != kernels::WeightFormat::kFp32)
     return kernels::quant_matvec_forward(ex, y, x, qweight, has_bias ? bias.data : nullptr, n);
-  kernels::matmul_forward(ex, y, x, weight.data, has_bias ? bias.data : nullptr, n, C, OC, keep);
+  kernels::matmul_forward(ex, y, x, weight.data, has_bias ? bias.data : nullptr, n, C, OC, keep,
+                          packed_pairs());
 }
 
 float* Linear::forward(const ExecContext& ex, const float* x, int n) {
@@ -26,7 +27,8 @@ void Linear::backward(const ExecContext& ex, float* dx, const float* dout, const
   // out = x W^T + b:  dx = dout W;  dW += dout^T x;  db += sum_n dout  (= when dparams_unset)
   kernels::matmul_backward(ex, dx, dweight.data, has_bias ? dbias.data : nullptr, dout, inp,
                            weight.data, N, C, OC, /*accumulate_dinp=*/false,
-                           /*accumulate_dparams=*/!dparams_unset, {inp16, weight16, dout16});
+                           /*accumulate_dparams=*/!dparams_unset, {inp16, weight16, dout16},
+                           packed_pairs());
   dparams_unset = false;
 }
 

@@ -36,6 +36,9 @@ struct Linear {
   // forward rounds and backward reads again (kernels::Bf16Keep); null otherwise.
   uint16_t* inp16 = nullptr;
   uint16_t* weight16 = nullptr;
+  // --dtype bf16 on the CPU: the weight packed ahead for both products (GPT::pack_bf16_weights,
+  // redone after the values change); words null: the products pack it in every call.
+  kernels::WeightPairs pairs;
 
   Linear() = default;
   Linear(int in_features, int out_features, bool with_bias)
@@ -63,6 +66,7 @@ struct Linear {
   // by the producer (then dout may be null when there is no bias).
   void backward(const ExecContext& ex, float* dx, const float* dout,
                 const uint16_t* dout16 = nullptr);
+  const kernels::WeightPairs* packed_pairs() const { return pairs.wt.words ? &pairs : nullptr; }
 };
 
 }  // namespace scratchgpt

@@ -131,6 +131,7 @@ void ParamStore::zero_grads(const ExecContext& ctx) {
 }
 
 Param* ParamStore::find(const std::string& name) {
+  ++writes_;
   for (Param& p : params_)
     if (p.name == name) return &p;
   return nullptr;

@@ -51,7 +51,14 @@ class ParamStore {
   // slabs (zero-filled), then, in the same order, to point its value and grad views at them.
   // The slabs live where `device` computes (core/device.h).
   void build(const Walk& walk, Device device = Device::kCpu);
-  std::vector<Param>& params() { return params_; }
+  std::vector<Param>& params() {
+    ++writes_;
+    return params_;
+  }
+  // How many times the values may have been written: every non-const way to them (params, find,
+  // get) counts one. A copy made from the values (GPT's packed bf16 weights) is stale when this
+  // has moved since it was made.
+  uint64_t writes() const { return writes_; }
   // Every gradient at once, as one flat array (the Params' grads in order, with zero padding
   // between them): what a data-parallel all-reduce sums.
   std::span<float> grad_slab() { return {grads_.base(), grads_.used()}; }
@@ -80,6 +87,7 @@ class ParamStore {
 
  private:
   std::vector<Param> params_;
+  uint64_t writes_ = 0;
   Arena values_, grads_, moments_m_, moments_v_;
   // What zero_grads() clears: [offset, end) of grad_slab().
   std::vector<std::pair<size_t, size_t>> cleared_;

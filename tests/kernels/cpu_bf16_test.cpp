@@ -54,9 +54,11 @@ TEST(Bf16, RoundsToNearestEven) {
 struct Shape {
   int N, C, OC;
 };
-// Small and odd shapes, one past the GEMM's blocks, one of a few rows (the matvec path) and one of
-// many rows over a small layer (the weight gradient by row halves).
-const Shape kShapes[] = {{7, 33, 65}, {300, 260, 800}, {5, 300, 3}, {600, 40, 150}, {64, 96, 31}};
+// Small and odd shapes, one past the GEMM's blocks, one of a few rows (the matvec path), one of
+// many rows over a small layer (the weight gradient by row halves) and a square weight (whose
+// two packed layouts have the same size).
+const Shape kShapes[] = {{7, 33, 65},   {300, 260, 800}, {5, 300, 3},
+                         {600, 40, 150}, {64, 96, 31},    {20, 48, 48}};
 
 // The products' results: out (N, OC), dinp (N, C), dweight (OC, C), dbias (OC), each filled.
 template <typename F>
@@ -82,16 +84,26 @@ struct MatmulIn {
 };
 
 // Forward and backward with dtype bf16 (the backward writes, the grads start as garbage).
-MatmulOut run_matmul(const Shape& s, Dtype dtype) {
+// packed: the weight packed ahead (cpu::WeightPairs), its floats then NaN, so a read shows.
+MatmulOut run_matmul(const Shape& s, Dtype dtype, bool packed = false) {
   ExecContext ex = test::ctx();
   ex.dtype = dtype;
   const MatmulIn in(s);
-  const auto &inp = in.inp, &w = in.w, &bias = in.bias, &dout = in.dout;
+  const auto &inp = in.inp, &bias = in.bias, &dout = in.dout;
+  std::vector<float> w = in.w;
+  std::vector<uint32_t> words;
+  cpu::WeightPairs pairs;
+  if (packed) {
+    words.assign(cpu::matmul_weight_pairs_words(ex, s.C, s.OC), 0xdeadbeefu);
+    pairs = cpu::matmul_pack_weight_bf16(ex, w.data(), s.C, s.OC, words.data());
+    std::fill(w.begin(), w.end(), std::numeric_limits<float>::quiet_NaN());
+  }
+  const cpu::WeightPairs* p = packed ? &pairs : nullptr;
   MatmulOut o(s, 123.0f);
-  cpu::matmul_forward(ex, o.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC);
+  cpu::matmul_forward(ex, o.out.data(), inp.data(), w.data(), bias.data(), s.N, s.C, s.OC, p);
   cpu::matmul_backward(ex, o.dinp.data(), o.dweight.data(), o.dbias.data(), dout.data(),
                        inp.data(), w.data(), s.N, s.C, s.OC, /*accumulate_dinp=*/false,
-                       /*accumulate_dparams=*/false);
+                       /*accumulate_dparams=*/false, p);
   return o;
 }
 
@@ -161,6 +173,30 @@ TEST(CpuBf16, MatmulMatchesItsTwinAndNotFp32) {
         EXPECT_GT(max_err(o.dweight, fp32.dweight), 20 * atol_for(s.N))
             << "dweight looks unrounded";
       }
+  }
+}
+
+// The weight packed ahead (once per AdamW step, GPT::pack_bf16_weights) gives the bits of the
+// products packing it themselves, each product reading its own layout (the square weight would
+// pass its size checks with the other's).
+TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
+  KernelEnv env;
+  for (SimdLevel level : simd_levels()) {
+    set_level(level);
+    for (const Shape& s : kShapes) {
+      if (!affordable(macs_of(s), level)) continue;
+      for (int threads : {1, 2}) {
+        set_threads(threads);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + std::to_string(threads) +
+                     " threads, N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                     " OC=" + std::to_string(s.OC));
+        const MatmulOut want = run_matmul(s, Dtype::kBf16), got = run_matmul(s, Dtype::kBf16, true);
+        EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
+        EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
+        EXPECT_TRUE(bitwise_equal(got.dweight, want.dweight)) << "dweight";
+        EXPECT_TRUE(bitwise_equal(got.dbias, want.dbias)) << "dbias";
+      }
+    }
   }
 }
 

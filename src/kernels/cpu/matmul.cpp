@@ -76,18 +76,20 @@ bool uses_onednn(const ExecContext& ex, Product p, int C) {
 // packed, multiplied in pairs, summed in fp32; vdpbf16ps on a CPU with AVX512_BF16), never
 // oneDNN's fp32 GEMM; the bias gradient sums dout itself, in fp32 (a reduction).
 void matmul_forward_bf16(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                         const float* bias, int N, int C, int OC) {
+                         const float* bias, int N, int C, int OC, const WeightPairs* pairs) {
   // out (N, OC) = bf16(inp) (N, C) @ bf16(W)^T + bias: B[k][j] = W[j][k]
   detail::gemm_bf16(ex.isa, {.M = N, .N = OC, .K = C,
                              .A = inp, .rs_a = C, .cs_a = 1,
                              .B = weight, .rs_b = 1, .cs_b = C,
-                             .C = out, .ldc = OC, .init = true, .bias = bias},
+                             .C = out, .ldc = OC, .init = true, .bias = bias,
+                             .Bp = pairs ? &pairs->wt : nullptr},
                     ex.workers());
 }
 
 void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                           const float* dout, const float* inp, const float* weight, int N, int C,
-                          int OC, bool accumulate_dinp, bool accumulate_dparams) {
+                          int OC, bool accumulate_dinp, bool accumulate_dparams,
+                          const WeightPairs* pairs) {
   if (dbias) {
     ExecContext fp32 = ex;
     fp32.dtype = Dtype::kFp32;
@@ -98,7 +100,8 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
     detail::gemm_bf16(ex.isa, {.M = N, .N = C, .K = OC,
                                .A = dout, .rs_a = OC, .cs_a = 1,
                                .B = weight, .rs_b = C, .cs_b = 1,
-                               .C = dinp, .ldc = C, .init = !accumulate_dinp},
+                               .C = dinp, .ldc = C, .init = !accumulate_dinp,
+                               .Bp = pairs ? &pairs->w : nullptr},
                       ex.workers());
   if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C)
     detail::gemm_bf16(ex.isa, {.M = OC, .N = C, .K = N,
@@ -109,9 +112,28 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
 }
 }  // namespace
 
+size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC) {
+  return detail::gemm_bf16_packed_words(ex.isa, C, OC) +
+         detail::gemm_bf16_packed_words(ex.isa, OC, C);
+}
+
+WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
+                                    uint32_t* words) {
+  // The B operands of the forward (W^T: B[k][j] = W[j][k]) and of dinp (W), as those calls read
+  // them.
+  WeightPairs p;
+  p.wt = detail::gemm_bf16_pack_b(ex.isa, {.N = OC, .K = C, .B = weight, .rs_b = 1, .cs_b = C},
+                                  words, ex.workers());
+  p.w = detail::gemm_bf16_pack_b(ex.isa, {.N = C, .K = OC, .B = weight, .rs_b = C, .cs_b = 1},
+                                 words + detail::gemm_bf16_packed_words(ex.isa, C, OC),
+                                 ex.workers());
+  return p;
+}
+
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                    const float* bias, int N, int C, int OC) {
-  if (ex.dtype == Dtype::kBf16) return matmul_forward_bf16(ex, out, inp, weight, bias, N, C, OC);
+                    const float* bias, int N, int C, int OC, const WeightPairs* pairs) {
+  if (ex.dtype == Dtype::kBf16)
+    return matmul_forward_bf16(ex, out, inp, weight, bias, N, C, OC, pairs);
   if (N >= 1 && N <= kMatvecMaxN) return matvec_forward(ex, out, inp, weight, bias, N, C, OC);
   if (uses_onednn(ex, Product::kForward, C))
     return onednn::matmul_forward(out, inp, weight, bias, N, C, OC, ex.workers());
@@ -125,10 +147,11 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C,
-                     int OC, bool accumulate_dinp, bool accumulate_dparams) {
+                     int OC, bool accumulate_dinp, bool accumulate_dparams,
+                     const WeightPairs* pairs) {
   if (ex.dtype == Dtype::kBf16)
     return matmul_backward_bf16(ex, dinp, dweight, dbias, dout, inp, weight, N, C, OC,
-                                accumulate_dinp, accumulate_dparams);
+                                accumulate_dinp, accumulate_dparams, pairs);
   ThreadPool& pool = ex.workers();
   // The products oneDNN takes are done first and dropped; the bias gradient is ours either way.
   float* onednn_dinp = uses_onednn(ex, Product::kDinp, C) ? dinp : nullptr;

@@ -10,12 +10,31 @@
 // for A per thread); steady-state calls allocate nothing. Readable twin: kernels/ref/matmul.h.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "core/exec_context.h"
+#include "kernels/cpu/gemm.h"
+
 namespace scratchgpt::cpu {
 
+// --dtype bf16: a weight (OC, C) rounded and packed ahead for both products that read it, so that
+// the calls between two AdamW steps pack none (GPT packs its Linears' weights once after each
+// step). Made by matmul_pack_weight_bf16 for one context's level; words null: none.
+struct WeightPairs {
+  detail::PackedPairs wt;  // B = W^T (C x OC): the forward
+  detail::PackedPairs w;   // B = W (OC x C): dinp
+};
+// The words matmul_pack_weight_bf16 writes for a weight (OC, C) at ex's level.
+size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC);
+// Packs weight (OC, C) into words (matmul_weight_pairs_words of them), on ex's pool.
+WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
+                                    uint32_t* words);
+
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null). N is usually B*T.
+// pairs (bf16 only; may be null): weight packed ahead, read instead of weight.
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,
-                    const float* bias, int N, int C, int OC);
+                    const float* bias, int N, int C, int OC, const WeightPairs* pairs = nullptr);
 
 // Accumulates (+=) into dinp (N, C), dweight (OC, C), dbias (OC); any of them may be null.
 // dinp = dout @ W;  dweight = dout^T @ inp (reduced over N in order);  dbias = sum_n dout.
@@ -24,6 +43,7 @@ void matmul_forward(const ExecContext& ex, float* out, const float* inp, const f
 // that adding into a cleared array gives (what a layer's first backward after zero_grad wants).
 void matmul_backward(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
                      const float* dout, const float* inp, const float* weight, int N, int C, int OC,
-                     bool accumulate_dinp = true, bool accumulate_dparams = true);
+                     bool accumulate_dinp = true, bool accumulate_dparams = true,
+                     const WeightPairs* pairs = nullptr);
 
 }  // namespace scratchgpt::cpu
