@@ -12,7 +12,11 @@ modules in nanoGPT's order). Like scratchgpt, it stops after the evaluation at m
 takes one more step there, which no evaluation sees).
 
 Usage: /usr/bin/python3 tools/nanogpt_char_reference.py DATA_DIR [--preset small|char|tiny]
-       [--seed 1337] [--threads 1] [--max-iters N] [--activation gelu-exact|gelu]
+       [--seed 1337] [--threads 1] [--max-iters N] [--activation gelu-exact|gelu] [--autocast bf16]
+--autocast bf16 runs every forward (training and evaluation) under
+torch.autocast("cpu", dtype=torch.bfloat16), as ../shared/bench/pytorch_anchor's harness does:
+PyTorch's bf16 on a CPU, often its fastest where the CPU has bf16 instructions (nanoGPT's own
+train.py autocasts on GPUs only).
 DATA_DIR holds the train.bin / val.bin that `scratchgpt prepare` writes (the same tokens as
 nanoGPT's data/shakespeare_char/prepare.py).
 
@@ -62,8 +66,12 @@ def prepare_text(text):
     return {"train": ids[:n], "val": ids[n:]}
 
 
-def train(data, p, seed, activation, max_iters, log=print):
-    """nanoGPT's train.py loop; returns (per-step losses, [(iter, train, val)] evaluations)."""
+def train(data, p, seed, activation, max_iters, log=print, autocast=False):
+    """nanoGPT's train.py loop; returns (per-step losses, [(iter, train, val)] evaluations).
+    autocast: the forwards under torch.autocast("cpu", dtype=torch.bfloat16)."""
+    def ctx():
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast)
+
     V = int(max(data["train"].max(), data["val"].max())) + 1
     B, T = p["batch_size"], p["block_size"]
     lr, min_lr = 1e-3, 1e-4
@@ -89,7 +97,12 @@ def train(data, p, seed, activation, max_iters, log=print):
         model.eval()
         out = {}
         for split in ("train", "val"):
-            out[split] = sum(model(*get_batch(split))[1].item() for _ in range(eval_iters)) / eval_iters
+            total = 0.0
+            for _ in range(eval_iters):
+                X, Y = get_batch(split)
+                with ctx():
+                    total += model(X, Y)[1].item()
+            out[split] = total / eval_iters
         model.train()
         return out
 
@@ -113,7 +126,8 @@ def train(data, p, seed, activation, max_iters, log=print):
                 f"({time.time() - t0:.0f} s)")
         if it >= max_iters:
             break
-        _, loss = model(X, Y)
+        with ctx():
+            _, loss = model(X, Y)
         X, Y = get_batch("train")  # prefetched before the backward, as nanoGPT
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -151,6 +165,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-iters", type=int)
     ap.add_argument("--activation", default="gelu-exact", choices=["gelu-exact", "gelu"])
+    ap.add_argument("--autocast", default="none", choices=["none", "bf16"],
+                    help="bf16: every forward under torch.autocast('cpu', dtype=torch.bfloat16)")
     a = ap.parse_args()
     p = PRESETS[a.preset]
     torch.set_num_threads(a.threads)
@@ -162,7 +178,7 @@ def main():
     t0 = time.time()
     _, evals = train(data, p, a.seed, a.activation,
                      a.max_iters if a.max_iters is not None else p["max_iters"],
-                     log=lambda s: print(s, flush=True))
+                     log=lambda s: print(s, flush=True), autocast=a.autocast == "bf16")
     print(f"seed {a.seed}: best val {min(v for _, _, v in evals):.4f}, {time.time() - t0:.0f} s")
 
 
