@@ -16,7 +16,8 @@
 // (kW pair words), bcast_word(const uint32_t*) (one word in every lane), dot(acc, a, b) (per lane
 // acc + a.odd b.odd + a.even b.even, in that order).
 // Loop structure: for each NC-column block and KC-deep slice, the block's B panels are packed in
-// parallel, then the MR-row strips of C split among the threads, each packing its strip of A.
+// parallel (or read from a B packed ahead, pack_b_whole: a weight between two AdamW steps), then
+// the MR-row strips of C split among the threads, each packing its strip of A.
 // Not standalone: needs GemmArgs, ThreadPool, thread_buffer and ref::bf16_from_float first.
 
 // The word of a pair: bf16(even) in the low half, bf16(odd) in the high half.
