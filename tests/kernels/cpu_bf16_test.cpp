@@ -4,22 +4,97 @@
 // threads; and proof that the rounding happens (the results sit far from fp32's, further than the
 // twin's tolerance). Also the rounding itself: nearest even, NaN, infinity, overflow.
 #include <gtest/gtest.h>
+#include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include "core/simd_target.h"
 #include "cpu_test_util.h"
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/matmul_backend.h"
+#include "kernels/cpu/simd/gemm_bf16_simd.h"
 #include "kernels/ref/attention.h"
 #include "kernels/ref/bf16.h"
 #include "kernels/ref/matmul.h"
 #include "test_util.h"
+
+// The AVX-512 unit's gemm_bf16 with vdpbf16ps's sums emulated in 16 plain lanes, for a CPU
+// without AVX512_BF16: its blocking (Avx512Blocking: 8 x 48 tiles, K slices of 512, column blocks
+// of 768) and its packers, compiled for AVX2 as the generated units compile them (SG_ISA_AVX512
+// defined: the vector packing). Run only where the CPU has AVX2.
+#define SG_ISA_AVX512 0
+SG_TARGET_BEGIN("avx2,fma")
+namespace scratchgpt::cpu::detail {
+namespace {
+
+// Sixteen lanes of fp32 sums (x) or of pair words (w), each pair odd k first: vdpbf16ps's order.
+struct PairsEmulated16 {
+  static constexpr int kW = 16;
+  struct T {
+    float x[kW];
+    uint32_t w[kW];
+  };
+  static T zero() { return T{}; }
+  static T load(const float* p) {
+    T r{};
+    for (int i = 0; i < kW; ++i) r.x[i] = p[i];
+    return r;
+  }
+  static void store(float* p, const T& a) {
+    for (int i = 0; i < kW; ++i) p[i] = a.x[i];
+  }
+  static T add(const T& a, const T& b) {
+    T r{};
+    for (int i = 0; i < kW; ++i) r.x[i] = a.x[i] + b.x[i];
+    return r;
+  }
+  static T words(const uint32_t* p) {
+    T r{};
+    for (int i = 0; i < kW; ++i) r.w[i] = p[i];
+    return r;
+  }
+  static T bcast_word(const uint32_t* p) {
+    T r{};
+    for (int i = 0; i < kW; ++i) r.w[i] = *p;
+    return r;
+  }
+  static float half(uint32_t w, int shift) {
+    return ref::float_from_bf16(static_cast<uint16_t>(w >> shift));
+  }
+  static T dot(T acc, const T& a, const T& b) {
+    for (int i = 0; i < kW; ++i) {
+      acc.x[i] += half(a.w[i], 16) * half(b.w[i], 16);  // each product exact: fused or not
+      acc.x[i] += half(a.w[i], 0) * half(b.w[i], 0);
+    }
+    return acc;
+  }
+};
+
+#include "kernels/cpu/simd/gemm_bf16_impl.h"
+
+using EmulatedAvx512 = Avx512Blocking<PairsEmulated16>;
+void gemm_bf16_emulated_avx512(const GemmArgs& g, ThreadPool& pool) {
+  gemm_bf16_blocked<EmulatedAvx512>(g, pool);
+}
+void pack_b_emulated_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  pack_b_whole<EmulatedAvx512>(g, out, pool);
+}
+size_t packed_words_emulated_avx512(int K, int N) {
+  constexpr int NR = EmulatedAvx512::NR;
+  return (size_t(K) + 1) / 2 * ((size_t(N) + NR - 1) / NR * NR);
+}
+
+}  // namespace
+}  // namespace scratchgpt::cpu::detail
+SG_TARGET_END
+#undef SG_ISA_AVX512
 
 namespace scratchgpt {
 namespace {
@@ -240,8 +315,9 @@ const GemmCase kGemmCases[] = {{13, 800, 1101, false, true, true, true},
                                {64, 48, 512, true, true, true, true},
                                {3, 1, 1, false, false, false, false}};
 
-// How run_gemm_bf16 computes: the loop, gemm_bf16 packing B itself, or B packed ahead.
-enum class GemmWay { kTwin, kGemm, kPackedB };
+// How run_gemm_bf16 computes: the loop, gemm_bf16 packing B itself, or B packed ahead; or the
+// AVX-512 unit's blocking with emulated lanes, packing B itself or reading it packed ahead.
+enum class GemmWay { kTwin, kGemm, kPackedB, kAvx512Emulated, kAvx512EmulatedPackedB };
 
 std::vector<float> run_gemm_bf16(const GemmCase& c, GemmWay way) {
   const auto A = random_floats(size_t(c.M) * c.K, 31), B = random_floats(size_t(c.K) * c.N, 32);
@@ -260,17 +336,27 @@ std::vector<float> run_gemm_bf16(const GemmCase& c, GemmWay way) {
                           .B = B.data(), .rs_b = rs_b, .cs_b = cs_b,
                           .C = C.data(), .ldc = c.N, .init = c.init, .bias = bp};
   // Packed ahead: B's words only, its floats then overwritten so that a read of them shows.
+  const bool emulated = way == GemmWay::kAvx512Emulated || way == GemmWay::kAvx512EmulatedPackedB;
   std::vector<uint32_t> words;
   cpu::detail::PackedPairs packed;
   std::vector<float> junk;
-  if (way == GemmWay::kPackedB) {
-    words.assign(cpu::detail::gemm_bf16_packed_words(ctx().isa, c.K, c.N), 0xdeadbeefu);
-    packed = cpu::detail::gemm_bf16_pack_b(ctx().isa, g, words.data(), ctx().workers());
+  if (way == GemmWay::kPackedB || way == GemmWay::kAvx512EmulatedPackedB) {
+    if (emulated) {
+      words.assign(cpu::detail::packed_words_emulated_avx512(c.K, c.N), 0xdeadbeefu);
+      cpu::detail::pack_b_emulated_avx512(g, words.data(), ctx().workers());
+      packed = {words.data(), SimdLevel::kAvx512, c.K, c.N};
+    } else {
+      words.assign(cpu::detail::gemm_bf16_packed_words(ctx().isa, c.K, c.N), 0xdeadbeefu);
+      packed = cpu::detail::gemm_bf16_pack_b(ctx().isa, g, words.data(), ctx().workers());
+    }
     junk.assign(B.size(), std::numeric_limits<float>::quiet_NaN());
     g.B = junk.data();
     g.Bp = &packed;
   }
-  cpu::detail::gemm_bf16(ctx().isa, g, ctx().workers());
+  if (emulated)
+    cpu::detail::gemm_bf16_emulated_avx512(g, ctx().workers());
+  else
+    cpu::detail::gemm_bf16(ctx().isa, g, ctx().workers());
   return C;
 }
 
@@ -296,6 +382,28 @@ TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
         // B packed ahead (a weight between two AdamW steps) gives the bits of B packed here.
         EXPECT_TRUE(bitwise_equal(run_gemm_bf16(c, GemmWay::kPackedB), got)) << "B packed ahead";
       }
+    }
+  }
+}
+
+// The AVX-512 unit's blocking and packers (Avx512Blocking: 8 x 48 tiles, K slices of 512, column
+// blocks of 768, the pack of B ahead at that width) with vdpbf16ps's sums emulated in 16 lanes:
+// the twin's bits on 1 and 3 threads, B packed in the call and ahead. What only a CPU with
+// AVX512_BF16 can check is left: the three intrinsics of PairsAvx512Bf16 (gemm_bf16_isa.inc).
+TEST(CpuBf16, Avx512BlockingGivesTheTwinsBits) {
+  if (detected_simd_level() == SimdLevel::kScalar) GTEST_SKIP() << "the packers need AVX2";
+  KernelEnv env;
+  set_level(SimdLevel::kAvx2);
+  for (const GemmCase& c : kGemmCases) {
+    if (!affordable(int64_t{c.M} * c.N * c.K, SimdLevel::kScalar)) continue;  // plain lanes
+    const std::vector<float> want = run_gemm_bf16(c, GemmWay::kTwin);
+    for (int threads : {1, 3}) {
+      set_threads(threads);
+      SCOPED_TRACE(std::to_string(threads) + " threads, M=" + std::to_string(c.M) +
+                   " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K));
+      EXPECT_TRUE(bitwise_equal(run_gemm_bf16(c, GemmWay::kAvx512Emulated), want));
+      EXPECT_TRUE(bitwise_equal(run_gemm_bf16(c, GemmWay::kAvx512EmulatedPackedB), want))
+          << "B packed ahead";
     }
   }
 }

@@ -255,6 +255,12 @@ struct Blocking {
   static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
 };
 
+// The AVX-512 unit's blocking (gemm_bf16_isa.inc): 8 x 48 tiles, 24 zmm accumulators as the fp32
+// GEMM's. Named here so that cpu_bf16_test can run it with pair operations of its own, the same
+// sums in 16 lanes, on a CPU without AVX512_BF16.
+template <class P>
+using Avx512Blocking = Blocking<P, 8, 3, 512, 768>;
+
 // B packed whole, ahead (gemm.h's gemm_bf16_pack_b): slice by slice of K (each KC deep), each
 // slice's panels in order, panel q of the slice at pc the kp x NR words the blocked GEMM would
 // pack into its buffer for it. The slice at pc starts at word (pc / 2) * (its panels x NR).
