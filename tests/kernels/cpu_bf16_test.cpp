@@ -26,9 +26,9 @@
 #include "test_util.h"
 
 // The AVX-512 unit's gemm_bf16 with vdpbf16ps's sums emulated in 16 plain lanes, for a CPU
-// without AVX512_BF16: its blocking (Avx512Blocking: 8 x 48 tiles, K slices of 512, column blocks
-// of 768) and its packers, compiled for AVX2 as the generated units compile them (SG_ISA_AVX512
-// defined: the vector packing). Run only where the CPU has AVX2.
+// without AVX512_BF16: its two blockings (8 x 48 and 12 x 32 tiles, chosen by N; K slices of 512,
+// column blocks of 768) and its packers, compiled for AVX2 as the generated units compile them
+// (SG_ISA_AVX512 defined: the vector packing). Run only where the CPU has AVX2.
 #define SG_ISA_AVX512 0
 SG_TARGET_BEGIN("avx2,fma")
 namespace scratchgpt::cpu::detail {
@@ -79,16 +79,15 @@ struct PairsEmulated16 {
 
 #include "kernels/cpu/simd/gemm_bf16_impl.h"
 
-using EmulatedAvx512 = Avx512Blocking<PairsEmulated16>;
 void gemm_bf16_emulated_avx512(const GemmArgs& g, ThreadPool& pool) {
-  gemm_bf16_blocked<EmulatedAvx512>(g, pool);
+  gemm_bf16_avx512_blocked<PairsEmulated16>(g, pool);
 }
 void pack_b_emulated_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
-  pack_b_whole<EmulatedAvx512>(g, out, pool);
+  pack_b_avx512<PairsEmulated16>(g, out, pool);
 }
 size_t packed_words_emulated_avx512(int K, int N) {
-  constexpr int NR = EmulatedAvx512::NR;
-  return (size_t(K) + 1) / 2 * ((size_t(N) + NR - 1) / NR * NR);
+  const int nr = avx512_nr(N);
+  return (size_t(K) + 1) / 2 * ((size_t(N) + nr - 1) / nr * nr);
 }
 
 }  // namespace
@@ -386,11 +385,15 @@ TEST(CpuBf16, GemmGivesItsTwinsBitsOnAnyThreads) {
   }
 }
 
-// The AVX-512 unit's blocking and packers (Avx512Blocking: 8 x 48 tiles, K slices of 512, column
-// blocks of 768, the pack of B ahead at that width) with vdpbf16ps's sums emulated in 16 lanes:
-// the twin's bits on 1 and 3 threads, B packed in the call and ahead. What only a CPU with
-// AVX512_BF16 can check is left: the three intrinsics of PairsAvx512Bf16 (gemm_bf16_isa.inc).
-TEST(CpuBf16, Avx512BlockingGivesTheTwinsBits) {
+// The AVX-512 unit's blockings and packers (8 x 48 tiles for N = 70, 33, 48; 12 x 32 for N = 800
+// and 1: gemm_bf16_impl.h's avx512_tall; K slices of 512, column blocks of 768; B packed ahead at
+// the tile's width) with vdpbf16ps's sums emulated in 16 lanes: the twin's bits on 1 and 3
+// threads, B packed in the call and ahead. What only a CPU with AVX512_BF16 can check is left:
+// the three intrinsics of PairsAvx512Bf16 (gemm_bf16_isa.inc).
+TEST(CpuBf16, Avx512BlockingsGiveTheTwinsBits) {
+  using cpu::detail::avx512_tall;
+  ASSERT_TRUE(avx512_tall(800) && avx512_tall(1) && avx512_tall(128) && avx512_tall(512));
+  ASSERT_FALSE(avx512_tall(70) || avx512_tall(33) || avx512_tall(48) || avx512_tall(384));
   if (detected_simd_level() == SimdLevel::kScalar) GTEST_SKIP() << "the packers need AVX2";
   KernelEnv env;
   set_level(SimdLevel::kAvx2);

@@ -48,7 +48,7 @@ void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
 
 size_t gemm_bf16_packed_words(SimdLevel level, int K, int N) {
   const size_t nr = static_cast<size_t>(
-      pick(bf16_path(level), gemm_bf16_nr_avx512, gemm_bf16_nr_avx2, gemm_bf16_nr_scalar)());
+      pick(bf16_path(level), gemm_bf16_nr_avx512, gemm_bf16_nr_avx2, gemm_bf16_nr_scalar)(N));
   return (static_cast<size_t>(K) + 1) / 2 * ((static_cast<size_t>(N) + nr - 1) / nr * nr);
 }
 

@@ -255,12 +255,6 @@ struct Blocking {
   static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
 };
 
-// The AVX-512 unit's blocking (gemm_bf16_isa.inc): 8 x 48 tiles, 24 zmm accumulators as the fp32
-// GEMM's. Named here so that cpu_bf16_test can run it with pair operations of its own, the same
-// sums in 16 lanes, on a CPU without AVX512_BF16.
-template <class P>
-using Avx512Blocking = Blocking<P, 8, 3, 512, 768>;
-
 // B packed whole, ahead (gemm.h's gemm_bf16_pack_b): slice by slice of K (each KC deep), each
 // slice's panels in order, panel q of the slice at pc the kp x NR words the blocked GEMM would
 // pack into its buffer for it. The slice at pc starts at word (pc / 2) * (its panels x NR).
@@ -338,4 +332,32 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
       });
     }
   }
+}
+
+// The AVX-512 unit's two blockings (gemm_bf16_isa.inc), written over P so that cpu_bf16_test can
+// run them with pair operations of its own (vdpbf16ps's sums in 16 plain lanes) on a CPU without
+// AVX512_BF16. Both tiles hold 24 zmm accumulators, as the fp32 GEMM's two (gemm_isa.inc): 8 x 48
+// and 12 x 32. A product takes the one whose panels pad N less, 8 x 48 on a tie, the fp32 GEMM's
+// rule where it was measured (the small model's 128 columns: 4 panels of 32 against 3 of 48 with
+// 16 wasted); by N alone, so that a B packed ahead (before M is known) has the product's layout.
+template <class P>
+using Avx512Wide = Blocking<P, 8, 3, 512, 768>;
+template <class P>
+using Avx512Tall = Blocking<P, 12, 2, 512, 768>;
+inline bool avx512_tall(int N) { return (N + 31) / 32 * 32 < (N + 47) / 48 * 48; }
+inline int avx512_nr(int N) { return avx512_tall(N) ? 32 : 48; }
+
+template <class P>
+void gemm_bf16_avx512_blocked(const GemmArgs& g, ThreadPool& pool) {
+  if (avx512_tall(g.N))
+    gemm_bf16_blocked<Avx512Tall<P>>(g, pool);
+  else
+    gemm_bf16_blocked<Avx512Wide<P>>(g, pool);
+}
+template <class P>
+void pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  if (avx512_tall(g.N))
+    pack_b_whole<Avx512Tall<P>>(g, out, pool);
+  else
+    pack_b_whole<Avx512Wide<P>>(g, out, pool);
 }

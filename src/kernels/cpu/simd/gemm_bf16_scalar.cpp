@@ -48,6 +48,6 @@ void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool) { gemm_bf16_blocked<P
 void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
   pack_b_whole<Path>(g, out, pool);
 }
-int gemm_bf16_nr_scalar() { return Path::NR; }
+int gemm_bf16_nr_scalar(int) { return Path::NR; }
 
 }  // namespace scratchgpt::cpu::detail

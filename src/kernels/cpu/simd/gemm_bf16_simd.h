@@ -12,12 +12,13 @@ namespace scratchgpt::cpu::detail {
 void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool);
 void gemm_bf16_avx2(const GemmArgs& g, ThreadPool& pool);
 void gemm_bf16_avx512(const GemmArgs& g, ThreadPool& pool);  // only on a CPU with AVX512_BF16
-// B packed whole ahead for that path's GEMM (gemm.h's gemm_bf16_pack_b), and its panel width.
+// B packed whole ahead for that path's GEMM (gemm.h's gemm_bf16_pack_b), and its panel width for
+// a product of N columns.
 void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
 void gemm_bf16_pack_b_avx2(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
 void gemm_bf16_pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
-int gemm_bf16_nr_scalar();
-int gemm_bf16_nr_avx2();
-int gemm_bf16_nr_avx512();
+int gemm_bf16_nr_scalar(int N);
+int gemm_bf16_nr_avx2(int N);
+int gemm_bf16_nr_avx512(int N);
 
 }  // namespace scratchgpt::cpu::detail
