@@ -25,7 +25,8 @@
 #include "kernels/ref/matmul.h"
 #include "test_util.h"
 
-// The AVX-512 unit's gemm_bf16 with vdpbf16ps's sums emulated in 16 plain lanes, for a CPU
+// The AVX-512 unit's gemm_bf16 with vdpbf16ps's sums emulated in 16 plain lanes (PairsPlain<16>,
+// the portable unit's pair operations at the AVX-512 unit's width), for a CPU
 // without AVX512_BF16: its two blockings (8 x 48 and 12 x 32 tiles, chosen by N; K slices of 512,
 // column blocks of 768) and its packers, compiled for AVX2 as the generated units compile them
 // (SG_ISA_AVX512 defined: the vector packing). Run only where the CPU has AVX2.
@@ -34,56 +35,13 @@ SG_TARGET_BEGIN("avx2,fma")
 namespace scratchgpt::cpu::detail {
 namespace {
 
-// Sixteen lanes of fp32 sums (x) or of pair words (w), each pair odd k first: vdpbf16ps's order.
-struct PairsEmulated16 {
-  static constexpr int kW = 16;
-  struct T {
-    float x[kW];
-    uint32_t w[kW];
-  };
-  static T zero() { return T{}; }
-  static T load(const float* p) {
-    T r{};
-    for (int i = 0; i < kW; ++i) r.x[i] = p[i];
-    return r;
-  }
-  static void store(float* p, const T& a) {
-    for (int i = 0; i < kW; ++i) p[i] = a.x[i];
-  }
-  static T add(const T& a, const T& b) {
-    T r{};
-    for (int i = 0; i < kW; ++i) r.x[i] = a.x[i] + b.x[i];
-    return r;
-  }
-  static T words(const uint32_t* p) {
-    T r{};
-    for (int i = 0; i < kW; ++i) r.w[i] = p[i];
-    return r;
-  }
-  static T bcast_word(const uint32_t* p) {
-    T r{};
-    for (int i = 0; i < kW; ++i) r.w[i] = *p;
-    return r;
-  }
-  static float half(uint32_t w, int shift) {
-    return ref::float_from_bf16(static_cast<uint16_t>(w >> shift));
-  }
-  static T dot(T acc, const T& a, const T& b) {
-    for (int i = 0; i < kW; ++i) {
-      acc.x[i] += half(a.w[i], 16) * half(b.w[i], 16);  // each product exact: fused or not
-      acc.x[i] += half(a.w[i], 0) * half(b.w[i], 0);
-    }
-    return acc;
-  }
-};
-
 #include "kernels/cpu/simd/gemm_bf16_impl.h"
 
 void gemm_bf16_emulated_avx512(const GemmArgs& g, ThreadPool& pool) {
-  gemm_bf16_avx512_blocked<PairsEmulated16>(g, pool);
+  gemm_bf16_avx512_blocked<PairsPlain<16>>(g, pool);
 }
 void pack_b_emulated_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
-  pack_b_avx512<PairsEmulated16>(g, out, pool);
+  pack_b_avx512<PairsPlain<16>>(g, out, pool);
 }
 size_t packed_words_emulated_avx512(int K, int N) {
   const int nr = avx512_nr(N);

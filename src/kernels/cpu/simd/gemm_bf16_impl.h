@@ -194,6 +194,52 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
   }
 }
 
+// P in plain floats, W lanes: the portable unit's (W = 4) and cpu_bf16_test's stand-in for
+// vdpbf16ps (W = 16). Lanes of fp32 sums (x) or of pair words (w): an operand of dot is words,
+// the rest sums. Each pair: two products, each exact, added one at a time, odd first: the same
+// bits as vdpbf16ps's steps.
+template <int W>
+struct PairsPlain {
+  struct T {
+    float x[W];
+    uint32_t w[W];
+  };
+  static constexpr int kW = W;
+  static T zero() { return T{}; }
+  static T load(const float* p) {
+    T r{};
+    for (int i = 0; i < W; ++i) r.x[i] = p[i];
+    return r;
+  }
+  static void store(float* p, const T& a) {
+    for (int i = 0; i < W; ++i) p[i] = a.x[i];
+  }
+  static T add(const T& a, const T& b) {
+    T r{};
+    for (int i = 0; i < W; ++i) r.x[i] = a.x[i] + b.x[i];
+    return r;
+  }
+  static T words(const uint32_t* p) {
+    T r{};
+    for (int i = 0; i < W; ++i) r.w[i] = p[i];
+    return r;
+  }
+  static T bcast_word(const uint32_t* p) {
+    T r{};
+    for (int i = 0; i < W; ++i) r.w[i] = *p;
+    return r;
+  }
+  static float odd(uint32_t w) { return ref::float_from_bf16(static_cast<uint16_t>(w >> 16)); }
+  static float even(uint32_t w) { return ref::float_from_bf16(static_cast<uint16_t>(w & 0xffffu)); }
+  static T dot(T acc, const T& a, const T& b) {
+    for (int i = 0; i < W; ++i) {
+      acc.x[i] += odd(a.w[i]) * odd(b.w[i]);
+      acc.x[i] += even(a.w[i]) * even(b.w[i]);
+    }
+    return acc;
+  }
+};
+
 // An MR x NR tile of C from kp pairs of a packed strip and panel. load_c: the sums start from C
 // (a later K slice, or C += A B), else from 0. last: this slice ends the sums; with `bias` then
 // C = bias + s. Writes only the valid mr x nr part of an edge tile.
