@@ -301,6 +301,20 @@ struct Blocking {
   static_assert(KC % 2 == 0 && NC % NR == 0, "KC whole pairs, NC whole panels");
 };
 
+// The n_panels panels of B's K slice [pc, k_end) from column jc on into out, each kp x NR words
+// (pack_b_pairs), split among the pool's threads.
+template <int NR>
+void pack_b_panels(uint32_t* out, const GemmArgs& g, int pc, int k_end, int kp, int jc,
+                   int n_panels, ThreadPool& pool) {
+  pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
+    for (int64_t q = b; q < e; ++q) {
+      const int j0 = jc + static_cast<int>(q) * NR;
+      const int nr = g.N - j0 < NR ? g.N - j0 : NR;
+      pack_b_pairs<NR>(out + q * kp * NR, g, pc, k_end, kp, j0, nr);
+    }
+  });
+}
+
 // B packed whole, ahead (gemm.h's gemm_bf16_pack_b): slice by slice of K (each KC deep), each
 // slice's panels in order, panel q of the slice at pc the kp x NR words the blocked GEMM would
 // pack into its buffer for it. The slice at pc starts at word (pc / 2) * (its panels x NR).
@@ -310,14 +324,8 @@ void pack_b_whole(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
   for (int pc = 0; pc < g.K; pc += L::KC) {
     const int k_end = g.K - pc < L::KC ? g.K : pc + L::KC;
     const int kp = (k_end - pc + 1) / 2;
-    uint32_t* slice = out + int64_t{pc / 2} * n_panels * L::NR;
-    pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
-      for (int64_t q = b; q < e; ++q) {
-        const int j0 = static_cast<int>(q) * L::NR;
-        const int nr = g.N - j0 < L::NR ? g.N - j0 : L::NR;
-        pack_b_pairs<L::NR>(slice + q * kp * L::NR, g, pc, k_end, kp, j0, nr);
-      }
-    });
+    pack_b_panels<L::NR>(out + int64_t{pc / 2} * n_panels * L::NR, g, pc, k_end, kp, 0, n_panels,
+                         pool);
   }
 }
 
@@ -342,13 +350,7 @@ void gemm_bf16_blocked(const GemmArgs& g, ThreadPool& pool) {
       } else {
         auto* packed =
             reinterpret_cast<uint32_t*>(thread_buffer(0, size_t{1} * n_panels * L::KP * NR));
-        pool.parallel_for(n_panels, [&](int64_t b, int64_t e, int) {
-          for (int64_t q = b; q < e; ++q) {
-            const int j0 = jc + static_cast<int>(q) * NR;
-            const int nr = g.N - j0 < NR ? g.N - j0 : NR;
-            pack_b_pairs<NR>(packed + q * kp * NR, g, pc, k_end, kp, j0, nr);
-          }
-        });
+        pack_b_panels<NR>(packed, g, pc, k_end, kp, jc, n_panels, pool);
         Bp = packed;
       }
       pool.parallel_for(m_strips, [&](int64_t b, int64_t e, int) {
