@@ -28,10 +28,12 @@ GPT::GPT(const GPTConfig& config, const ExecContext& ctx)
   blocks.reserve(static_cast<size_t>(L));
   for (int l = 0; l < L; ++l) {
     blocks.emplace_back(config_);
-    // --dtype bf16 rounds its products' inputs in the stored kernel only: the fused one has no
-    // bf16 path yet, so bf16 plans the (B, NH, T, T) weights at every T.
+    // --dtype bf16 on cuda rounds its products' inputs in the stored kernel only (the GPU's fused
+    // one has no bf16 path yet), so it plans the (B, NH, T, T) weights at every T; the CPU's fused
+    // kernel rounds them too.
+    const bool stored_only = ctx.dtype == Dtype::kBf16 && ctx.device == Device::kCuda;
     blocks.back().attn.fused_min_T =
-        ctx.dtype == Dtype::kBf16 ? std::numeric_limits<int>::max() : ctx.fused_attention_min_T;
+        stored_only ? std::numeric_limits<int>::max() : ctx.fused_attention_min_T;
     blocks.back().attn.keep_bf16 = kernels::keeps_bf16_operands(ctx);
     blocks.back().mlp.keep_bf16 = kernels::keeps_bf16_operands(ctx);
   }

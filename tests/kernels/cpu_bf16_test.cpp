@@ -536,14 +536,6 @@ AttRef run_attention_ref(const AttShape& s, bool with_drop, bool bf16) {
   return r;
 }
 
-// The share of elements farther than atol + 1e-4 |want| from want.
-double share_off(const std::vector<float>& got, const std::vector<double>& want, double atol) {
-  int64_t off = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    off += !(std::fabs(got[i] - want[i]) <= atol + 1e-4 * std::fabs(want[i]));
-  return static_cast<double>(off) / static_cast<double>(got.size());
-}
-
 // The weights (softmax in fp32 here, in double in the twin) can land on either side of a bf16
 // rounding boundary where the two differ in their last float bit: a rare element then differs by
 // one bf16 step of its weight. So: nearly every element within fp32's tolerance of the twin, and

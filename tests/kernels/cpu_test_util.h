@@ -56,6 +56,16 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got,
   return ::testing::AssertionSuccess();
 }
 
+// The share of elements farther than atol + 1e-4 |want| from want (the bf16 kernels against
+// their twins: nearly none; against fp32's numbers: many).
+inline double share_off(const std::vector<float>& got, const std::vector<double>& want,
+                        double atol) {
+  int64_t off = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    off += !(std::fabs(got[i] - want[i]) <= atol + 1e-4 * std::fabs(want[i]));
+  return static_cast<double>(off) / static_cast<double>(got.size());
+}
+
 inline ::testing::AssertionResult bitwise_equal(const std::vector<float>& a,
                                                 const std::vector<float>& b) {
   if (a.size() != b.size()) return ::testing::AssertionFailure() << "size mismatch";

@@ -1,8 +1,8 @@
 // gpt_fused_attention_test.cpp: the GPT with the fused attention kernel (cpu::flash_attention_*)
 // gives the loss and every gradient of the GPT with the stored kernel (cpu::attention_*, the one
 // gpt_pytorch_test checks against PyTorch), in training and eval; dropout on the weights keeps
-// the stored kernel; with dropout 0 no (B, NH, T, T) buffer is planned; steps are bitwise equal
-// for 1 and 2 threads; later tokens never change earlier logits.
+// the stored kernel; with dropout 0 no (B, NH, T, T) buffer is planned; --dtype bf16 takes it too;
+// steps are bitwise equal for 1 and 2 threads; later tokens never change earlier logits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,10 +59,12 @@ struct Result {
 };
 
 // One forward and backward of a freshly built model; fused_min_T picks the attention kernel.
-Result run(int fused_min_T, float dropout, bool train, int B, int T, int threads = 0) {
+Result run(int fused_min_T, float dropout, bool train, int B, int T, int threads = 0,
+           Dtype dtype = Dtype::kFp32) {
   test::OwnExec exec(threads);
   ExecContext& ctx = exec.ctx;
   ctx.fused_attention_min_T = fused_min_T;
+  ctx.dtype = dtype;
   GPT gpt(tiny_config(dropout), ctx);
   randomize(gpt, 5);
   const auto idx = tokens(B * T, 29, 6), tgt = tokens(B * T, 29, 7);
@@ -75,7 +77,14 @@ Result run(int fused_min_T, float dropout, bool train, int B, int T, int threads
   r.logits.assign(lg.data, lg.data + lg.numel());
   for (Param& p : gpt.params())
     r.grads.insert(r.grads.end(), p.grad.data, p.grad.data + p.grad.numel());
+  r.fused = gpt.attention_weights(0) == nullptr;  // none kept: the fused kernel ran
   return r;
+}
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
+  return m;
 }
 
 constexpr int kStored = 1 << 30, kFused = 1;
@@ -89,6 +98,31 @@ TEST(GptFusedAttention, SameLossAndGradientsAsStoredKernel) {
     test::expect_close(f.logits, s.logits, 1e-4, 1e-4, "logits");
     test::expect_close(f.grads, s.grads, 1e-5, 1e-3, "grads");
   }
+}
+
+// --dtype bf16 takes the fused kernel too (from fused_min_T, as fp32), rounding its products'
+// inputs: its loss and gradients near the stored bf16 kernel's (the two round the forward's
+// weights at different points, so not its bits), and both far from fp32's.
+TEST(GptFusedAttention, Bf16TakesTheFusedKernelNearTheStoredOne) {
+  const int B = 3, T = 40;
+  const Result s = run(kStored, 0.0f, true, B, T, 0, Dtype::kBf16);
+  const Result f = run(kFused, 0.0f, true, B, T, 0, Dtype::kBf16);
+  const Result f32 = run(kFused, 0.0f, true, B, T, 0, Dtype::kFp32);
+  EXPECT_FALSE(s.fused);
+  EXPECT_TRUE(f.fused);
+  // bf16's rounding (u = 2^-9) moves the loss by about 2.4e-4 relative here (fused against
+  // fp32) and the gradients by up to 1.6e-3 (their largest is 0.14); fused and stored bf16
+  // differ by 1.0e-4 and 8e-4. A kernel that scaled or rounded a gradient wrongly would be off
+  // by far more.
+  EXPECT_NEAR(f.loss, s.loss, 1e-3 * std::fabs(s.loss));
+  EXPECT_LE(max_abs_diff(f.grads, s.grads), 4e-3);
+  EXPECT_LE(max_abs_diff(f.logits, s.logits), 0.1);
+  EXPECT_NE(f.loss, f32.loss);  // it does round
+  // 1 and 2 threads: the same bits.
+  const Result two = run(kFused, 0.0f, true, B, T, 2, Dtype::kBf16);
+  const Result one = run(kFused, 0.0f, true, B, T, 1, Dtype::kBf16);
+  EXPECT_EQ(one.loss, two.loss);
+  EXPECT_EQ(one.grads, two.grads);
 }
 
 // Eval mode with dropout > 0 in the config: the weights are not dropped, so fused is allowed.

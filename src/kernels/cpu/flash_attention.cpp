@@ -23,7 +23,7 @@ void flash_attention_forward_tiled(const ExecContext& ex, float* out, float* lse
                                    int B, int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
   pick(ex.isa, flash_forward_avx512, flash_forward_avx2, flash_forward_scalar)(
-      out, lse, qkv, B, T, C, NH, tile, ex.workers());
+      out, lse, qkv, B, T, C, NH, tile, ex.dtype == Dtype::kBf16, ex.workers());
 }
 
 void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const float* dout,
@@ -31,7 +31,7 @@ void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const fl
                                     int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
   pick(ex.isa, flash_backward_avx512, flash_backward_avx2, flash_backward_scalar)(
-      dqkv, dout, out, lse, qkv, B, T, C, NH, tile, ex.workers());
+      dqkv, dout, out, lse, qkv, B, T, C, NH, tile, ex.dtype == Dtype::kBf16, ex.workers());
 }
 
 }  // namespace detail

@@ -3,8 +3,11 @@
 // rows, the forward keeps a running max and sum per row (online softmax) and skips the tiles above
 // the diagonal; it saves only the row log-sum-exp, from which the backward recomputes the weights.
 // Leaves out: dropout on the weights (that needs them stored: use cpu::attention_* then).
-// Readable twin: kernels/ref/attention.h (same maths, stored matrices). Deterministic: every output
-// row is computed by one thread in a fixed order, so 1 and N threads give the same bits.
+// ExecContext::dtype bf16 (--dtype bf16): the products' inputs rounded to bf16 values, sums in
+// fp32, at fp32's speed (the tile products stay fp32 FMAs: no vdpbf16ps here yet).
+// Readable twins: kernels/ref/attention.h (same maths, stored matrices; in bf16
+// ref::flash_attention_*_bf16, which round where this does). Deterministic: every output row is
+// computed by one thread in a fixed order, so 1 and N threads give the same bits.
 #pragma once
 
 #include "core/exec_context.h"

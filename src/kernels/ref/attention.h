@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernels/ref/bf16.h"
 
@@ -108,6 +109,85 @@ void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qk
           for (int i = 0; i < HS; ++i) {
             dqkv[qbase + i] += g * R(qkv[kbase + i]);
             dqkv[kbase + i] += g * R(qkv[qbase + i]);
+          }
+        }
+      }
+}
+
+// --dtype bf16's fused kernel (cpu::flash_attention_* with ExecContext::dtype bf16): the same
+// attention, rounding the products' inputs to bf16 where that kernel does (R below), sums in F.
+// It keeps no (T, T) matrices, so its weights are rounded before they are normalised.
+// Forward, per head and row t: s_j = (R(q_t) . R(k_j)) * scale for j <= t; m = max_j s_j;
+// e_j = exp(s_j - m); l = sum_j e_j; out_t = sum_j R(e_j) R(v_j) / l; lse_t = m + log(l), lse
+// (B, NH, T). The kernel rounds each e_j against the running max of the key tiles it has seen
+// (rescaling its sums as the max moves): these numbers when one tile holds the whole row (T at
+// most its tile), within one rounding of each weight otherwise.
+template <typename F>
+void flash_attention_forward_bf16(F* out, F* lse, const F* qkv, int B, int T, int C, int NH) {
+  const auto R = [](F x) { return F(round_bf16(static_cast<float>(x))); };
+  const int HS = C / NH;
+  const F scale = F(1) / std::sqrt(F(HS));
+  std::vector<F> s(T);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < NH; ++h)
+      for (int t = 0; t < T; ++t) {
+        auto at = [&](int row, int part) {  // q (0), k (1) or v (2) of a row of this head
+          return qkv + (static_cast<int64_t>(b) * T + row) * 3 * C + part * C + h * HS;
+        };
+        F m = -std::numeric_limits<F>::infinity();
+        for (int j = 0; j <= t; ++j) {
+          F dot = 0;
+          for (int i = 0; i < HS; ++i) dot += R(at(t, 0)[i]) * R(at(j, 1)[i]);
+          s[j] = dot * scale;
+          m = s[j] > m ? s[j] : m;
+        }
+        F l = 0;
+        F* o = out + (static_cast<int64_t>(b) * T + t) * C + h * HS;
+        for (int i = 0; i < HS; ++i) o[i] = 0;
+        for (int j = 0; j <= t; ++j) {
+          const F e = std::exp(s[j] - m);
+          l += e;
+          for (int i = 0; i < HS; ++i) o[i] += R(e) * R(at(j, 2)[i]);
+        }
+        for (int i = 0; i < HS; ++i) o[i] /= l;
+        lse[(static_cast<int64_t>(b) * NH + h) * T + t] = m + std::log(l);
+      }
+}
+
+// Its backward, from the forward's out and lse: p_j = exp(s_j - lse_t) (the normalised weights,
+// s_j as above); D_t = dout_t . out_t, unrounded; dv_j += R(p_j) R(dout_t);
+// dp_j = R(dout_t) . R(v_j); g_j = R(p_j (dp_j - D_t) * scale); dq_t += g_j R(k_j);
+// dk_j += g_j R(q_t). Writes dqkv (B, T, 3C) (its old contents are not used).
+template <typename F>
+void flash_attention_backward_bf16(F* dqkv, const F* dout, const F* out, const F* lse,
+                                   const F* qkv, int B, int T, int C, int NH) {
+  const auto R = [](F x) { return F(round_bf16(static_cast<float>(x))); };
+  const int HS = C / NH;
+  const F scale = F(1) / std::sqrt(F(HS));
+  std::fill(dqkv, dqkv + static_cast<int64_t>(B) * T * 3 * C, F(0));  // summed into below
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < NH; ++h)
+      for (int t = 0; t < T; ++t) {
+        const int64_t qrow = (static_cast<int64_t>(b) * T + t) * 3 * C + h * HS;
+        const F* dO = dout + (static_cast<int64_t>(b) * T + t) * C + h * HS;
+        const F* O = out + (static_cast<int64_t>(b) * T + t) * C + h * HS;
+        F D = 0;
+        for (int i = 0; i < HS; ++i) D += dO[i] * O[i];
+        const F L = lse[(static_cast<int64_t>(b) * NH + h) * T + t];
+        for (int j = 0; j <= t; ++j) {
+          const int64_t krow = (static_cast<int64_t>(b) * T + j) * 3 * C + C + h * HS;
+          const int64_t vrow = krow + C;
+          F dot = 0, dp = 0;
+          for (int i = 0; i < HS; ++i) {
+            dot += R(qkv[qrow + i]) * R(qkv[krow + i]);
+            dp += R(dO[i]) * R(qkv[vrow + i]);
+          }
+          const F p = std::exp(dot * scale - L);
+          const F g = R(p * (dp - D) * scale);
+          for (int i = 0; i < HS; ++i) {
+            dqkv[vrow + i] += R(p) * R(dO[i]);
+            dqkv[qrow + i] += g * R(qkv[krow + i]);
+            dqkv[krow + i] += g * R(qkv[qrow + i]);
           }
         }
       }

@@ -2,7 +2,14 @@
 // vector type V and included by each per-ISA file (flash_attention_avx512.cpp, ...) inside an
 // anonymous namespace after its `SG_TARGET_BEGIN`, as gemm_impl.h is.
 // V provides: T, kW (lanes), zero(), set1(x), load(p), store(p, x), bcast(p), fma(a, b, c) =
-// a*b + c, add, sub, mul, max, exp (0 for -inf), hsum, hmax.
+// a*b + c, add, sub, mul, max, exp (0 for -inf), hsum, hmax, round_bf16.
+// R16 (--dtype bf16): every product's inputs are rounded to bf16 values (kept as floats, so a
+// product of two is exact and the sums are fp32's, in the same order): q, k, v and dout as they
+// are packed, the weights p and the scores' gradient ds (times the scale) in the row passes. The
+// forward rounds each tile's unnormalised p = exp(s - running max), as FlashAttention does, so its
+// weights round at other points than the stored kernel's; the backward recomputes the normalised
+// p from lse and rounds where ref::attention_backward with bf16 does. ref::flash_attention_*_bf16
+// is the twin.
 // Per tile pair the products are small register-blocked loops (MR rows x NV vectors of
 // accumulators) over packed tiles that stay in L1: S (tile, tile) = Q K^T, then the row pass
 // (online softmax forward, or P and dS backward), then P V (or P^T dO, dS^T Q, dS K).
@@ -25,7 +32,7 @@ inline void mask_row(float* s, int r, int n) {
 // One row of the forward's online softmax over a key tile: s[0 .. n) raw scores q.k (masked ones
 // -inf) become p = exp(s * scale - m_new), s[n .. tile) = 0; the running max m and sum l, and the
 // output accumulator o (hsp) are rescaled by exp(m - m_new).
-template <class V>
+template <class V, bool R16>
 inline void online_softmax_row(float* s, int n, int tile, float scale, float& m, float& l, float* o,
                                int hsp) {
   using T = typename V::T;
@@ -43,7 +50,7 @@ inline void online_softmax_row(float* s, int n, int tile, float scale, float& m,
   T vsum = V::zero();
   for (int j = 0; j < n; j += W) {
     const T e = V::exp(V::sub(V::load(s + j), vm));
-    V::store(s + j, e);
+    V::store(s + j, R16 ? V::round_bf16(e) : e);  // the P V product's input; l sums e unrounded
     vsum = V::add(vsum, e);
   }
   for (int j = n; j < tile; j += W) V::store(s + j, V::zero());
@@ -55,8 +62,9 @@ inline void online_softmax_row(float* s, int n, int tile, float scale, float& m,
 }
 
 // One row of the backward: s[0 .. n) raw scores become p = exp(s * scale - lse) and dp[0 .. n)
-// becomes ds = p * (dp - D); both are 0 from n to tile.
-template <class V>
+// becomes ds = p * (dp - D); both are 0 from n to tile. R16: bf16(p) and bf16(ds * scale), the
+// products' inputs (the caller then leaves the scale out of dq and dk).
+template <class V, bool R16>
 inline void softmax_grad_row(float* s, float* dp, int n, int tile, float scale, float lse,
                              float D) {
   using T = typename V::T;
@@ -64,8 +72,14 @@ inline void softmax_grad_row(float* s, float* dp, int n, int tile, float scale, 
   const T vs = V::set1(scale), vl = V::set1(lse), vd = V::set1(D);
   for (int j = 0; j < n; j += W) {
     const T p = V::exp(V::sub(V::mul(V::load(s + j), vs), vl));
-    V::store(s + j, p);
-    V::store(dp + j, V::mul(p, V::sub(V::load(dp + j), vd)));
+    const T ds = V::mul(p, V::sub(V::load(dp + j), vd));
+    if constexpr (R16) {
+      V::store(s + j, V::round_bf16(p));
+      V::store(dp + j, V::round_bf16(V::mul(ds, vs)));
+    } else {
+      V::store(s + j, p);
+      V::store(dp + j, ds);
+    }
   }
   for (int j = n; j < tile; j += W) {
     V::store(s + j, V::zero());
@@ -107,10 +121,18 @@ inline void pack_rows(float* p, const float* x, int64_t ld, int i0, int rows, in
   }
 }
 
+// The bf16 path (R16): x[0 .. n) (n a multiple of the lanes), a packed operand, rounded to bf16
+// values in place; else nothing.
+template <class V, bool R16>
+inline void round_operand(float* x, int64_t n) {
+  if constexpr (R16)
+    for (int64_t i = 0; i < n; i += V::kW) V::store(x + i, V::round_bf16(V::load(x + i)));
+}
+
 // Threaded over (b, h): each head's k^T and v are packed once and every query tile of the head
 // is done by the same thread (so the packing is not repeated per tile pair); B * NH is at least
 // the number of cores at every shape we train.
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, bool R16>
 void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C, int NH, int tile,
                    ThreadPool& pool) {
   constexpr int W = V::kW;
@@ -139,6 +161,9 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
           pack_rows(q, x, C3, 0, T, tp, HS, HS);
           pack_transposed(kt, x + C, C3, 0, T, HS, tp);
           pack_rows(vp, x + 2 * C, C3, 0, T, tp, HS, hsp);
+          round_operand<V, R16>(q, int64_t{tp} * HS);  // tp a multiple of 16
+          round_operand<V, R16>(kt, int64_t{tp} * HS);
+          round_operand<V, R16>(vp, int64_t{tp} * hsp);
           for (int qi = 0; qi < nt; ++qi) {
             const int i0 = qi * tile, rows = std::min(tile, T - i0);
             const float* qt = q + static_cast<int64_t>(i0) * HS;  // (tile, HS)
@@ -154,7 +179,7 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
               for (int r = 0; r < tile; ++r) {
                 const int n = row_extent<V>(r, tile, diag);
                 if (diag) mask_row(s + r * tile, r, n);
-                online_softmax_row<V>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
+                online_softmax_row<V, R16>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
               }
               // o += p v (tile, hsp)
               tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
@@ -173,13 +198,14 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
       });
 }
 
-template <class V, int MR, int NV>
+template <class V, int MR, int NV, bool R16>
 void flash_backward(float* dqkv, const float* dout, const float* out, const float* lse,
                     const float* qkv, int B, int T, int C, int NH, int tile, ThreadPool& pool) {
   constexpr int W = V::kW;
   tile = std::min(tile, round_up(T, 16));
   const int HS = C / NH, hsp = round_up(HS, W), nt = (T + tile - 1) / tile, tp = nt * tile;
   const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
+  const float ds_scale = R16 ? 1.0f : scale;  // R16: ds was scaled before it was rounded
   const int64_t C3 = 3 * static_cast<int64_t>(C);
   // Per-thread scratch: whole-head q, dout, dq (tp, hsp) and D, lse (tp); per key tile kt, vt
   // (HS, tile), k, dk, dv (tile, hsp); per tile pair s, dp (tile, tile).
@@ -208,6 +234,8 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
       const float* O = out + row0 * C + h * HS;
       pack_rows(qp, x, C3, 0, T, tp, HS, hsp);
       pack_rows(dop, dO, C, 0, T, tp, HS, hsp);
+      round_operand<V, R16>(qp, n_row);
+      round_operand<V, R16>(dop, n_row);
       std::fill(dq, dq + n_row, 0.0f);
       // D = rowsum(dout * out); rows past T get lse = +inf, so their p = 0.
       for (int i = 0; i < tp; ++i) {
@@ -223,6 +251,9 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
         pack_transposed(kt, x + C, C3, j0, cols, HS, tile);
         pack_transposed(vt, x + 2 * C, C3, j0, cols, HS, tile);
         pack_rows(kp, x + C, C3, j0, cols, tile, HS, hsp);
+        round_operand<V, R16>(kt, n_t);  // tile a multiple of 16
+        round_operand<V, R16>(vt, n_t);
+        round_operand<V, R16>(kp, n_k);
         std::fill(dk, dk + n_k, 0.0f);
         std::fill(dv, dv + n_k, 0.0f);
         for (int qi = kj; qi < nt; ++qi) {
@@ -238,7 +269,7 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
           for (int r = 0; r < tile; ++r) {
             const int n = row_extent<V>(r, tile, diag);
             if (diag) mask_row(s + r * tile, r, n);
-            softmax_grad_row<V>(s + r * tile, dp + r * tile, n, tile, scale, L[i0 + r], Dr[i0 + r]);
+            softmax_grad_row<V, R16>(s + r * tile, dp + r * tile, n, tile, scale, L[i0 + r], Dr[i0 + r]);
           }
           const Tri upper_a = diag ? Tri::kUpperA : Tri::kFull;
           // dv += p^T dout;  dk += ds^T q  (tile, hsp)
@@ -252,13 +283,14 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
           float* dkr = dx + (j0 + c) * C3 + C;
           float* dvr = dkr + C;
           for (int d = 0; d < HS; ++d) {
-            dkr[d] = dk[c * hsp + d] * scale;  // written once: all query tiles are summed in dk
+            dkr[d] = dk[c * hsp + d] * ds_scale;  // written once: all query tiles are summed in dk
             dvr[d] = dv[c * hsp + d];
           }
         }
       }
       for (int i = 0; i < T; ++i)
-        for (int d = 0; d < HS; ++d) dx[i * C3 + d] = dq[static_cast<int64_t>(i) * hsp + d] * scale;
+        for (int d = 0; d < HS; ++d)
+          dx[i * C3 + d] = dq[static_cast<int64_t>(i) * hsp + d] * ds_scale;
     }
   });
 }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kernels/cpu/simd/flash_attention_simd.h"
+#include "kernels/ref/bf16.h"
 
 namespace scratchgpt::cpu::detail {
 namespace {
@@ -24,6 +25,7 @@ struct VecScalar {
   static T mul(T a, T b) { return a * b; }
   static T max(T a, T b) { return a > b ? a : b; }
   static T exp(T x) { return std::exp(x); }
+  static T round_bf16(T x) { return ref::round_bf16(x); }
   static float hsum(T x) { return x; }
   static float hmax(T x) { return x; }
 };
@@ -33,14 +35,17 @@ struct VecScalar {
 }  // namespace
 
 void flash_forward_scalar(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile, ThreadPool& pool) {
-  flash_forward<VecScalar, 4, 4>(out, lse, qkv, B, T, C, NH, tile, pool);
+                          int tile, bool bf16, ThreadPool& pool) {
+  (bf16 ? flash_forward<VecScalar, 4, 4, true>
+        : flash_forward<VecScalar, 4, 4, false>)(out, lse, qkv, B, T, C, NH, tile, pool);
 }
 
 void flash_backward_scalar(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           const float* qkv, int B, int T, int C, int NH, int tile, bool bf16,
                            ThreadPool& pool) {
-  flash_backward<VecScalar, 4, 4>(dqkv, dout, out, lse, qkv, B, T, C, NH, tile, pool);
+  (bf16 ? flash_backward<VecScalar, 4, 4, true>
+        : flash_backward<VecScalar, 4, 4, false>)(dqkv, dout, out, lse, qkv, B, T, C, NH, tile,
+                                                   pool);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -9,21 +9,23 @@
 
 namespace scratchgpt::cpu::detail {
 
-// out (B, T, C), lse (B, NH, T) from qkv (B, T, 3C) with query and key tiles of `tile` rows.
+// out (B, T, C), lse (B, NH, T) from qkv (B, T, 3C) with query and key tiles of `tile` rows;
+// bf16: the products' inputs rounded to bf16 (--dtype bf16).
 void flash_forward_scalar(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile, ThreadPool& pool);
+                          int tile, bool bf16, ThreadPool& pool);
 void flash_forward_avx2(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                        int tile, ThreadPool& pool);
+                        int tile, bool bf16, ThreadPool& pool);
 void flash_forward_avx512(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
-                          int tile, ThreadPool& pool);
+                          int tile, bool bf16, ThreadPool& pool);
 // dqkv (B, T, 3C) from dout (B, T, C) and the forward's out and lse.
 void flash_backward_scalar(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           const float* qkv, int B, int T, int C, int NH, int tile, bool bf16,
                            ThreadPool& pool);
 void flash_backward_avx2(float* dqkv, const float* dout, const float* out, const float* lse,
-                         const float* qkv, int B, int T, int C, int NH, int tile, ThreadPool& pool);
+                         const float* qkv, int B, int T, int C, int NH, int tile, bool bf16,
+                         ThreadPool& pool);
 void flash_backward_avx512(float* dqkv, const float* dout, const float* out, const float* lse,
-                           const float* qkv, int B, int T, int C, int NH, int tile,
+                           const float* qkv, int B, int T, int C, int NH, int tile, bool bf16,
                            ThreadPool& pool);
 
 }  // namespace scratchgpt::cpu::detail

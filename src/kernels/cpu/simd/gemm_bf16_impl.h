@@ -26,22 +26,13 @@ inline uint32_t bf16_pair(float even, float odd) {
 }
 
 #ifdef SG_ISA_AVX512  // the generated AVX2 and AVX-512 units (both have AVX2): 8 floats at a time
-// x rounded to bf16 as ref::bf16_from_float does (nearest even; a NaN stays a quiet NaN), in the
-// top half of each 32-bit lane.
-inline __m256i round_bf16_8(__m256 x) {
-  const __m256i u = _mm256_castps_si256(x);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                         _mm256_set1_epi32(0x7f800000));
-  return _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), nan);
-}
+#include "kernels/cpu/simd/round_bf16_impl.h"
 
 // The eight pair words (even[i], odd[i]) of eight floats each.
 inline __m256i pair_words_8(__m256 even, __m256 odd) {
   return _mm256_or_si256(
       _mm256_srli_epi32(round_bf16_8(even), 16),
-      _mm256_and_si256(round_bf16_8(odd), _mm256_set1_epi32(static_cast<int>(0xffff0000u))));
+      _mm256_castps_si256(round_bf16_ps8(odd)));
 }
 
 // The four pair words of x[0..7]: (x[0], x[1]), (x[2], x[3]), ... in the 32-bit lanes of an xmm.

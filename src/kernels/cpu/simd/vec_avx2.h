@@ -9,6 +9,7 @@
 // and an anonymous namespace, so these bodies are compiled for AVX2 and stay private to that file.
 #pragma once
 
+#include "kernels/cpu/simd/round_bf16_impl.h"
 #include "kernels/cpu/simd/transpose8x8_impl.h"
 
 inline __m256 exp8(__m256 x) {
@@ -92,6 +93,8 @@ struct VecAvx2 {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   }
   static T exp(T x) { return exp8(x); }
+  // x rounded to the nearest bf16 value (ties to even), kept as a float: ref::round_bf16.
+  static T round_bf16(T x) { return round_bf16_ps8(x); }
   // ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)): a fixed order, so results do not depend on threads.
   static float hsum(T x) { return hsum8(x); }
   static float hmax(T x) { return hmax8(x); }

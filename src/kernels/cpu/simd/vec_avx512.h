@@ -75,6 +75,17 @@ struct VecAvx512 {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
   }
   static T exp(T x) { return exp16(x); }
+  // x rounded to the nearest bf16 value (ties to even; a NaN stays a quiet NaN), kept as a
+  // float: ref::round_bf16, round_bf16_impl.h's steps on sixteen lanes.
+  static T round_bf16(T x) {
+    const __m512i u = _mm512_castps_si512(x);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    const __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(
+        _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    const __m512i v = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
+    return _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+  }
   // Halves added pairwise (16 -> 8 -> 4 -> 2 -> 1 lanes), a fixed order.
   static float hsum(T x) { return _mm512_reduce_add_ps(x); }
   static float hmax(T x) { return _mm512_reduce_max_ps(x); }
