@@ -158,20 +158,20 @@ TEST(CpuFlashAttention, OneTwoThreeThreadsAreBitwiseIdentical) {
   test::KernelEnv env;
   for (SimdLevel level : test::simd_levels())
     for (Dtype dtype : {Dtype::kFp32, Dtype::kBf16}) {
-    test::set_level(level);
-    for (const Shape& s : kShapes) {
-      SCOPED_TRACE(std::string(simd_level_name(level)) + " " + describe(s) +
-                   (dtype == Dtype::kBf16 ? " bf16" : ""));
-      test::set_threads(1);
-      const Outputs one = run_flash(s, dtype);
-      for (int threads : {2, 3}) {
-        test::set_threads(threads);
-        const Outputs n = run_flash(s, dtype);
-        EXPECT_TRUE(bitwise_equal(one.out, n.out)) << "out, threads " << threads;
-        EXPECT_TRUE(bitwise_equal(one.lse, n.lse)) << "lse, threads " << threads;
-        EXPECT_TRUE(bitwise_equal(one.dqkv, n.dqkv)) << "dqkv, threads " << threads;
+      test::set_level(level);
+      for (const Shape& s : kShapes) {
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + describe(s) +
+                     (dtype == Dtype::kBf16 ? " bf16" : ""));
+        test::set_threads(1);
+        const Outputs one = run_flash(s, dtype);
+        for (int threads : {2, 3}) {
+          test::set_threads(threads);
+          const Outputs n = run_flash(s, dtype);
+          EXPECT_TRUE(bitwise_equal(one.out, n.out)) << "out, threads " << threads;
+          EXPECT_TRUE(bitwise_equal(one.lse, n.lse)) << "lse, threads " << threads;
+          EXPECT_TRUE(bitwise_equal(one.dqkv, n.dqkv)) << "dqkv, threads " << threads;
+        }
       }
-    }
     }
 }
 
@@ -197,8 +197,8 @@ Bf16Twin run_bf16_twin(const Shape& s, const Outputs& kernel) {
   t.dqkv.assign(BT * 3 * s.C, 0.0);
   ref::flash_attention_forward_bf16(t.out.data(), t.lse.data(), qkv.data(), s.B, s.T, s.C, s.NH);
   const auto out = to_double(kernel.out), lse = to_double(kernel.lse);
-  ref::flash_attention_backward_bf16(t.dqkv.data(), dout.data(), out.data(), lse.data(),
-                                     qkv.data(), s.B, s.T, s.C, s.NH);
+  ref::flash_attention_backward_bf16(t.dqkv.data(), dout.data(), out.data(), lse.data(), qkv.data(),
+                                     s.B, s.T, s.C, s.NH);
   return t;
 }
 

@@ -159,8 +159,8 @@ void flash_attention_forward_bf16(F* out, F* lse, const F* qkv, int B, int T, in
 // dp_j = R(dout_t) . R(v_j); g_j = R(p_j (dp_j - D_t) * scale); dq_t += g_j R(k_j);
 // dk_j += g_j R(q_t). Writes dqkv (B, T, 3C) (its old contents are not used).
 template <typename F>
-void flash_attention_backward_bf16(F* dqkv, const F* dout, const F* out, const F* lse,
-                                   const F* qkv, int B, int T, int C, int NH) {
+void flash_attention_backward_bf16(F* dqkv, const F* dout, const F* out, const F* lse, const F* qkv,
+                                   int B, int T, int C, int NH) {
   const auto R = [](F x) { return F(round_bf16(static_cast<float>(x))); };
   const int HS = C / NH;
   const F scale = F(1) / std::sqrt(F(HS));

@@ -179,7 +179,8 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
               for (int r = 0; r < tile; ++r) {
                 const int n = row_extent<V>(r, tile, diag);
                 if (diag) mask_row(s + r * tile, r, n);
-                online_softmax_row<V, R16>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp, hsp);
+                online_softmax_row<V, R16>(s + r * tile, n, tile, scale, m[r], l[r], o + r * hsp,
+                                           hsp);
               }
               // o += p v (tile, hsp)
               tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
@@ -269,7 +270,8 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
           for (int r = 0; r < tile; ++r) {
             const int n = row_extent<V>(r, tile, diag);
             if (diag) mask_row(s + r * tile, r, n);
-            softmax_grad_row<V, R16>(s + r * tile, dp + r * tile, n, tile, scale, L[i0 + r], Dr[i0 + r]);
+            softmax_grad_row<V, R16>(s + r * tile, dp + r * tile, n, tile, scale, L[i0 + r],
+                                     Dr[i0 + r]);
           }
           const Tri upper_a = diag ? Tri::kUpperA : Tri::kFull;
           // dv += p^T dout;  dk += ds^T q  (tile, hsp)

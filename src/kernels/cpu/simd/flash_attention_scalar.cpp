@@ -45,7 +45,7 @@ void flash_backward_scalar(float* dqkv, const float* dout, const float* out, con
                            ThreadPool& pool) {
   (bf16 ? flash_backward<VecScalar, 4, 4, true>
         : flash_backward<VecScalar, 4, 4, false>)(dqkv, dout, out, lse, qkv, B, T, C, NH, tile,
-                                                   pool);
+                                                  pool);
 }
 
 }  // namespace scratchgpt::cpu::detail

@@ -30,9 +30,8 @@ inline uint32_t bf16_pair(float even, float odd) {
 
 // The eight pair words (even[i], odd[i]) of eight floats each.
 inline __m256i pair_words_8(__m256 even, __m256 odd) {
-  return _mm256_or_si256(
-      _mm256_srli_epi32(round_bf16_8(even), 16),
-      _mm256_castps_si256(round_bf16_ps8(odd)));
+  return _mm256_or_si256(_mm256_srli_epi32(round_bf16_8(even), 16),
+                         _mm256_castps_si256(round_bf16_ps8(odd)));
 }
 
 // The four pair words of x[0..7]: (x[0], x[1]), (x[2], x[3]), ... in the 32-bit lanes of an xmm.
