@@ -121,7 +121,7 @@ void attention_backward(F* dqkv, F* dpreatt, F* datt, const F* dout, const F* qk
 // e_j = exp(s_j - m); l = sum_j e_j; out_t = sum_j R(e_j) R(v_j) / l; lse_t = m + log(l), lse
 // (B, NH, T). The kernel rounds each e_j against the running max of the key tiles it has seen
 // (rescaling its sums as the max moves): these numbers when one tile holds the whole row (T at
-// most its tile), within one rounding of each weight otherwise.
+// most its tile), otherwise each weight within two roundings (its and this one's) of these.
 template <typename F>
 void flash_attention_forward_bf16(F* out, F* lse, const F* qkv, int B, int T, int C, int NH) {
   const auto R = [](F x) { return F(round_bf16(static_cast<float>(x))); };
