@@ -7,7 +7,7 @@
 # Usage: scripts/bf16_cpu_check.sh [tests|kernels|steps|recipe|all]   (default all)
 # Logs: $OUT (default /tmp/bf16_cpu_check), a file a stage; RESULT lines on stdout. Needs the
 # release build (built here if missing), Debian's python3-torch and NANOGPT_SRC (a nanoGPT
-# checkout) for the PyTorch stages. On a CPU without AVX512_BF16 it stops: ours would run its
+# checkout or git dir; else .devcarry/nanogpt or a fetched mirror) for the PyTorch stages. On a CPU without AVX512_BF16 it stops: ours would run its
 # emulated path (SCRATCHGPT_BF16_ANY_CPU=1) and PyTorch's autocast is emulated too, so no figure
 # would mean anything; BF16_CHECK_ANYWAY=1 runs it all the same (to try the script).
 set -uo pipefail
@@ -35,6 +35,11 @@ cmake --build "$build" -j "$(nproc)" --target scratchgpt cpu_bf16_test cpu_flash
   cpu_matmul_test gpt_fused_attention_test matmul_bench attention_bench >"$out/build.log" 2>&1 ||
   { echo "build failed: $out/build.log" >&2; exit 1; }
 py=/usr/bin/python3
+if [ -z "${NANOGPT_SRC:-}" ]; then  # the PyTorch stages: nanoGPT's model.py
+  for d in .devcarry/nanogpt /work/.mirror/karpathy+nanoGPT*; do
+    [ -e "$d" ] && export NANOGPT_SRC=$d && break
+  done
+fi
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   # The vdpbf16ps unit (never run before such a CPU), the fused attention's bf16 rounding at the
