@@ -4,7 +4,8 @@
 # the tests whose vdpbf16ps paths only such a CPU runs, the kernels' own benchmarks in bf16 and
 # fp32, the four training steps against PyTorch at its best in bf16 (its faster of fp32 and
 # bf16 autocast) and in fp32 at full ISA and capped at AVX2, then the whole small recipe in bf16.
-# Usage: scripts/bf16_cpu_check.sh [tests|kernels|steps|recipe|all]   (default all)
+# Usage: [STEPS_ARGS=...] [RECIPE_ARGS=...] scripts/bf16_cpu_check.sh [tests|kernels|steps|recipe|all]
+#   (default all; the ARGS go to bench/compare_steps.py and bench/compare_recipe.py)
 # Logs: $OUT (default /tmp/bf16_cpu_check), a file a stage; RESULT lines on stdout. Needs the
 # release build (built here if missing), Debian's python3-torch and NANOGPT_SRC (a nanoGPT
 # checkout or git dir; else .devcarry/nanogpt or a fetched mirror) for the PyTorch stages. On a CPU without AVX512_BF16 it stops: ours would run its
@@ -64,11 +65,18 @@ if [ "$what" = kernels ] || [ "$what" = all ]; then
   done
 fi
 if [ "$what" = steps ] || [ "$what" = all ]; then
-  "$py" bench/compare_steps.py --dtype bf16 2>&1 | tee "$out/steps_bf16.log" | grep -E '^\|' || true
-  "$py" bench/compare_steps.py 2>&1 | tee "$out/steps_fp32.log" | grep -E '^\|' || true
-  "$py" bench/compare_steps.py --isa avx2 2>&1 | tee "$out/steps_fp32_avx2.log" | grep -E '^\|' || true
+  # shellcheck disable=SC2086  # STEPS_ARGS: more flags, e.g. "--only S --pairs 1"
+  for flags in "--dtype bf16" "" "--isa avx2"; do
+    log="$out/steps_$(echo "${flags:-fp32}" | tr -d ' -').log"
+    "$py" bench/compare_steps.py $flags ${STEPS_ARGS:-} >"$log" 2>&1
+    echo "RESULT steps ${flags:-fp32}: rc $?, $log"
+    grep -E '^\|' "$log" || tail -3 "$log"
+  done
 fi
 if [ "$what" = recipe ] || [ "$what" = all ]; then
-  "$py" bench/compare_recipe.py --dtype bf16 --rounds 2 2>&1 | tee "$out/recipe_bf16.log" | tail -8
+  # shellcheck disable=SC2086  # RECIPE_ARGS: more flags, e.g. "--max-iters 100"
+  "$py" bench/compare_recipe.py --dtype bf16 --rounds 2 ${RECIPE_ARGS:-} >"$out/recipe_bf16.log" 2>&1
+  echo "RESULT recipe bf16: rc $?, $out/recipe_bf16.log"
+  tail -8 "$out/recipe_bf16.log"
 fi
 echo "logs: $out"
