@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # bf16_cpu_check.sh: --dtype bf16's checks and figures on a CPU with AVX512_BF16 (Zen 4, Zen 5,
-# Sapphire Rapids), in one go, for the machines this project is lent now and then (issue 40):
-# the tests whose vdpbf16ps paths only such a CPU runs, the kernels' own benchmarks in bf16 and
-# fp32, the four training steps against PyTorch at its best in bf16 (its faster of fp32 and
-# bf16 autocast) and in fp32 at full ISA and capped at AVX2, then the whole small recipe in bf16.
+# Sapphire Rapids), in one go: the tests whose vdpbf16ps paths only such a CPU runs, the kernels'
+# own benchmarks in bf16 and fp32, the four training steps against PyTorch at its best in bf16 (its
+# faster of fp32 and bf16 autocast) and in fp32 at full ISA and capped at AVX2, then the whole small
+# recipe in bf16.
 # Usage: [STEPS_ARGS=...] [RECIPE_ARGS=...] scripts/bf16_cpu_check.sh [tests|kernels|steps|recipe|all]
 #   (default all; the ARGS go to bench/compare_steps.py and bench/compare_recipe.py)
 # Logs: $OUT (default /tmp/bf16_cpu_check), a file a stage; RESULT lines on stdout. Needs the
-# release build (built here if missing), Debian's python3-torch and NANOGPT_SRC (a nanoGPT
-# checkout or git dir; else .devcarry/nanogpt or a fetched mirror) for the PyTorch stages. On a CPU without AVX512_BF16 it stops: ours would run its
-# emulated path (SCRATCHGPT_BF16_ANY_CPU=1) and PyTorch's autocast is emulated too, so no figure
-# would mean anything; BF16_CHECK_ANYWAY=1 runs it all the same (to try the script).
+# release build (built here if missing), Debian's python3-torch and NANOGPT_SRC (a nanoGPT checkout
+# or git dir; else .devcarry/nanogpt, cuda_device_check.sh's) for the PyTorch stages. On a CPU
+# without AVX512_BF16 it stops: ours would run its emulated path (SCRATCHGPT_BF16_ANY_CPU=1) and
+# PyTorch's autocast is emulated too, so no figure would mean anything; BF16_CHECK_ANYWAY=1 runs it
+# all the same (to try the script).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -37,9 +38,7 @@ cmake --build "$build" -j "$(nproc)" --target scratchgpt cpu_bf16_test cpu_flash
   { echo "build failed: $out/build.log" >&2; exit 1; }
 py=/usr/bin/python3
 if [ -z "${NANOGPT_SRC:-}" ]; then  # the PyTorch stages: nanoGPT's model.py
-  for d in .devcarry/nanogpt /work/.mirror/karpathy+nanoGPT*; do
-    [ -e "$d" ] && export NANOGPT_SRC=$d && break
-  done
+  [ -e .devcarry/nanogpt/model.py ] && export NANOGPT_SRC=.devcarry/nanogpt
 fi
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
