@@ -26,6 +26,25 @@ inline uint32_t bf16_pair(float even, float odd) {
 }
 
 #ifdef SG_ISA_AVX512  // the generated AVX2 and AVX-512 units (both have AVX2): 8 floats at a time
+#if SG_ISA_AVX512
+// The vdpbf16ps unit (AVX512_BF16 in its target): vcvtneps2bf16 rounds eight floats to bf16 in one
+// instruction, to nearest even as ref::bf16_from_float, a NaN to a quiet NaN with the same top
+// bits as it; only a denormal differs (it becomes a zero of its sign), and vdpbf16ps reads a
+// denormal input as that zero anyway, so every sum keeps its bits.
+
+// The eight pair words (even[i], odd[i]) of eight floats each.
+inline __m256i pair_words_8(__m256 even, __m256 odd) {
+  const __m128i e = __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(even));
+  const __m128i o = __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(odd));
+  return _mm256_set_m128i(_mm_unpackhi_epi16(e, o), _mm_unpacklo_epi16(e, o));
+}
+
+// The four pair words of x[0..7]: (x[0], x[1]), (x[2], x[3]), ... in the 32-bit lanes of an xmm
+// (eight bf16 in order are four pair words).
+inline __m128i pair_words_4(const float* x) {
+  return __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(_mm256_loadu_ps(x)));
+}
+#else
 #include "kernels/cpu/simd/round_bf16_impl.h"
 
 // The eight pair words (even[i], odd[i]) of eight floats each.
@@ -44,6 +63,7 @@ inline __m128i pair_words_4(const float* x) {
   const __m256i w = _mm256_shuffle_epi8(round_bf16_8(_mm256_loadu_ps(x)), top_halves);
   return _mm256_castsi256_si128(_mm256_permute4x64_epi64(w, 0x08));
 }
+#endif
 #endif
 
 // words[i] = the pair (even[i], odd[i]) for i < n: two rows of k side by side.
