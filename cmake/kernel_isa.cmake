@@ -10,8 +10,9 @@ set(SCRATCHGPT_ISA_avx512 VecAvx512 "avx512f,avx512vl,avx2,fma" 1)
 # An op whose unit needs more than its ISA's set: SCRATCHGPT_TARGET_<op>_<isa> (the caller checks
 # the CPU for it). matvec_q8's AVX-512 unit is its vpdpbusd (AVX512_VNNI) build.
 set(SCRATCHGPT_TARGET_matvec_q8_avx512 "avx512f,avx512vl,avx512vnni,avx2,fma")
-# gemm_bf16's AVX-512 unit is its vdpbf16ps (AVX512_BF16) build.
-set(SCRATCHGPT_TARGET_gemm_bf16_avx512 "avx512f,avx512vl,avx512bf16,avx2,fma")
+# gemm_bf16's AVX-512 unit is its vdpbf16ps (AVX512_BF16) build; its packers interleave bf16 with
+# vpermw (AVX512BW, which every CPU with AVX512_BF16 has).
+set(SCRATCHGPT_TARGET_gemm_bf16_avx512 "avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma")
 foreach(OP IN LISTS SCRATCHGPT_SIMD_OPS)
   foreach(ISA avx2 avx512)
     list(GET SCRATCHGPT_ISA_${ISA} 0 ISA_VEC)

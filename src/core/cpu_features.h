@@ -55,11 +55,13 @@ inline bool cpu_has_avx512_vnni() {
 }
 
 // Whether the CPU has AVX512_BF16 (vdpbf16ps: bf16 pairs multiplied and summed into fp32 lanes;
-// Cooper Lake and Sapphire Rapids Intel, Zen 4 and later AMD): what --dtype bf16 needs.
+// Cooper Lake and Sapphire Rapids Intel, Zen 4 and later AMD; each has AVX512BW too, which
+// gemm_bf16's packers use): what --dtype bf16 needs.
 inline bool cpu_has_avx512_bf16() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  return detected_simd_level() == SimdLevel::kAvx512 && __builtin_cpu_supports("avx512bf16");
+  return detected_simd_level() == SimdLevel::kAvx512 && __builtin_cpu_supports("avx512bf16") &&
+         __builtin_cpu_supports("avx512bw");
 #else
   return false;
 #endif

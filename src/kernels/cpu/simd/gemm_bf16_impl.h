@@ -32,17 +32,23 @@ inline uint32_t bf16_pair(float even, float odd) {
 // bits as it; only a denormal differs (it becomes a zero of its sign), and vdpbf16ps reads a
 // denormal input as that zero anyway, so every sum keeps its bits.
 
-// The eight pair words (even[i], odd[i]) of eight floats each.
-inline __m256i pair_words_8(__m256 even, __m256 odd) {
-  const __m128i e = __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(even));
-  const __m128i o = __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(odd));
-  return _mm256_set_m128i(_mm_unpackhi_epi16(e, o), _mm_unpacklo_epi16(e, o));
-}
-
 // The four pair words of x[0..7]: (x[0], x[1]), (x[2], x[3]), ... in the 32-bit lanes of an xmm
 // (eight bf16 in order are four pair words).
 inline __m128i pair_words_4(const float* x) {
   return __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(_mm256_loadu_ps(x)));
+}
+
+// words[i] = the pair (even[i], odd[i]) for the lanes i of `m` (up to 16): vcvtne2ps2bf16 rounds
+// both rows at once (even in bf16 lanes 0-15, odd in 16-31), vpermw interleaves them.
+inline void pair_words_16(uint32_t* words, const float* even, const float* odd, __mmask16 m) {
+  alignas(64) static constexpr uint16_t kInterleave[32] = {
+      0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+      8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512bh both =
+      _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(m, odd), _mm512_maskz_loadu_ps(m, even));
+  _mm512_mask_storeu_epi32(
+      words, m,
+      _mm512_permutexvar_epi16(_mm512_load_si512(kInterleave), __builtin_bit_cast(__m512i, both)));
 }
 #else
 #include "kernels/cpu/simd/round_bf16_impl.h"
@@ -69,7 +75,11 @@ inline __m128i pair_words_4(const float* x) {
 // words[i] = the pair (even[i], odd[i]) for i < n: two rows of k side by side.
 inline void pair_rows(uint32_t* __restrict words, const float* even, const float* odd, int n) {
   int i = 0;
-#ifdef SG_ISA_AVX512
+#if SG_ISA_AVX512
+  for (; i + 16 <= n; i += 16) pair_words_16(words + i, even + i, odd + i, 0xffff);
+  if (i < n)  // the rest (a 12-row strip, an edge): masked lanes
+    pair_words_16(words + i, even + i, odd + i, static_cast<__mmask16>((1u << (n - i)) - 1));
+#elif defined(SG_ISA_AVX512)
   for (; i + 8 <= n; i += 8)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + i),
                         pair_words_8(_mm256_loadu_ps(even + i), _mm256_loadu_ps(odd + i)));
@@ -79,8 +89,10 @@ inline void pair_rows(uint32_t* __restrict words, const float* even, const float
     _mm_storeu_si128(reinterpret_cast<__m128i*>(words + i), _mm256_castsi256_si128(w));
     i += 4;
   }
-#endif
   for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
+#else
+  for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
+#endif
 }
 
 // words[q * stride] = the pair (x[2q], x[2q + 1]) for q < n: the k of one row, in pairs.
