@@ -70,7 +70,8 @@ def main():
         also = ''
         if a.dtype == 'bf16':  # the competitor at its best: the faster of fp32 and bf16 autocast
             auto_s, auto_best, _ = run_torch(a, env, autocast='bf16')
-            also = f', under bf16 autocast {auto_s:.1f} s (best val {auto_best:.4f})'
+            also = (f'; PyTorch in fp32 {torch_s:.1f} s (best val {torch_best:.4f}), under bf16 '
+                    f'autocast {auto_s:.1f} s (best val {auto_best:.4f})')
             if auto_s < torch_s:
                 torch_s, torch_best = auto_s, auto_best
         rows.append((ours_s, ours_best, torch_s, torch_best))

@@ -14,6 +14,9 @@ our step times from hour to hour.
 --dtype bf16 runs ours with --dtype bf16 (a CPU with AVX512_BF16) and the competitor twice per pair,
 in fp32 and under torch.autocast("cpu", dtype=torch.bfloat16) (the harness's --autocast bf16), and
 takes the ratio against the faster of its two: on a CPU with bf16 instructions that is its best.
+Each pair also runs ours in fp32 just before ours in bf16, and the table adds bf16's speed-up over
+it (our fp32 step / our bf16 step) and fp32's share of the FMA peak; bf16's share is of the
+vdpbf16ps peak `bench` measured.
 
 --isa avx2 caps every side at AVX2 (for an AVX-512 machine): ours through --simd avx2 and
 DNNL_MAX_CPU_ISA=AVX2 (oneDNN), PyTorch through ATEN_CPU_CAPABILITY=avx2 and
@@ -65,12 +68,13 @@ def run(cmd, env):
     return p.stdout, p.stderr
 
 
-def ours(a, flags, env, simd):
+def ours(a, flags, env, simd, dtype=None):
+    dtype = dtype or a.dtype
     out, _ = run([a.binary, 'bench', *flags.split(), *simd, '--threads', str(a.threads),
-                  '--dtype', a.dtype, '--json'], env)
+                  '--dtype', dtype, '--json'], env)
     r = json.loads(out)
     peak = max(r['peak_gflops_avx2'], r['peak_gflops_avx512'] if not simd else 0)
-    if a.dtype == 'bf16' and not simd and r.get('peak_gflops_bf16', 0) > 0:
+    if dtype == 'bf16' and not simd and r.get('peak_gflops_bf16', 0) > 0:
         peak = r['peak_gflops_bf16']  # vdpbf16ps's: the ceiling of bf16's products
     return {'ms': r['ms_per_step'], 'peak': r['gflops'] / peak if peak > 0 else float('nan'),
             'faults': r['page_faults_per_step_max'],
@@ -140,14 +144,19 @@ def main():
         our_flags, torch_flags, default_pairs = WORKLOADS[n]
         pairs = []
         for i in range(a.pairs or default_pairs):
+            o32 = ours(a, our_flags, our_env, simd, 'fp32') if a.dtype == 'bf16' else None
             o = ours(a, our_flags, our_env, simd)
+            if o32:
+                o['fp32'] = o32
             t = theirs_best(a, torch_flags, torch_env)
             pairs.append((o, t))
             theirs_ms = (f'{t["ms"]:.2f} ms' if a.dtype == 'fp32' else
                          f'{t["ms"]:.2f} ms (fp32 {t["fp32"]:.2f}, bf16 autocast {t["bf16"]:.2f})')
+            ours_fp32 = (f', ours in fp32 {o32["ms"]:.2f} ms ({o32["peak"]:.0%} of the FMA peak: '
+                         f'bf16 {o32["ms"] / o["ms"]:.2f}x it)' if o32 else '')
             print(f'{n} pair {i + 1}: ours {o["ms"]:.2f} ms ({o["peak"]:.0%} of the peak, core to '
                   f'core {o["xcore"]:.1f} ns a line), PyTorch {theirs_ms}: '
-                  f'{t["ms"] / o["ms"]:.2f}x', flush=True)
+                  f'{t["ms"] / o["ms"]:.2f}x{ours_fp32}', flush=True)
         ratios = [t['ms'] / o['ms'] for o, t in pairs]
         rows.append((n, pairs, ratios))
 
@@ -157,16 +166,27 @@ def main():
     print(f'\n{cpu}, ours at {level} ({a.isa}) in {a.dtype}, PyTorch{best}, {a.threads} threads, '
           f'both sides; a store to lines '
           f'another core just read: {span(xcore, "%.1f")} ns a line (bench\'s core-to-core probe)')
-    print('| workload | ours (ms) | PyTorch (ms) | ratio, median (range) | of the FMA peak | '
-          'page faults a step after the first | peak RSS ours / PyTorch (MiB) |')
-    print('|---|---|---|---|---|---|---|')
+    bf16 = a.dtype == 'bf16'
+    peak_col = 'of the vdpbf16ps peak' if bf16 and not simd else 'of the FMA peak'
+    extra = ' ours in fp32 (ms) | bf16 over our fp32, median (range) | fp32 of the FMA peak |'
+    print(f'| workload | ours (ms) | PyTorch (ms) | ratio, median (range) | {peak_col} | '
+          'page faults a step after the first | peak RSS ours / PyTorch (MiB) |'
+          + (extra if bf16 else ''))
+    print('|---|---|---|---|---|---|---|' + ('---|---|---|' if bf16 else ''))
     for n, pairs, ratios in rows:
         o = [p[0] for p in pairs]
         t = [p[1] for p in pairs]
-        print(f'| {n} | {span([x["ms"] for x in o], "%.2f")} | {span([x["ms"] for x in t], "%.2f")} '
-              f'| {statistics.median(ratios):.2f}x ({span(ratios, "%.2f")}) '
-              f'| {span([100 * x["peak"] for x in o], "%.0f")}% | {max(x["faults"] for x in o)} '
-              f'| {span([x["rss"] for x in o], "%.0f")} / {span([x["rss"] for x in t], "%.0f")} |')
+        line = (f'| {n} | {span([x["ms"] for x in o], "%.2f")} | '
+                f'{span([x["ms"] for x in t], "%.2f")} '
+                f'| {statistics.median(ratios):.2f}x ({span(ratios, "%.2f")}) '
+                f'| {span([100 * x["peak"] for x in o], "%.0f")}% | {max(x["faults"] for x in o)} '
+                f'| {span([x["rss"] for x in o], "%.0f")} / {span([x["rss"] for x in t], "%.0f")} |')
+        if bf16:
+            o32 = [x['fp32'] for x in o]
+            up = [f['ms'] / x['ms'] for f, x in zip(o32, o)]
+            line += (f' {span([x["ms"] for x in o32], "%.2f")} | {statistics.median(up):.2f}x '
+                     f'({span(up, "%.2f")}) | {span([100 * x["peak"] for x in o32], "%.0f")}% |')
+        print(line)
 
 
 if __name__ == '__main__':
