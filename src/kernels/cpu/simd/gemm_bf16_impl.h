@@ -162,16 +162,20 @@ inline void pack_a_pairs(uint32_t* __restrict Ap, const GemmArgs& g, int i0, int
       return;
     }
     for (int r = 0; r < MR; ++r) {
-      const int done = r < mr ? whole : 0;
-      if (done) pair_along(Ap + r, MR, g.A + int64_t{i0 + r} * g.rs_a + k0, done);
-      for (int p = done; p < kp; ++p)
+      if (r >= mr) {  // past the last row (a T = 64 head's last strip has 4 of 12): zeros
+        for (int p = 0; p < kp; ++p) Ap[p * MR + r] = 0;
+        continue;
+      }
+      if (whole) pair_along(Ap + r, MR, g.A + int64_t{i0 + r} * g.rs_a + k0, whole);
+      for (int p = whole; p < kp; ++p)
         Ap[p * MR + r] = bf16_pair(at(r, k0 + 2 * p), at(r, k0 + 2 * p + 1));
     }
   } else {
     for (int p = 0; p < kp; ++p) {
       const int k = k0 + 2 * p;
-      if (g.rs_a == 1 && mr == MR && p < whole) {
-        pair_rows(Ap + p * MR, g.A + i0 + k * g.cs_a, g.A + i0 + (k + 1) * g.cs_a, MR);
+      if (g.rs_a == 1 && p < whole) {
+        pair_rows(Ap + p * MR, g.A + i0 + k * g.cs_a, g.A + i0 + (k + 1) * g.cs_a, mr);
+        for (int r = mr; r < MR; ++r) Ap[p * MR + r] = 0;
         continue;
       }
       for (int r = 0; r < MR; ++r) Ap[p * MR + r] = bf16_pair(at(r, k), at(r, k + 1));
@@ -193,8 +197,9 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
   if (g.cs_b == 1) {
     for (int p = 0; p < kp; ++p) {
       const int k = k0 + 2 * p;
-      if (nr == NR && p < whole) {
-        pair_rows(Bp + p * NR, g.B + k * g.rs_b + j0, g.B + (k + 1) * g.rs_b + j0, NR);
+      if (p < whole) {
+        pair_rows(Bp + p * NR, g.B + k * g.rs_b + j0, g.B + (k + 1) * g.rs_b + j0, nr);
+        for (int j = nr; j < NR; ++j) Bp[p * NR + j] = 0;  // past the last column
         continue;
       }
       for (int j = 0; j < NR; ++j) Bp[p * NR + j] = bf16_pair(at(k, j), at(k + 1, j));
@@ -208,7 +213,11 @@ inline void pack_b_pairs(uint32_t* __restrict Bp, const GemmArgs& g, int k0, int
       return;
     }
     for (int j = 0; j < NR; ++j) {
-      const int done = j < nr && g.rs_b == 1 ? whole : 0;
+      if (j >= nr) {  // past the last column: zeros
+        for (int p = 0; p < kp; ++p) Bp[p * NR + j] = 0;
+        continue;
+      }
+      const int done = g.rs_b == 1 ? whole : 0;
       if (done) pair_along(Bp + j, NR, g.B + k0 + int64_t{j0 + j} * g.cs_b, done);
       for (int p = done; p < kp; ++p)
         Bp[p * NR + j] = bf16_pair(at(k0 + 2 * p, j), at(k0 + 2 * p + 1, j));
