@@ -42,7 +42,7 @@ if [ -z "${NANOGPT_SRC:-}" ]; then  # the PyTorch stages: nanoGPT's model.py
 fi
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  # The vdpbf16ps unit (never run before such a CPU), the fused attention's bf16 rounding at the
+  # The vdpbf16ps unit (which only such a CPU runs), the fused attention's bf16 rounding at the
   # avx512 level, and the products and model around them.
   for t in cpu_bf16_test cpu_flash_attention_test cpu_matmul_test gpt_fused_attention_test; do
     "$build/$t" --gtest_brief=1 >"$out/$t.log" 2>&1

@@ -77,8 +77,10 @@ inline void pair_rows(uint32_t* __restrict words, const float* even, const float
   int i = 0;
 #if SG_ISA_AVX512
   for (; i + 16 <= n; i += 16) pair_words_16(words + i, even + i, odd + i, 0xffff);
-  if (i < n)  // the rest (a 12-row strip, an edge): masked lanes
+  if (i < n) {  // the rest (a 12-row strip, an edge): masked lanes
     pair_words_16(words + i, even + i, odd + i, static_cast<__mmask16>((1u << (n - i)) - 1));
+    i = n;
+  }
 #elif defined(SG_ISA_AVX512)
   for (; i + 8 <= n; i += 8)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(words + i),
@@ -89,10 +91,8 @@ inline void pair_rows(uint32_t* __restrict words, const float* even, const float
     _mm_storeu_si128(reinterpret_cast<__m128i*>(words + i), _mm256_castsi256_si128(w));
     i += 4;
   }
-  for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
-#else
-  for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
 #endif
+  for (; i < n; ++i) words[i] = bf16_pair(even[i], odd[i]);
 }
 
 // words[q * stride] = the pair (x[2q], x[2q + 1]) for q < n: the k of one row, in pairs.
