@@ -43,6 +43,15 @@ void gemm_bf16_emulated_avx512(const GemmArgs& g, ThreadPool& pool) {
 void pack_b_emulated_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
   pack_b_avx512<PairsPlain<16>>(g, out, pool);
 }
+// The stored attention's head products (attention_bf16_impl.h) on the same stand-in.
+void head_scores_emulated(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
+                          int HS) {
+  head_scores_bf16<PairsPlain<16>>(s, a, lda, b, ldb, T, HS);
+}
+void head_mix_emulated(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
+                       int64_t cs_a, const float* b, int64_t ldb, int T, int HS) {
+  head_mix_bf16<PairsPlain<16>>(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
+}
 size_t packed_words_emulated_avx512(int K, int N) {
   const int nr = avx512_nr(N);
   return (size_t(K) + 1) / 2 * ((size_t(N) + nr - 1) / nr * nr);
@@ -422,6 +431,115 @@ TEST(CpuBf16, GemmTrianglesGiveTheLoopsBits) {
           EXPECT_TRUE(bitwise_equal(c, c_want)) << (tri == Tri::kLower ? "lower" : "upper")
                                                 << (by_cols ? " by columns" : " by rows");
         }
+    }
+  }
+}
+
+// The stored attention's head products in bf16 (attention_bf16_impl.h; the model's path where T
+// and HS are multiples of 16 on a CPU with AVX512_BF16): each of its three kinds of product gives
+// the twin's bits (ref::gemm_bf16) with vdpbf16ps's sums emulated in 16 lanes, and the GEMM's bits
+// with vdpbf16ps itself (where the CPU has it), over the shapes of its tilings: HS = 16 and 32
+// (8-row tiles of up to 2 vectors), 48 (4 rows by 3), 64 (4 by 4), 128 (two tiles of 4), T from 16
+// to 256. The (T, T) operand holds NaN from 16 past its diagonal on (attention.cpp keeps 15 zero),
+// so a read beyond its band shows.
+TEST(CpuBf16, HeadProductsGiveTheTwinsAndTheGemmsBits) {
+  if (detected_simd_level() == SimdLevel::kScalar) GTEST_SKIP() << "the packers need AVX2";
+  KernelEnv env;
+  set_level(SimdLevel::kAvx2);
+  set_threads(1);
+  const bool native = cpu_has_avx512_bf16();
+  constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+  for (const auto& shape : {std::pair{64, 32}, {16, 16}, {32, 48}, {256, 64}, {48, 128}}) {
+    const int T = shape.first, HS = shape.second;  // (a lambda below takes them: no bindings)
+    SCOPED_TRACE("T=" + std::to_string(T) + " HS=" + std::to_string(HS));
+    const int64_t lda = HS + 5, ldb = 3 * HS;  // rows of q and of k inside qkv-like arrays
+    const auto a = random_floats(size_t(T) * lda, 51), b = random_floats(size_t(T) * ldb, 52);
+    // A weights-like (T, T): rows summing over their lower triangle, zero 15 past the diagonal,
+    // NaN beyond (poisoned); clean: zero beyond instead (the twin multiplies every entry).
+    std::vector<float> poisoned = random_floats(size_t(T) * T, 53), clean(poisoned);
+    for (int t = 0; t < T; ++t)
+      for (int j = t + 1; j < T; ++j) {
+        poisoned[size_t(t) * T + j] = j - t < 16 ? 0.0f : kNan;
+        clean[size_t(t) * T + j] = 0.0f;
+      }
+    auto check = [&](const char* what, const std::vector<float>& want,
+                     const std::vector<float>& emulated, const std::vector<float>& vdp,
+                     const std::vector<float>& gemm, bool lower_only, int N) {
+      SCOPED_TRACE(what);
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j < (lower_only ? i + 1 : N); ++j) {
+          const size_t at = size_t(i) * N + j;
+          ASSERT_EQ(std::memcmp(&emulated[at], &want[at], sizeof(float)), 0)
+              << "emulated vs twin at (" << i << ", " << j << ")";
+          if (native) {
+            ASSERT_EQ(std::memcmp(&vdp[at], &gemm[at], sizeof(float)), 0)
+                << "vdpbf16ps vs its GEMM at (" << i << ", " << j << ")";
+          }
+        }
+    };
+    // Before each call: the scratch the head products convert into (gemm.h's thread buffers 0
+    // and 1) full of NaN, so a word they read but did not write this call shows.
+    auto poison_scratch = [&] {
+      for (int slot : {0, 1}) {
+        const size_t n = size_t(T) * (T > HS ? T : HS);
+        std::fill_n(cpu::detail::thread_buffer(slot, n), n, kNan);
+      }
+    };
+    using cpu::detail::GemmArgs;
+    auto gemm_native = [&](GemmArgs g) {
+      if (native) cpu::detail::gemm_bf16(SimdLevel::kAvx512, g, ctx().workers());
+    };
+    {  // scores (T, T) = a b^T, lower triangle
+      std::vector<float> want(size_t(T) * T), emu(want.size(), 5.0f), vdp(emu), gemm(emu);
+      ref::gemm_bf16(T, T, HS, a.data(), lda, 1, b.data(), 1, ldb, want.data(), T, true, nullptr);
+      poison_scratch();
+      cpu::detail::head_scores_emulated(emu.data(), a.data(), lda, b.data(), ldb, T, HS);
+      poison_scratch();
+      if (native) {
+        cpu::detail::attention_scores_bf16_avx512(vdp.data(), a.data(), lda, b.data(), ldb, T, HS);
+      }
+      gemm_native({.M = T,
+                   .N = T,
+                   .K = HS,
+                   .A = a.data(),
+                   .rs_a = lda,
+                   .cs_a = 1,
+                   .B = b.data(),
+                   .rs_b = 1,
+                   .cs_b = ldb,
+                   .C = gemm.data(),
+                   .ldc = T,
+                   .init = true,
+                   .lower_c = true});
+      check("scores", want, emu, vdp, gemm, true, T);
+    }
+    for (bool upper : {false, true}) {  // c (T, HS) = A b: A by rows (lower) or by columns (upper)
+      const int64_t rs = upper ? 1 : T, cs = upper ? T : 1;
+      std::vector<float> want(size_t(T) * HS), emu(want.size(), 5.0f), vdp(emu), gemm(emu);
+      ref::gemm_bf16(T, HS, T, clean.data(), rs, cs, b.data(), ldb, 1, want.data(), HS, true,
+                     nullptr);
+      poison_scratch();
+      cpu::detail::head_mix_emulated(upper, emu.data(), HS, poisoned.data(), rs, cs, b.data(), ldb,
+                                     T, HS);
+      poison_scratch();
+      if (native) {
+        cpu::detail::attention_mix_bf16_avx512(upper, vdp.data(), HS, poisoned.data(), rs, cs,
+                                               b.data(), ldb, T, HS);
+      }
+      gemm_native({.M = T,
+                   .N = HS,
+                   .K = T,
+                   .A = clean.data(),
+                   .rs_a = rs,
+                   .cs_a = cs,
+                   .B = b.data(),
+                   .rs_b = ldb,
+                   .cs_b = 1,
+                   .C = gemm.data(),
+                   .ldc = HS,
+                   .init = true,
+                   .a_tri = upper ? GemmArgs::kUpper : GemmArgs::kLower});
+      check(upper ? "mix, A by columns" : "mix, A by rows", want, emu, vdp, gemm, false, HS);
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "core/thread_pool.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/simd/attention_simd.h"
+#include "kernels/cpu/simd/gemm_bf16_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
 namespace scratchgpt::cpu {
@@ -98,21 +99,25 @@ void apply_mask(float* a, const float* w, const float* drop, int T) {
 constexpr int kTileMaxT = 256;
 
 // One head's products, on attention_impl.h's tile products or on the GEMM. bf16 (--dtype bf16):
-// on gemm_bf16, as the matmul's (inputs rounded to bf16 as they are packed, pairs summed in fp32:
-// vdpbf16ps where the CPU has it; ref::attention_* with bf16 = true is the twin).
+// on gemm_bf16's sums (inputs rounded to bf16, pairs summed in fp32: vdpbf16ps where the CPU has
+// it; ref::attention_* with bf16 = true is the twin), through its head products
+// (attention_bf16_impl.h: the same bits, without the GEMM's packing) where tiled on vdpbf16ps.
 struct HeadProducts {
   SimdLevel isa;
   bool tiled;  // T and HS whole vectors of the level, T <= kTileMaxT
   bool bf16;
+  bool bf16_tiled;  // bf16, tiled at AVX-512 on a CPU with AVX512_BF16
 
   HeadProducts(const ExecContext& ex, int T, int HS) : isa(ex.isa), bf16(ex.dtype == Dtype::kBf16) {
     const int lanes = isa == SimdLevel::kAvx512 ? 16 : 8;
     tiled = isa != SimdLevel::kScalar && T % lanes == 0 && HS % lanes == 0 && T <= kTileMaxT;
+    bf16_tiled = bf16 && tiled && isa == SimdLevel::kAvx512 && cpu_has_avx512_bf16();
   }
 
   // s (T, T) = a b^T on and below the diagonal; a, b (T, HS) rows of strides lda, ldb.
   void scores(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
               int HS) const {
+    if (bf16_tiled) return detail::attention_scores_bf16_avx512(s, a, lda, b, ldb, T, HS);
     if (tiled && !bf16) {
       float* bt = detail::thread_buffer(5, static_cast<size_t>(T) * HS);  // (HS, T)
       // (the portable slot is never taken: tiled needs AVX2 or AVX-512)
@@ -130,6 +135,8 @@ struct HeadProducts {
   // (upper = false) or below it; c, b rows of strides ldc, ldb.
   void mix(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a, int64_t cs_a,
            const float* b, int64_t ldb, int T, int HS) const {
+    if (bf16_tiled && (upper ? rs_a == 1 : cs_a == 1))
+      return detail::attention_mix_bf16_avx512(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);
     if (tiled && !bf16) {
       pick(isa, detail::attention_mix_avx512, detail::attention_mix_avx2,
            detail::attention_mix_avx2)(upper, c, ldc, A, rs_a, cs_a, b, ldb, T, HS);

@@ -110,6 +110,28 @@ inline void pair_along(uint32_t* __restrict words, int64_t stride, const float* 
   for (; q < n; ++q) words[q * stride] = bf16_pair(x[2 * q], x[2 * q + 1]);
 }
 
+// words[q] = the pair (x[2q], x[2q + 1]) for q < n: pair_along with consecutive words.
+inline void pair_words_row(uint32_t* __restrict words, const float* x, int n) {
+  int q = 0;
+#if SG_ISA_AVX512
+  for (; q + 8 <= n; q += 8)
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(words + q),
+        __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(_mm512_loadu_ps(x + 2 * q))));
+  if (q < n) {  // the rest: masked lanes, nothing read past x[2n - 1]
+    const __m256i w = __builtin_bit_cast(
+        __m256i, _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(
+                     static_cast<__mmask16>((1u << (2 * (n - q))) - 1), x + 2 * q)));
+    _mm256_mask_storeu_epi32(words + q, static_cast<__mmask8>((1u << (n - q)) - 1), w);
+    q = n;
+  }
+#elif defined(SG_ISA_AVX512)
+  for (; q + 4 <= n; q += 4)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(words + q), pair_words_4(x + 2 * q));
+#endif
+  for (; q < n; ++q) words[q] = bf16_pair(x[2 * q], x[2 * q + 1]);
+}
+
 // pair_along for R rows of x at once (R a multiple of 4; row r at x + r * ld): words[q * stride
 // + r] = the pair (x_r[2q], x_r[2q + 1]) for q < n, r < R. Four pairs of four rows make a 4 x 4
 // block of words, transposed in registers and stored as four runs of four: no word-by-word
@@ -440,3 +462,5 @@ void pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
   else
     pack_b_whole<Avx512Wide<P>>(g, out, pool);
 }
+
+#include "kernels/cpu/simd/attention_bf16_impl.h"

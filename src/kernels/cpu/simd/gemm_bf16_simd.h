@@ -20,5 +20,12 @@ void gemm_bf16_pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool)
 int gemm_bf16_nr_scalar(int N);
 int gemm_bf16_nr_avx2(int N);
 int gemm_bf16_nr_avx512(int N);
+// One head's products of cpu::attention_* in bf16 on vdpbf16ps (gemm_bf16_impl.h's
+// attention_bf16_impl.h), with gemm_bf16's bits: T and HS multiples of 16, A of the mix zero
+// above its diagonal read by rows (cs_a = 1) or below it read by columns (rs_a = 1, upper).
+void attention_scores_bf16_avx512(float* s, const float* a, int64_t lda, const float* b,
+                                  int64_t ldb, int T, int HS);
+void attention_mix_bf16_avx512(bool upper, float* c, int64_t ldc, const float* A, int64_t rs_a,
+                               int64_t cs_a, const float* b, int64_t ldb, int T, int HS);
 
 }  // namespace scratchgpt::cpu::detail
