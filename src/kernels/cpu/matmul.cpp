@@ -48,11 +48,22 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
       const int rows = OC - o0 < kRowBlock ? OC - o0 : kRowBlock;
       float* out = (half == 0 ? dweight : partial) + int64_t{o0} * C;  // (rows, C)
       // out (+)= dout[n0:n1, o0:o0+rows]^T (rows, n1 - n0) @ inp[n0:n1] (n1 - n0, C)
-      detail::gemm(ex.isa, {.M = rows, .N = C, .K = n1 - n0,
-                            .A = dout + int64_t{n0} * OC + o0, .rs_a = 1, .cs_a = OC,
-                            .B = inp + int64_t{n0} * C, .rs_b = C, .cs_b = 1,
-                            .C = out, .ldc = C, .init = half == 1 || !accumulate},
-                   detail::serial_pool());
+      const detail::GemmArgs g{.M = rows,
+                               .N = C,
+                               .K = n1 - n0,
+                               .A = dout + int64_t{n0} * OC + o0,
+                               .rs_a = 1,
+                               .cs_a = OC,
+                               .B = inp + int64_t{n0} * C,
+                               .rs_b = C,
+                               .cs_b = 1,
+                               .C = out,
+                               .ldc = C,
+                               .init = half == 1 || !accumulate};
+      if (ex.dtype == Dtype::kBf16)
+        detail::gemm_bf16(ex.isa, g, detail::serial_pool());
+      else
+        detail::gemm(ex.isa, g, detail::serial_pool());
     }
   });
   detail::for_chunks(pool, size, [&](int64_t b, int64_t e) {
@@ -103,7 +114,9 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
                                .C = dinp, .ldc = C, .init = !accumulate_dinp,
                                .Bp = pairs ? &pairs->w : nullptr},
                       ex.workers());
-  if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C)
+  if (dweight && dweight_in_row_halves(N, C, OC))  // as fp32's (each half summed in pairs)
+    dweight_by_row_halves(ex, dweight, dout, inp, N, C, OC, accumulate_dparams);
+  else if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C)
     detail::gemm_bf16(ex.isa, {.M = OC, .N = C, .K = N,
                                .A = dout, .rs_a = 1, .cs_a = OC,
                                .B = inp, .rs_b = C, .cs_b = 1,
