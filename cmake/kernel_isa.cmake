@@ -2,8 +2,8 @@
 # For each op in SCRATCHGPT_SIMD_OPS and each ISA, cmake/kernel_isa.cpp.in becomes
 # <build>/generated/kernels/<op>_<isa>.cpp (it includes src/kernels/cpu/simd/<op>_isa.inc), added to
 # scratchgpt_core here: the src/ glob sees only files under src/. docs/architecture.md says more.
-set(SCRATCHGPT_SIMD_OPS adamw attention attention_decode crossentropy flash_attention gelu gemm
-    gemm_bf16 layernorm matvec matvec_q8 softmax)
+set(SCRATCHGPT_SIMD_OPS adamw attention attention_decode crossentropy flash_attention
+    flash_attention_bf16 gelu gemm gemm_bf16 layernorm matvec matvec_q8 softmax)
 # ISA name (the file suffix and vec_<isa>.h), its Vec type, its GCC target string, SG_ISA_AVX512.
 set(SCRATCHGPT_ISA_avx2 VecAvx2 "avx2,fma" 0)
 set(SCRATCHGPT_ISA_avx512 VecAvx512 "avx512f,avx512vl,avx2,fma" 1)
@@ -13,6 +13,9 @@ set(SCRATCHGPT_TARGET_matvec_q8_avx512 "avx512f,avx512vl,avx512vnni,avx2,fma")
 # gemm_bf16's AVX-512 unit is its vdpbf16ps (AVX512_BF16) build; its packers interleave bf16 with
 # vpermw (AVX512BW, which every CPU with AVX512_BF16 has).
 set(SCRATCHGPT_TARGET_gemm_bf16_avx512 "avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma")
+# flash_attention_bf16's AVX-512 unit: the fused attention's products on those pairs (its AVX2
+# unit is empty).
+set(SCRATCHGPT_TARGET_flash_attention_bf16_avx512 "avx512f,avx512vl,avx512bw,avx512bf16,avx2,fma")
 foreach(OP IN LISTS SCRATCHGPT_SIMD_OPS)
   foreach(ISA avx2 avx512)
     list(GET SCRATCHGPT_ISA_${ISA} 0 ISA_VEC)

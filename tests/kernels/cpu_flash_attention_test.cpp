@@ -30,6 +30,7 @@ const Shape kShapes[] = {
     {1, 45, 40, 1, 16},    // HS = 40 (padded to whole vectors), three tiles of 16
     {1, 50, 48, 4, 32},    // HS = 12, two tiles of 32
     {3, 96, 64, 1, 32},    // HS = 64, three full tiles
+    {2, 33, 42, 2, 16},    // HS = 21: odd (the bf16 pairs' last half padded), three tiles
 };
 
 std::string describe(const Shape& s) {

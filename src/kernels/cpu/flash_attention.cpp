@@ -3,6 +3,7 @@
 #include "kernels/cpu/flash_attention.h"
 
 #include "core/check.h"
+#include "kernels/cpu/simd/flash_attention_bf16_simd.h"
 #include "kernels/cpu/simd/flash_attention_simd.h"
 #include "kernels/cpu/simd/simd.h"
 
@@ -19,9 +20,19 @@ void check_args(int B, int T, int C, int NH, int tile) {
 
 namespace detail {
 
+namespace {
+// bf16 at the AVX-512 level on a CPU with AVX512_BF16: the products on vdpbf16ps
+// (flash_attention_bf16_impl.h); else flash_attention_impl.h's, rounding the same values.
+bool vdpbf16ps(const ExecContext& ex) {
+  return ex.dtype == Dtype::kBf16 && ex.isa == SimdLevel::kAvx512 && cpu_has_avx512_bf16();
+}
+}  // namespace
+
 void flash_attention_forward_tiled(const ExecContext& ex, float* out, float* lse, const float* qkv,
                                    int B, int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
+  if (vdpbf16ps(ex))
+    return flash_forward_bf16_avx512(out, lse, qkv, B, T, C, NH, tile, ex.workers());
   pick(ex.isa, flash_forward_avx512, flash_forward_avx2, flash_forward_scalar)(
       out, lse, qkv, B, T, C, NH, tile, ex.dtype == Dtype::kBf16, ex.workers());
 }
@@ -30,6 +41,8 @@ void flash_attention_backward_tiled(const ExecContext& ex, float* dqkv, const fl
                                     const float* out, const float* lse, const float* qkv, int B,
                                     int T, int C, int NH, int tile) {
   check_args(B, T, C, NH, tile);
+  if (vdpbf16ps(ex))
+    return flash_backward_bf16_avx512(dqkv, dout, out, lse, qkv, B, T, C, NH, tile, ex.workers());
   pick(ex.isa, flash_backward_avx512, flash_backward_avx2, flash_backward_scalar)(
       dqkv, dout, out, lse, qkv, B, T, C, NH, tile, ex.dtype == Dtype::kBf16, ex.workers());
 }

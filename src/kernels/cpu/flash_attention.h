@@ -4,7 +4,9 @@
 // the diagonal; it saves only the row log-sum-exp, from which the backward recomputes the weights.
 // Leaves out: dropout on the weights (that needs them stored: use cpu::attention_* then).
 // ExecContext::dtype bf16 (--dtype bf16): the products' inputs rounded to bf16 values, sums in
-// fp32, at fp32's speed (the tile products stay fp32 FMAs: no vdpbf16ps here yet).
+// fp32: on vdpbf16ps at the AVX-512 level of a CPU with AVX512_BF16 (flash_attention_bf16_impl.h:
+// GPT-2's heads at T = 1024 on a Zen 4, forward 12.2-13.1 -> 5.95-6.02 ms, backward 26.6-27.0 ->
+// 14.1-14.5 against the FMAs on rounded values, which the other levels keep).
 // Readable twins: kernels/ref/attention.h (same maths, stored matrices; in bf16
 // ref::flash_attention_*_bf16, which round where this does). Deterministic: every output row is
 // computed by one thread in a fixed order, so 1 and N threads give the same bits.

@@ -20,8 +20,9 @@ struct HeadPairs {
   int64_t b_pair;
 };
 
-// C rows i0 .. i0 + MR - 1, columns j0 .. j0 + NV W - 1 = the sums over pairs [p0, p1).
-template <class P, int MR, int NV>
+// C rows i0 .. i0 + MR - 1, columns j0 .. j0 + NV W - 1 = the sums over pairs [p0, p1), started
+// from 0, or from C (ACC: C += the sums, the fused attention's accumulators).
+template <class P, int MR, int NV, bool ACC = false>
 inline void head_tile(const HeadPairs& o, int i0, int j0, int p0, int p1, float* c, int64_t ldc) {
   using T = typename P::T;
   constexpr int W = P::kW;
@@ -29,7 +30,8 @@ inline void head_tile(const HeadPairs& o, int i0, int j0, int p0, int p1, float*
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = P::zero();
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = ACC ? P::load(c + (i0 + r) * ldc + j0 + v * W) : P::zero();
   const uint32_t* a = o.a + i0 * o.a_row;
   for (int p = p0; p < p1; ++p) {
     T b[NV];
@@ -49,18 +51,18 @@ inline void head_tile(const HeadPairs& o, int i0, int j0, int p0, int p1, float*
 }
 
 // C rows i0 .. i0 + MR - 1, columns 0 .. n_vec W - 1, in tiles of up to NVMAX vectors.
-template <class P, int MR, int NVMAX>
+template <class P, int MR, int NVMAX, bool ACC = false>
 inline void head_row_tiles(const HeadPairs& o, int i0, int n_vec, int p0, int p1, float* c,
                            int64_t ldc) {
   constexpr int W = P::kW;
   int v = 0;
-  for (; v + NVMAX <= n_vec; v += NVMAX) head_tile<P, MR, NVMAX>(o, i0, v * W, p0, p1, c, ldc);
+  for (; v + NVMAX <= n_vec; v += NVMAX) head_tile<P, MR, NVMAX, ACC>(o, i0, v * W, p0, p1, c, ldc);
   const int rest = n_vec - v;
   if constexpr (NVMAX > 3)
-    if (rest == 3) return head_tile<P, MR, 3>(o, i0, v * W, p0, p1, c, ldc);
+    if (rest == 3) return head_tile<P, MR, 3, ACC>(o, i0, v * W, p0, p1, c, ldc);
   if constexpr (NVMAX > 2)
-    if (rest == 2) return head_tile<P, MR, 2>(o, i0, v * W, p0, p1, c, ldc);
-  if (rest == 1) head_tile<P, MR, 1>(o, i0, v * W, p0, p1, c, ldc);
+    if (rest == 2) return head_tile<P, MR, 2, ACC>(o, i0, v * W, p0, p1, c, ldc);
+  if (rest == 1) head_tile<P, MR, 1, ACC>(o, i0, v * W, p0, p1, c, ldc);
 }
 
 // s (T, T) = a b^T on and below the diagonal, a and b (T, HS) rows of strides lda and ldb; above

@@ -38,6 +38,23 @@ inline __m128i pair_words_4(const float* x) {
   return __builtin_bit_cast(__m128i, _mm256_cvtneps_pbh(_mm256_loadu_ps(x)));
 }
 
+// vdpbf16ps: sixteen fp32 lanes; a and b hold 32 bf16 values, a pair to a lane.
+struct PairsAvx512Bf16 {
+  using T = __m512;
+  static constexpr int kW = 16;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T words(const uint32_t* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
+  static T bcast_word(const uint32_t* p) {
+    return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(*p)));
+  }
+  static T dot(T acc, T a, T b) {
+    return _mm512_dpbf16_ps(acc, __builtin_bit_cast(__m512bh, a), __builtin_bit_cast(__m512bh, b));
+  }
+};
+
 // words[i] = the pair (even[i], odd[i]) for the lanes i of `m` (up to 16): vcvtne2ps2bf16 rounds
 // both rows at once (even in bf16 lanes 0-15, odd in 16-31), vpermw interleaves them.
 inline void pair_words_16(uint32_t* words, const float* even, const float* odd, __mmask16 m) {
