@@ -83,15 +83,32 @@ inline void tile_mix(float* c, const HeadPairs& o, int tile, int hsp, Tri tri) {
     tile_mix_strips<P, 4>(c, o, tile, hsp, tri);
 }
 
+// A head's sizes: the tile (clamped to T rounded up to 16), HS padded to whole vectors of W
+// (hsp) and its nd pairs, nt tiles over tp rows (T padded), th pairs a tile, the scale, 3C.
+struct PairTiling {
+  int tile, HS, hsp, nd, nt, tp, th;
+  float scale;
+  int64_t C3;
+  PairTiling(int T, int C, int NH, int tile_, int W)
+      : tile(std::min(tile_, round_up(T, 16))),
+        HS(C / NH),
+        hsp(round_up(HS, W)),
+        nd(hsp / 2),
+        nt((T + tile - 1) / tile),
+        tp(nt * tile),
+        th(tile / 2),
+        scale(1.0f / std::sqrt(static_cast<float>(HS))),
+        C3(3 * static_cast<int64_t>(C)) {}
+};
+
 template <class P, class V>
 void flash_forward_bf16(float* out, float* lse, const float* qkv, int B, int T, int C, int NH,
                         int tile, ThreadPool& pool) {
-  constexpr int W = P::kW;
-  tile = std::min(tile, round_up(T, 16));
-  const int HS = C / NH, hsp = round_up(HS, W), nd = hsp / 2, nt = (T + tile - 1) / tile,
-            tp = nt * tile, th = tile / 2;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const int64_t C3 = 3 * static_cast<int64_t>(C);
+  const PairTiling z(T, C, NH, tile, P::kW);
+  const int HS = z.HS, hsp = z.hsp, nd = z.nd, nt = z.nt, tp = z.tp, th = z.th;
+  const float scale = z.scale;
+  const int64_t C3 = z.C3;
+  tile = z.tile;
   // Per-thread scratch, in words or floats: the head's q by rows (tp, nd), k^T (nd, tp), v by
   // pairs of rows (tp / 2, hsp); per tile pair p by rows (tile, th); per query tile the output
   // accumulator o (tile, hsp), the scores s (tile, tile), the running max m and sum l (tile).
@@ -138,13 +155,8 @@ void flash_forward_bf16(float* out, float* lse, const float* qkv, int B, int T, 
           tile_mix<P>(o, {pw, th, 1, vi + int64_t{j0 / 2} * hsp, hsp}, tile, hsp,
                       diag ? Tri::kLowerA : Tri::kFull);
         }
-        float* y = out + (static_cast<int64_t>(b) * T + i0) * C + h * HS;
-        float* lse_row = lse + bh * T + i0;
-        for (int r = 0; r < rows; ++r) {
-          const float inv = 1.0f / l[r];
-          for (int d = 0; d < HS; ++d) y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
-          lse_row[r] = m[r] + std::log(l[r]);
-        }
+        write_out_rows(out + (static_cast<int64_t>(b) * T + i0) * C + h * HS, lse + bh * T + i0, o,
+                       m, l, rows, HS, hsp, C);
       }
     }
   });
@@ -154,12 +166,11 @@ template <class P, class V>
 void flash_backward_bf16(float* dqkv, const float* dout, const float* out, const float* lse,
                          const float* qkv, int B, int T, int C, int NH, int tile,
                          ThreadPool& pool) {
-  constexpr int W = P::kW;
-  tile = std::min(tile, round_up(T, 16));
-  const int HS = C / NH, hsp = round_up(HS, W), nd = hsp / 2, nt = (T + tile - 1) / tile,
-            tp = nt * tile, th = tile / 2;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(HS));
-  const int64_t C3 = 3 * static_cast<int64_t>(C);
+  const PairTiling z(T, C, NH, tile, P::kW);
+  const int HS = z.HS, hsp = z.hsp, nd = z.nd, nt = z.nt, tp = z.tp, th = z.th;
+  const float scale = z.scale;
+  const int64_t C3 = z.C3;
+  tile = z.tile;
   // Per-thread scratch, in words or floats: the head's q and dout by rows (tp, nd) and by pairs of
   // rows (tp / 2, hsp), dq (tp, hsp), D and lse (tp); per key tile k^T and v^T (nd, tile), k by
   // pairs of rows (th, hsp), dk and dv (tile, hsp); per tile pair s and dp (tile, tile), p and ds
@@ -205,15 +216,7 @@ void flash_backward_bf16(float* dqkv, const float* dout, const float* out, const
       pair_row_pairs(qi2, x, C3, T, tp, HS, hsp, zeros);
       pair_row_pairs(doi, dO, C, T, tp, HS, hsp, zeros);
       std::fill(dq, dq + n_row, 0.0f);
-      // D = rowsum(dout * out); rows past T get lse = +inf, so their p = 0.
-      for (int i = 0; i < tp; ++i) {
-        float acc = 0.0f;
-        if (i < T)
-          for (int d = 0; d < HS; ++d)
-            acc += dO[i * static_cast<int64_t>(C) + d] * O[i * static_cast<int64_t>(C) + d];
-        Dr[i] = acc;
-        L[i] = i < T ? lse[bh * T + i] : kInf;
-      }
+      backward_rows(Dr, L, dO, O, lse + bh * T, T, tp, HS, C);
       for (int kj = 0; kj < nt; ++kj) {
         const int j0 = kj * tile, cols = std::min(tile, T - j0);
         const float* k = x + C + j0 * C3;

@@ -129,6 +129,31 @@ inline void round_operand(float* x, int64_t n) {
     for (int64_t i = 0; i < n; i += V::kW) V::store(x + i, V::round_bf16(V::load(x + i)));
 }
 
+// out rows [0, rows) of a query tile = o / l (y rows of stride C, HS wide; o rows of hsp), and
+// their lse = m + log(l): the forward's last step.
+inline void write_out_rows(float* y, float* lse_row, const float* o, const float* m, const float* l,
+                           int rows, int HS, int hsp, int C) {
+  for (int r = 0; r < rows; ++r) {
+    const float inv = 1.0f / l[r];
+    for (int d = 0; d < HS; ++d) y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
+    lse_row[r] = m[r] + std::log(l[r]);
+  }
+}
+
+// The backward's per-row inputs of one head: D = rowsum(dout * out) and L = lse (dO, O rows of
+// stride C, HS wide); rows from T to tp get D = 0 and L = +inf, so their p = 0.
+inline void backward_rows(float* D, float* L, const float* dO, const float* O, const float* lse,
+                          int T, int tp, int HS, int C) {
+  for (int i = 0; i < tp; ++i) {
+    float acc = 0.0f;
+    if (i < T)
+      for (int d = 0; d < HS; ++d)
+        acc += dO[i * static_cast<int64_t>(C) + d] * O[i * static_cast<int64_t>(C) + d];
+    D[i] = acc;
+    L[i] = i < T ? lse[i] : kInf;
+  }
+}
+
 // Threaded over (b, h): each head's k^T and v are packed once and every query tile of the head
 // is done by the same thread (so the packing is not repeated per tile pair); B * NH is at least
 // the number of cores at every shape we train.
@@ -186,14 +211,8 @@ void flash_forward(float* out, float* lse, const float* qkv, int B, int T, int C
               tile_product<V, MR, NV>(diag ? Tri::kLowerA : Tri::kFull, tile, hsp, tile, s, tile, 1,
                                       vp + static_cast<int64_t>(j0) * hsp, hsp, o, hsp, false);
             }
-            float* y = out + (static_cast<int64_t>(b) * T + i0) * C + h * HS;
-            float* lse_row = lse + bh * T + i0;
-            for (int r = 0; r < rows; ++r) {
-              const float inv = 1.0f / l[r];
-              for (int d = 0; d < HS; ++d)
-                y[static_cast<int64_t>(r) * C + d] = o[r * hsp + d] * inv;
-              lse_row[r] = m[r] + std::log(l[r]);
-            }
+            write_out_rows(out + (static_cast<int64_t>(b) * T + i0) * C + h * HS, lse + bh * T + i0,
+                           o, m, l, rows, HS, hsp, C);
           }
         }
       });
@@ -238,15 +257,7 @@ void flash_backward(float* dqkv, const float* dout, const float* out, const floa
       round_operand<V, R16>(qp, n_row);
       round_operand<V, R16>(dop, n_row);
       std::fill(dq, dq + n_row, 0.0f);
-      // D = rowsum(dout * out); rows past T get lse = +inf, so their p = 0.
-      for (int i = 0; i < tp; ++i) {
-        float acc = 0.0f;
-        if (i < T)
-          for (int d = 0; d < HS; ++d)
-            acc += dO[i * static_cast<int64_t>(C) + d] * O[i * static_cast<int64_t>(C) + d];
-        Dr[i] = acc;
-        L[i] = i < T ? lse[bh * T + i] : kInf;
-      }
+      backward_rows(Dr, L, dO, O, lse + bh * T, T, tp, HS, C);
       for (int kj = 0; kj < nt; ++kj) {
         const int j0 = kj * tile, cols = std::min(tile, T - j0);
         pack_transposed(kt, x + C, C3, j0, cols, HS, tile);
