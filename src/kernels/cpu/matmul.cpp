@@ -54,22 +54,14 @@ void dweight_by_row_halves(const ExecContext& ex, float* dweight, const float* d
       const int rows = OC - o0 < row_block ? OC - o0 : row_block;
       float* out = (half == 0 ? dweight : partial) + int64_t{o0} * C;  // (rows, C)
       // out (+)= dout[n0:n1, o0:o0+rows]^T (rows, n1 - n0) @ inp[n0:n1] (n1 - n0, C)
-      const detail::GemmArgs g{.M = rows,
-                               .N = C,
-                               .K = n1 - n0,
-                               .A = dout + int64_t{n0} * OC + o0,
-                               .rs_a = 1,
-                               .cs_a = OC,
-                               .B = inp + int64_t{n0} * C,
-                               .rs_b = C,
-                               .cs_b = 1,
-                               .C = out,
-                               .ldc = C,
-                               .init = half == 1 || !accumulate};
-      if (ex.dtype == Dtype::kBf16)
-        detail::gemm_bf16(ex.isa, g, detail::serial_pool());
-      else
-        detail::gemm(ex.isa, g, detail::serial_pool());
+      // clang-format off
+      (ex.dtype == Dtype::kBf16 ? detail::gemm_bf16 : detail::gemm)(
+          ex.isa, {.M = rows, .N = C, .K = n1 - n0,
+                   .A = dout + int64_t{n0} * OC + o0, .rs_a = 1, .cs_a = OC,
+                   .B = inp + int64_t{n0} * C, .rs_b = C, .cs_b = 1,
+                   .C = out, .ldc = C, .init = half == 1 || !accumulate},
+          detail::serial_pool());
+      // clang-format on
     }
   });
   detail::for_chunks(pool, size, [&](int64_t b, int64_t e) {
