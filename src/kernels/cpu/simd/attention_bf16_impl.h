@@ -65,21 +65,39 @@ inline void head_row_tiles(const HeadPairs& o, int i0, int n_vec, int p0, int p1
   if (rest == 1) head_tile<P, MR, 1, ACC>(o, i0, v * W, p0, p1, c, ldc);
 }
 
+// s (rows, .) = the scores A B^T on words o (A by rows, B by columns), in strips of 4 rows: causal,
+// each strip's columns only up to the vector holding its diagonal, else n_vec vectors of them.
+template <class P>
+inline void strip_scores(float* s, int64_t lds, const HeadPairs& o, int rows, int n_vec, int np,
+                         bool causal) {
+  constexpr int MR = 4, W = P::kW;
+  for (int i0 = 0; i0 < rows; i0 += MR)
+    head_row_tiles<P, MR, 4>(o, i0, causal ? (i0 + MR + W - 1) / W : n_vec, 0, np, s, lds);
+}
+
+// c (rows, n_vec W) = A B on words o, or += (ACC), in strips of MR rows; with A zero above its
+// diagonal (lower) a strip's pairs end with its last row's, with A zero below it (upper) they
+// start with its first row's, else all np of them.
+template <class P, int MR, bool ACC>
+inline void strip_products(float* c, int64_t ldc, const HeadPairs& o, int rows, int n_vec, int np,
+                           bool lower, bool upper) {
+  for (int i0 = 0; i0 < rows; i0 += MR)
+    head_row_tiles<P, MR, 16 / MR, ACC>(o, i0, n_vec, upper ? i0 / 2 : 0,
+                                        lower ? (i0 + MR) / 2 : np, c, ldc);
+}
+
 // s (T, T) = a b^T on and below the diagonal, a and b (T, HS) rows of strides lda and ldb; above
 // it s is written up to the end of the diagonal's vector. T and HS multiples of P::kW.
 template <class P>
 void head_scores_bf16(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
                       int HS) {
-  constexpr int MR = 4, W = P::kW;
   const int np = HS / 2;
   // a's rows in pairs (T, HS / 2); b^T's pairs (HS / 2, T): four rows of b at a time, transposed.
   auto* aw = reinterpret_cast<uint32_t*>(thread_buffer(0, size_t{1} * T * np));
   auto* bw = reinterpret_cast<uint32_t*>(thread_buffer(1, size_t{1} * T * np));
   for (int t = 0; t < T; ++t) pair_words_row(aw + t * np, a + t * lda, np);
   for (int t = 0; t < T; t += 4) pair_along_rows<4>(bw + t, T, b + t * ldb, ldb, np);
-  const HeadPairs o{aw, np, 1, bw, T};
-  for (int i0 = 0; i0 < T; i0 += MR)  // the vectors up to the one holding the strip's diagonal
-    head_row_tiles<P, MR, 4>(o, i0, (i0 + MR + W - 1) / W, 0, np, s, T);
+  strip_scores<P>(s, T, {aw, np, 1, bw, T}, T, T / P::kW, np, true);
 }
 
 // c (T, HS) = A (T, T) b (T, HS), b rows of stride ldb, c of ldc, and A either zero above its
@@ -106,9 +124,7 @@ void head_mix_strips(bool upper, float* c, int64_t ldc, const float* A, int64_t 
       pair_rows(aw + q * T, A + 2 * q * cs_a, A + (2 * q + 1) * cs_a,
                 2 * q + MR < T ? 2 * q + MR : T);
   }
-  for (int i0 = 0; i0 < T; i0 += MR)
-    head_row_tiles<P, MR, 16 / MR>(o, i0, HS / P::kW, upper ? i0 / 2 : 0,
-                                   upper ? np : (i0 + MR) / 2, c, ldc);
+  strip_products<P, MR, false>(c, ldc, o, T, HS / P::kW, np, !upper, upper);
 }
 
 template <class P>

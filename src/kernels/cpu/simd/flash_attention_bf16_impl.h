@@ -52,35 +52,16 @@ inline void pair_cols(uint32_t* words, const float* x, int64_t ld, int cols, int
   }
 }
 
-// s (tile, tile) = the scores of a tile pair: A's words (tile, nd) by rows, B's (nd, ldb) by
-// columns from column 0; on the diagonal tile only up to each strip's diagonal vector.
-template <class P>
-inline void tile_scores(float* s, const uint32_t* a, int nd, const uint32_t* b, int64_t ldb,
-                        int tile, bool diag) {
-  constexpr int MR = 4, W = P::kW;
-  const HeadPairs o{a, nd, 1, b, ldb};
-  for (int r0 = 0; r0 < tile; r0 += MR)
-    head_row_tiles<P, MR, 4>(o, r0, diag ? (r0 + MR + W - 1) / W : tile / W, 0, nd, s, tile);
-}
-
 // c (tile, hsp) += A (tile, tile) B (tile, hsp) on words o (A by rows or by pairs of its rows, B by
-// pairs of rows), in strips of MR rows. tri: on the diagonal tile, A zero above its diagonal
-// (kLowerA) or below it (kUpperA): each strip takes only the pairs that can be nonzero.
-template <class P, int MR>
-inline void tile_mix_strips(float* c, const HeadPairs& o, int tile, int hsp, Tri tri) {
-  const int np = tile / 2;
-  for (int r0 = 0; r0 < tile; r0 += MR)
-    head_row_tiles<P, MR, 16 / MR, true>(o, r0, hsp / P::kW, tri == Tri::kUpperA ? r0 / 2 : 0,
-                                         tri == Tri::kLowerA ? (r0 + MR) / 2 : np, c, hsp);
-}
-
-// Tiles of 16 accumulators: 8 rows x 2 vectors (hsp <= 32), else 4 x 4.
+// pairs of rows); tri: on the diagonal tile, A zero above its diagonal (kLowerA) or below it
+// (kUpperA). Tiles of 16 accumulators: 8 rows x 2 vectors (hsp <= 32), else 4 x 4.
 template <class P>
 inline void tile_mix(float* c, const HeadPairs& o, int tile, int hsp, Tri tri) {
+  const bool lower = tri == Tri::kLowerA, upper = tri == Tri::kUpperA;
   if (hsp <= 2 * P::kW)
-    tile_mix_strips<P, 8>(c, o, tile, hsp, tri);
+    strip_products<P, 8, true>(c, hsp, o, tile, hsp / P::kW, tile / 2, lower, upper);
   else
-    tile_mix_strips<P, 4>(c, o, tile, hsp, tri);
+    strip_products<P, 4, true>(c, hsp, o, tile, hsp / P::kW, tile / 2, lower, upper);
 }
 
 // A head's sizes: the tile (clamped to T rounded up to 16), HS padded to whole vectors of W
@@ -143,7 +124,9 @@ void flash_forward_bf16(float* out, float* lse, const float* qkv, int B, int T, 
         for (int kj = 0; kj <= qi; ++kj) {
           const bool diag = kj == qi;
           const int j0 = kj * tile;
-          tile_scores<P>(s, qw + int64_t{i0} * nd, nd, kt + j0, tp, tile, diag);  // s = q k^T
+          // s = q k^T
+          strip_scores<P>(s, tile, {qw + int64_t{i0} * nd, nd, 1, kt + j0, tp}, tile, tile / P::kW,
+                          nd, diag);
           for (int r = 0; r < tile; ++r) {
             const int n = row_extent<V>(r, tile, diag);
             if (diag) mask_row(s + r * tile, r, n);
@@ -229,8 +212,10 @@ void flash_backward_bf16(float* dqkv, const float* dout, const float* out, const
           const bool diag = qi == kj;
           const int i0 = qi * tile;
           // s = q k^T, dp = dout v^T (tile, tile)
-          tile_scores<P>(s, qw + int64_t{i0} * nd, nd, kt, tile, tile, diag);
-          tile_scores<P>(dp, dow + int64_t{i0} * nd, nd, vt, tile, tile, diag);
+          strip_scores<P>(s, tile, {qw + int64_t{i0} * nd, nd, 1, kt, tile}, tile, tile / P::kW, nd,
+                          diag);
+          strip_scores<P>(dp, tile, {dow + int64_t{i0} * nd, nd, 1, vt, tile}, tile, tile / P::kW,
+                          nd, diag);
           // s = bf16(p), p = exp(s * scale - lse); dp = bf16(ds * scale), ds = p * (dp - D)
           for (int r = 0; r < tile; ++r) {
             const int n = row_extent<V>(r, tile, diag);
