@@ -31,9 +31,11 @@ namespace scratchgpt::kernels {
 
 // The matmul backend: its name, whether this build has oneDNN, and kAuto resolved (kOneDnn in a
 // build without it is an Error naming the fix).
+using cpu::bf16_on_onednn;
 using cpu::default_matmul_backend;
 using cpu::matmul_backend_name;
 using cpu::onednn_available;
+using cpu::onednn_has_amx;
 using cpu::resolve_matmul_backend;
 
 #ifdef SCRATCHGPT_HAS_CUDA

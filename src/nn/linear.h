@@ -37,7 +37,7 @@ struct Linear {
   uint16_t* inp16 = nullptr;
   uint16_t* weight16 = nullptr;
   // --dtype bf16 on the CPU: the weight packed ahead for both products (GPT::pack_bf16_weights,
-  // redone after the values change); words null: the products pack it in every call.
+  // redone after the values change); all null: the products pack it in every call.
   kernels::WeightPairs pairs;
 
   Linear() = default;
@@ -66,7 +66,9 @@ struct Linear {
   // by the producer (then dout may be null when there is no bias).
   void backward(const ExecContext& ex, float* dx, const float* dout,
                 const uint16_t* dout16 = nullptr);
-  const kernels::WeightPairs* packed_pairs() const { return pairs.wt.words ? &pairs : nullptr; }
+  const kernels::WeightPairs* packed_pairs() const {
+    return pairs.wt.words || pairs.w16 ? &pairs : nullptr;
+  }
 };
 
 }  // namespace scratchgpt

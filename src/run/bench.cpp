@@ -432,7 +432,10 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
   if (peak_bf16 > 0)
     std::printf("  peak (AVX512_BF16 vdpbf16ps loop)    %.1f GFLOP/s -> %.1f%% of it%s\n",
                 peak_bf16, 100 * gflops / peak_bf16,
-                ctx.dtype == Dtype::kBf16 ? " (the ceiling of these bf16 products)" : "");
+                ctx.dtype != Dtype::kBf16 ? ""
+                : kernels::bf16_on_onednn(ctx.matmul) && kernels::onednn_has_amx()
+                    ? " (not the ceiling: the products run on AMX tiles)"
+                    : " (the ceiling of these bf16 products)");
   std::printf("  peak RSS        %.1f MB\n", rss_mb);
   std::printf("  page faults     %lld in the first step, at most %lld in a timed step after it\n",
               static_cast<long long>(first_step_faults), static_cast<long long>(max_faults));

@@ -30,6 +30,10 @@ const char* bf16_banner(const ExecContext& ctx) {
   if (ctx.dtype != Dtype::kBf16) return "";
   if (ctx.device == Device::kCuda)
     return ", bf16 products (inputs rounded to bf16 on the tensor cores, fp32 sums and weights)";
+  if (kernels::bf16_on_onednn(ctx.matmul))
+    return kernels::onednn_has_amx()
+               ? ", bf16 products (oneDNN's bf16 matmul on AMX tiles, sums in fp32; fp32 weights)"
+               : ", bf16 products (oneDNN's bf16 matmul, sums in fp32; fp32 weights)";
   if (ctx.isa == SimdLevel::kAvx512 && cpu_has_avx512_bf16())
     return ", bf16 products (vdpbf16ps: bf16 pairs summed in fp32; fp32 weights)";
   return ", bf16 products (vdpbf16ps's sums without the instruction: bf16's numbers, slower than "

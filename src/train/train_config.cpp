@@ -287,8 +287,10 @@ const std::vector<ConfigField>& config_fields() {
                        "among its processes)",
             [](TrainConfig& c) -> auto& { return c.threads; }),
       enum_field("matmul",
-                 "matmul backend: own (our GEMM), onednn (oneDNN's sgemm) or mixed (each product on the "
-                 "faster of the two); auto is mixed in a build with oneDNN, else own",
+                 "matmul backend: own (our GEMM), onednn (oneDNN's sgemm; with --dtype bf16 its bf16 "
+                 "matmul, on AMX tiles where the CPU has them) or mixed (each product on the faster "
+                 "of the two; in bf16 oneDNN's only on AMX); auto is mixed in a build with oneDNN, "
+                 "else own",
                  kMatmulBackendNames, [](TrainConfig& c) -> auto& { return c.matmul; }),
       enum_field("dtype",
                  "the matrix products' inputs: fp32, or bf16 (rounded to bf16, summed in fp32; "

@@ -186,10 +186,17 @@ bool affordable(int64_t macs, SimdLevel level) {
 }
 int64_t macs_of(const Shape& s) { return int64_t{s.N} * s.C * s.OC; }
 
+// Every matmul backend's products in bf16: ours, and where the build has it oneDNN's bf16 matmul
+// (matmul_backend.h's bf16_on_onednn), which --matmul onednn runs on every CPU.
+std::vector<MatmulBackend> bf16_backends() {
+  std::vector<MatmulBackend> b = {MatmulBackend::kOwn};
+  if (cpu::onednn_available()) b.push_back(MatmulBackend::kOneDnn);
+  return b;
+}
+
 TEST(CpuBf16, MatmulMatchesItsTwinAndNotFp32) {
   KernelEnv env;
-  std::vector<MatmulBackend> backends = {MatmulBackend::kOwn};
-  if (cpu::onednn_available()) backends.push_back(MatmulBackend::kOneDnn);
+  const std::vector<MatmulBackend> backends = bf16_backends();
   for (const Shape& s : kShapes) {
     if (!affordable(macs_of(s), SimdLevel::kAvx2)) continue;
     const MatmulRef twin = run_matmul_ref(s, true), fp32 = run_matmul_ref(s, false);
@@ -222,44 +229,141 @@ TEST(CpuBf16, MatmulMatchesItsTwinAndNotFp32) {
 // pass its size checks with the other's).
 TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
   KernelEnv env;
-  for (SimdLevel level : simd_levels()) {
-    set_level(level);
-    for (const Shape& s : kShapes) {
-      if (!affordable(macs_of(s), level)) continue;
-      for (int threads : {1, 2}) {
-        set_threads(threads);
-        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + std::to_string(threads) +
-                     " threads, N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
-                     " OC=" + std::to_string(s.OC));
-        const MatmulOut want = run_matmul(s, Dtype::kBf16), got = run_matmul(s, Dtype::kBf16, true);
-        EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
-        EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
-        EXPECT_TRUE(bitwise_equal(got.dweight, want.dweight)) << "dweight";
-        EXPECT_TRUE(bitwise_equal(got.dbias, want.dbias)) << "dbias";
+  for (MatmulBackend backend : bf16_backends())
+    for (SimdLevel level : simd_levels()) {
+      set_level(level);
+      test_context().ctx.matmul = backend;
+      for (const Shape& s : kShapes) {
+        if (!affordable(macs_of(s), level)) continue;
+        for (int threads : {1, 2}) {
+          set_threads(threads);
+          SCOPED_TRACE(std::string(simd_level_name(level)) + " " +
+                       cpu::matmul_backend_name(backend) + " " + std::to_string(threads) +
+                       " threads, N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                       " OC=" + std::to_string(s.OC));
+          const MatmulOut want = run_matmul(s, Dtype::kBf16),
+                          got = run_matmul(s, Dtype::kBf16, true);
+          EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
+          EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
+          EXPECT_TRUE(bitwise_equal(got.dweight, want.dweight)) << "dweight";
+          EXPECT_TRUE(bitwise_equal(got.dbias, want.dbias)) << "dbias";
+        }
       }
     }
-  }
 }
 
 TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
   KernelEnv env;
-  for (SimdLevel level : simd_levels()) {
-    set_level(level);
-    for (const Shape& s : kShapes) {
-      if (!affordable(macs_of(s), level)) continue;
-      SCOPED_TRACE(std::string(simd_level_name(level)) + " N=" + std::to_string(s.N));
-      set_threads(1);
-      const MatmulOut one = run_matmul(s, Dtype::kBf16);
-      for (int threads : {2, 3}) {
-        set_threads(threads);
-        const MatmulOut o = run_matmul(s, Dtype::kBf16);
-        EXPECT_TRUE(bitwise_equal(one.out, o.out)) << threads << " threads";
-        EXPECT_TRUE(bitwise_equal(one.dinp, o.dinp)) << threads << " threads";
-        EXPECT_TRUE(bitwise_equal(one.dweight, o.dweight)) << threads << " threads";
-        EXPECT_TRUE(bitwise_equal(one.dbias, o.dbias)) << threads << " threads";
+  for (MatmulBackend backend : bf16_backends())
+    for (SimdLevel level : simd_levels()) {
+      set_level(level);
+      test_context().ctx.matmul = backend;
+      for (const Shape& s : kShapes) {
+        if (!affordable(macs_of(s), level)) continue;
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + cpu::matmul_backend_name(backend) +
+                     " N=" + std::to_string(s.N));
+        set_threads(1);
+        const MatmulOut one = run_matmul(s, Dtype::kBf16);
+        for (int threads : {2, 3}) {
+          set_threads(threads);
+          const MatmulOut o = run_matmul(s, Dtype::kBf16);
+          EXPECT_TRUE(bitwise_equal(one.out, o.out)) << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.dinp, o.dinp)) << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.dweight, o.dweight)) << threads << " threads";
+          EXPECT_TRUE(bitwise_equal(one.dbias, o.dbias)) << threads << " threads";
+        }
       }
     }
+}
+
+// oneDNN's bf16 matmul (--matmul onednn in bf16; mixed takes it only where oneDNN drives AMX
+// tiles): its own sums, not our GEMM's bits over a long K (so the backend really is the
+// library's), within fp32
+// summation error of the twin also when it adds into C (its sum post-op) and over tiles narrower
+// than C (N past 1024: copied out of a dense buffer, the bias added there).
+TEST(CpuBf16, OneDnnMatmulIsTheLibrarysAndAddsIntoWhatIsThere) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  KernelEnv env;
+  EXPECT_TRUE(cpu::bf16_on_onednn(MatmulBackend::kOneDnn));
+  EXPECT_FALSE(cpu::bf16_on_onednn(MatmulBackend::kOwn));
+  EXPECT_EQ(cpu::bf16_on_onednn(MatmulBackend::kMixed), cpu::onednn_has_amx());
+  for (const Shape& s : {Shape{300, 260, 800}, Shape{37, 520, 2100}}) {
+    SCOPED_TRACE("N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                 " OC=" + std::to_string(s.OC));
+    const MatmulRef twin = run_matmul_ref(s, true);
+    const MatmulOut own = run_matmul(s, Dtype::kBf16);
+    test_context().ctx.matmul = MatmulBackend::kOneDnn;
+    const MatmulOut lib = run_matmul(s, Dtype::kBf16);
+    EXPECT_TRUE(all_close(lib.out, twin.out, atol_for(s.C), 1e-5)) << "out";
+    // Over a short K its brgemm sums as vdpbf16ps defines (pairs in k order into one fp32 sum):
+    // our bits (out and dweight here); over K = 800 and 2100 (dinp) its K blocks sum apart.
+    EXPECT_FALSE(bitwise_equal(lib.dinp, own.dinp)) << "our GEMM's sums: not oneDNN's";
+    // Added into: dinp and dweight start from the results of a first backward.
+    ExecContext ex = test::ctx();
+    ex.dtype = Dtype::kBf16;
+    const MatmulIn in(s);
+    std::vector<float> dinp = lib.dinp, dweight = lib.dweight;
+    cpu::matmul_backward(ex, dinp.data(), dweight.data(), nullptr, in.dout.data(), in.inp.data(),
+                         in.w.data(), s.N, s.C, s.OC, /*accumulate_dinp=*/true,
+                         /*accumulate_dparams=*/true);
+    std::vector<double> twice_dinp = twin.dinp, twice_dweight = twin.dweight;
+    for (double& v : twice_dinp) v *= 2;
+    for (double& v : twice_dweight) v *= 2;
+    EXPECT_TRUE(all_close(dinp, twice_dinp, 2 * atol_for(s.OC), 1e-5)) << "dinp added into";
+    EXPECT_TRUE(all_close(dweight, twice_dweight, 2 * atol_for(s.N), 1e-5)) << "dweight added into";
+    test_context().ctx.matmul = MatmulBackend::kOwn;
   }
+}
+
+// The operands of a library's bf16 product rounded as gemm_bf16 and the twin round them
+// (ref::bf16_from_float): ties to even, NaN, infinity, the largest float, -0 (not denormals,
+// which the AVX-512 path's vcvtneps2bf16 flushes to zero, as vdpbf16ps and AMX read them), in
+// order and transposed, at every level and thread count, over tails of the vector widths and of
+// the 64 x 64 blocks, with rows further apart than the columns they hold.
+TEST(CpuBf16, RoundingForTheLibraryIsTheScalars) {
+  KernelEnv env;
+  const float special[] = {1.0f + 0x1p-8f,
+                           1.0f + 0x1p-7f + 0x1p-8f,
+                           -(1.0f + 0x1p-8f),
+                           std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::max(),
+                           from_bits(0x7fc00001u),
+                           -0.0f};
+  auto values = [&](size_t n, uint64_t seed) {
+    std::vector<float> v = random_floats(n, seed);
+    for (size_t i = 0; i < n; i += 5) v[i] = special[(i / 5) % std::size(special)];
+    return v;
+  };
+  auto same = [](uint16_t got, float x) {
+    const uint16_t want = ref::bf16_from_float(x);
+    return std::isnan(x) ? (got & 0x7fffu) > 0x7f80u : got == want;
+  };
+  for (SimdLevel level : simd_levels())
+    for (int threads : {1, 2, 3}) {
+      set_level(level);
+      set_threads(threads);
+      SCOPED_TRACE(std::string(simd_level_name(level)) + " " + std::to_string(threads) +
+                   " threads");
+      for (int64_t n : {1, 2, 7, 16, 17, 33, 40003}) {
+        const std::vector<float> x = values(size_t(n), 61);
+        std::vector<uint16_t> out(size_t(n) + 1, 0xabcd);
+        cpu::detail::round_bf16(ctx().isa, out.data(), x.data(), n, ctx().workers());
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_TRUE(same(out[size_t(i)], x[size_t(i)])) << "n " << n << " at " << i;
+        EXPECT_EQ(out[size_t(n)], 0xabcd) << "written past n = " << n;
+      }
+      for (auto [rows, cols] : {std::pair{1, 1}, {8, 8}, {7, 9}, {64, 65}, {130, 70}, {9, 200}}) {
+        const int64_t ld = cols + 3;
+        const std::vector<float> x = values(size_t(rows) * ld, 62);
+        std::vector<uint16_t> out(size_t(rows) * cols, 0xabcd);
+        cpu::detail::round_bf16_transposed(ctx().isa, out.data(), x.data(), rows, cols, ld,
+                                           ctx().workers());
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c)
+            ASSERT_TRUE(same(out[size_t(c) * rows + r], x[size_t(r * ld + c)]))
+                << rows << " x " << cols << " at row " << r << " column " << c;
+      }
+    }
 }
 
 // detail::gemm_bf16, the GEMM under the bf16 products, against its plain loop ref::gemm_bf16 (the

@@ -19,6 +19,7 @@
 #include "core/thread_pool.h"
 #include "core/warm_heap.h"
 #include "kernels/cpu/adamw.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "kernels/kernels.h"
 #include "test_util.h"
 
@@ -329,55 +330,62 @@ TEST_P(GptBothVariants, OneAndManyThreadsGiveBitIdenticalStepsAndDecoding) {
 // through params(), the loss, logits, gradients and decoded logits are the bits of a fresh model
 // given the same values (which packs them at its first forward). A pack left stale, or one
 // product reading the other's layout, would not give them.
+// On both matmul backends: ours packs pair panels, oneDNN's bf16 matmul reads W and W^T in bf16.
 TEST_P(GptBothVariants, Bf16PackedWeightsFollowEveryWriteOfTheValues) {
   const GPTConfig cfg = small_config(GetParam());
   const int B = 2, T = cfg.block_size, V = cfg.vocab_size;
   const std::vector<int32_t> idx = random_tokens(B * T, V, 40), tgt = random_tokens(B * T, V, 41);
-  test::OwnExec exec(2);
-  exec.ctx.dtype = Dtype::kBf16;
-  struct Seen {
-    float loss;
-    std::vector<float> logits, grads, decoded;
-  };
-  auto look = [&](GPT& m) {
-    Seen s;
-    m.zero_grad();
-    s.loss = m.forward(idx.data(), tgt.data(), B, T, nullptr);
-    s.logits = copy_of(m.logits());
-    m.backward();
-    s.grads = all_grads(m);
-    m.reset_cache();
-    for (int t = 0; t < 5; ++t) {
-      const float* l = m.decode_step(idx[t]);
-      s.decoded.insert(s.decoded.end(), l, l + V);
+  std::vector<MatmulBackend> backends = {MatmulBackend::kOwn};
+  if (cpu::onednn_available()) backends.push_back(MatmulBackend::kOneDnn);
+  for (MatmulBackend backend : backends) {
+    SCOPED_TRACE(cpu::matmul_backend_name(backend));
+    test::OwnExec exec(2);
+    exec.ctx.dtype = Dtype::kBf16;
+    exec.ctx.matmul = backend;
+    struct Seen {
+      float loss;
+      std::vector<float> logits, grads, decoded;
+    };
+    auto look = [&](GPT& m) {
+      Seen s;
+      m.zero_grad();
+      s.loss = m.forward(idx.data(), tgt.data(), B, T, nullptr);
+      s.logits = copy_of(m.logits());
+      m.backward();
+      s.grads = all_grads(m);
+      m.reset_cache();
+      for (int t = 0; t < 5; ++t) {
+        const float* l = m.decode_step(idx[t]);
+        s.decoded.insert(s.decoded.end(), l, l + V);
+      }
+      return s;
+    };
+    GPT gpt(cfg, exec.ctx);
+    randomize(gpt, 42);
+    auto same_as_fresh = [&](const std::string& when) {
+      SCOPED_TRACE(when);
+      GPT fresh(cfg, exec.ctx);
+      std::vector<Param>& from = gpt.params();
+      std::vector<Param>& to = fresh.params();
+      for (size_t i = 0; i < from.size(); ++i)
+        std::copy(from[i].value.begin(), from[i].value.end(), to[i].value.begin());
+      const Seen a = look(gpt), b = look(fresh);
+      EXPECT_EQ(std::memcmp(&a.loss, &b.loss, sizeof(float)), 0) << a.loss << " " << b.loss;
+      EXPECT_EQ(a.logits, b.logits);
+      EXPECT_EQ(a.grads, b.grads);
+      EXPECT_EQ(a.decoded, b.decoded);
+    };
+    same_as_fresh("before any step");
+    for (int step = 1; step <= 3; ++step) {
+      for (Param& p : gpt.params())  // the gradients of the last look, as a training step's
+        cpu::adamw_update(gpt.exec(), p.value.data, p.grad.data, p.m.data, p.v.data,
+                          p.value.numel(), 1e-2f, 0.9f, 0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
+      same_as_fresh("after AdamW step " + std::to_string(step));
     }
-    return s;
-  };
-  GPT gpt(cfg, exec.ctx);
-  randomize(gpt, 42);
-  auto same_as_fresh = [&](const std::string& when) {
-    SCOPED_TRACE(when);
-    GPT fresh(cfg, exec.ctx);
-    std::vector<Param>& from = gpt.params();
-    std::vector<Param>& to = fresh.params();
-    for (size_t i = 0; i < from.size(); ++i)
-      std::copy(from[i].value.begin(), from[i].value.end(), to[i].value.begin());
-    const Seen a = look(gpt), b = look(fresh);
-    EXPECT_EQ(std::memcmp(&a.loss, &b.loss, sizeof(float)), 0) << a.loss << " " << b.loss;
-    EXPECT_EQ(a.logits, b.logits);
-    EXPECT_EQ(a.grads, b.grads);
-    EXPECT_EQ(a.decoded, b.decoded);
-  };
-  same_as_fresh("before any step");
-  for (int step = 1; step <= 3; ++step) {
-    for (Param& p : gpt.params())  // the gradients of the last look, as a training step's
-      cpu::adamw_update(gpt.exec(), p.value.data, p.grad.data, p.m.data, p.v.data,
-                        p.value.numel(), 1e-2f, 0.9f, 0.99f, 1e-8f, p.decay ? 0.1f : 0.0f, step);
-    same_as_fresh("after AdamW step " + std::to_string(step));
+    for (Param& p : gpt.params())  // a write of another kind (a checkpoint's load writes so)
+      if (p.value.rank == 2) p.value.data[3] = -p.value.data[3] * 1.5f;
+    same_as_fresh("after a write through params()");
   }
-  for (Param& p : gpt.params())  // a write of another kind (a checkpoint's load writes so)
-    if (p.value.rank == 2) p.value.data[3] = -p.value.data[3] * 1.5f;
-  same_as_fresh("after a write through params()");
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, GptBothVariants, ::testing::Values(false, true),

@@ -6,9 +6,11 @@
 #include <new>
 
 #include "core/check.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd/gemm_bf16_simd.h"
 #include "kernels/cpu/simd/gemm_simd.h"
 #include "kernels/cpu/simd/simd.h"
+#include "kernels/ref/bf16.h"
 
 namespace scratchgpt::cpu::detail {
 
@@ -58,6 +60,31 @@ PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, 
     pick(level, gemm_bf16_pack_b_avx512, gemm_bf16_pack_b_avx2, gemm_bf16_pack_b_scalar)(g, out,
                                                                                          pool);
   return {out, level, g.K, g.N};
+}
+
+void round_bf16(SimdLevel level, uint16_t* out, const float* x, int64_t n, ThreadPool& pool) {
+  SG_CHECK(reinterpret_cast<uintptr_t>(out) % 4 == 0, "round_bf16: out must be 4-byte aligned");
+  const auto round =
+      pick(bf16_path(level), gemm_bf16_round_avx512, gemm_bf16_round_avx2, gemm_bf16_round_scalar);
+  // Chunks start at multiples of kChunk (even): on a pair word.
+  for_chunks(pool, n, [&](int64_t i0, int64_t i1) { round(out + i0, x + i0, i1 - i0); });
+}
+
+void round_bf16_transposed(SimdLevel level, uint16_t* out, const float* x, int rows, int cols,
+                           int64_t ld, ThreadPool& pool) {
+  const auto block = pick(bf16_path(level), gemm_bf16_round_transposed_avx512,
+                          gemm_bf16_round_transposed_avx2, gemm_bf16_round_transposed_scalar);
+  // Blocks of 64 x 64: a block's rows of x and of out stay in L1 while it is transposed.
+  constexpr int kB = 64;
+  const int64_t row_blocks = (rows + kB - 1) / kB, col_blocks = (cols + kB - 1) / kB;
+  pool.parallel_for(row_blocks * col_blocks, [&](int64_t b, int64_t e, int) {
+    for (int64_t t = b; t < e; ++t) {
+      const int c0 = static_cast<int>(t / row_blocks) * kB;
+      const int r0 = static_cast<int>(t % row_blocks) * kB;
+      block(out + int64_t{c0} * rows + r0, rows, x + r0 * ld + c0, ld,
+            rows - r0 < kB ? rows - r0 : kB, cols - c0 < kB ? cols - c0 : kB);
+    }
+  });
 }
 
 ThreadPool& serial_pool() {

@@ -62,6 +62,15 @@ size_t gemm_bf16_packed_words(SimdLevel level, int K, int N);
 // of the same product with B itself.
 PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, ThreadPool& pool);
 
+// The operands of a library's bf16 product (oneDNN's, matmul_onednn.h), rounded to nearest even
+// as gemm_bf16 rounds them (ref::bf16_from_float; the AVX-512 path with vcvtneps2bf16, which only
+// differs on a denormal, read as zero by the instruction anyway), on `pool`:
+//   round_bf16:            out[i] = bf16(x[i]) for i < n (out 4-byte aligned)
+//   round_bf16_transposed: out (cols, rows) = bf16(x (rows, cols))^T, x's rows ld floats apart
+void round_bf16(SimdLevel level, uint16_t* out, const float* x, int64_t n, ThreadPool& pool);
+void round_bf16_transposed(SimdLevel level, uint16_t* out, const float* x, int rows, int cols,
+                           int64_t ld, ThreadPool& pool);
+
 // A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.
 ThreadPool& serial_pool();

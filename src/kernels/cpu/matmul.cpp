@@ -81,11 +81,37 @@ bool uses_onednn(const ExecContext& ex, Product p, int C) {
       return false;
   }
 }
+// --dtype bf16 on oneDNN's bf16 matmul (bf16_on_onednn): each operand rounded first into a bf16
+// copy in the layout gemm_bf16_nt reads, A (M, K) and B^T (N, K) row-major, in the calling
+// thread's buffers 0 and 1 (our GEMM's packing buffers, idle meanwhile); a weight rounded ahead
+// (WeightPairs' w16, wt16) is read as it is.
+const uint16_t* bf16_rows(const ExecContext& ex, int slot, const float* x, int64_t n) {
+  auto* out = reinterpret_cast<uint16_t*>(detail::thread_buffer(slot, size_t((n + 1) / 2)));
+  detail::round_bf16(ex.isa, out, x, n, ex.workers());
+  return out;
+}
+// x (rows, cols) rounded and transposed: (cols, rows).
+const uint16_t* bf16_transposed(const ExecContext& ex, int slot, const float* x, int rows,
+                                int cols) {
+  auto* out =
+      reinterpret_cast<uint16_t*>(detail::thread_buffer(slot, (size_t(rows) * cols + 1) / 2));
+  detail::round_bf16_transposed(ex.isa, out, x, rows, cols, cols, ex.workers());
+  return out;
+}
+
 // --dtype bf16: the three products on gemm_bf16 (gemm.h: inputs rounded to bf16 as they are
-// packed, multiplied in pairs, summed in fp32; vdpbf16ps on a CPU with AVX512_BF16), never
-// oneDNN's fp32 GEMM; the bias gradient sums dout itself, in fp32 (a reduction).
+// packed, multiplied in pairs, summed in fp32; vdpbf16ps on a CPU with AVX512_BF16) or on
+// oneDNN's bf16 matmul (bf16_on_onednn: AMX where the CPU has it), never oneDNN's fp32 GEMM; the
+// bias gradient sums dout itself, in fp32 (a reduction).
 void matmul_forward_bf16(const ExecContext& ex, float* out, const float* inp, const float* weight,
                          const float* bias, int N, int C, int OC, const WeightPairs* pairs) {
+  if (bf16_on_onednn(ex.matmul)) {
+    // out (N, OC) = bf16(inp) (N, C) @ bf16(W)^T + bias: B^T = W
+    const uint16_t* w16 =
+        pairs && pairs->w16 ? pairs->w16 : bf16_rows(ex, 0, weight, int64_t{OC} * C);
+    return onednn::gemm_bf16_nt(N, OC, C, bf16_rows(ex, 1, inp, int64_t{N} * C), w16, out, OC,
+                                /*accumulate=*/false, bias, ex.workers());
+  }
   // out (N, OC) = bf16(inp) (N, C) @ bf16(W)^T + bias: B[k][j] = W[j][k]
   detail::gemm_bf16(ex.isa, {.M = N, .N = OC, .K = C,
                              .A = inp, .rs_a = C, .cs_a = 1,
@@ -104,6 +130,19 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
     fp32.dtype = Dtype::kFp32;
     matmul_backward(fp32, nullptr, nullptr, dbias, dout, inp, weight, N, C, OC, accumulate_dinp,
                     accumulate_dparams);
+  }
+  if (bf16_on_onednn(ex.matmul)) {
+    if (dinp) {  // dinp (N, C) (+)= bf16(dout) (N, OC) @ bf16(W) (OC, C): B^T = W^T (C, OC)
+      const uint16_t* wt16 =
+          pairs && pairs->wt16 ? pairs->wt16 : bf16_transposed(ex, 0, weight, OC, C);
+      onednn::gemm_bf16_nt(N, C, OC, bf16_rows(ex, 1, dout, int64_t{N} * OC), wt16, dinp, C,
+                           accumulate_dinp, nullptr, ex.workers());
+    }
+    if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C): B^T = inp^T
+      onednn::gemm_bf16_nt(OC, C, N, bf16_transposed(ex, 0, dout, N, OC),
+                           bf16_transposed(ex, 1, inp, N, C), dweight, C, accumulate_dparams,
+                           nullptr, ex.workers());
+    return;
   }
   if (dinp)  // dinp (N, C) (+)= bf16(dout) (N, OC) @ bf16(W) (OC, C)
     detail::gemm_bf16(ex.isa, {.M = N, .N = C, .K = OC,
@@ -124,15 +163,25 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
 }  // namespace
 
 size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC) {
+  if (bf16_on_onednn(ex.matmul)) return 2 * ((size_t(OC) * C + 1) / 2);  // W and W^T in bf16
   return detail::gemm_bf16_packed_words(ex.isa, C, OC) +
          detail::gemm_bf16_packed_words(ex.isa, OC, C);
 }
 
 WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
                                     uint32_t* words) {
+  WeightPairs p;
+  if (bf16_on_onednn(ex.matmul)) {  // W (OC, C) and W^T (C, OC) in bf16
+    auto* w16 = reinterpret_cast<uint16_t*>(words);
+    auto* wt16 = reinterpret_cast<uint16_t*>(words + (size_t(OC) * C + 1) / 2);
+    detail::round_bf16(ex.isa, w16, weight, int64_t{OC} * C, ex.workers());
+    detail::round_bf16_transposed(ex.isa, wt16, weight, OC, C, C, ex.workers());
+    p.w16 = w16;
+    p.wt16 = wt16;
+    return p;
+  }
   // The B operands of the forward (W^T: B[k][j] = W[j][k]) and of dinp (W), as those calls read
   // them.
-  WeightPairs p;
   p.wt = detail::gemm_bf16_pack_b(ex.isa, {.N = OC, .K = C, .B = weight, .rs_b = 1, .cs_b = C},
                                   words, ex.workers());
   p.w = detail::gemm_bf16_pack_b(ex.isa, {.N = C, .K = OC, .B = weight, .rs_b = C, .cs_b = 1},

@@ -20,10 +20,14 @@ namespace scratchgpt::cpu {
 
 // --dtype bf16: a weight (OC, C) rounded and packed ahead for both products that read it, so that
 // the calls between two AdamW steps pack none (GPT packs its Linears' weights once after each
-// step). Made by matmul_pack_weight_bf16 for one context's level; words null: none.
+// step). Made by matmul_pack_weight_bf16 for one context's level and backend: our GEMM's pair
+// panels, or for oneDNN's bf16 matmul (matmul_backend.h's bf16_on_onednn) the weight in bf16 and
+// its transpose; null: none.
 struct WeightPairs {
   detail::PackedPairs wt;  // B = W^T (C x OC): the forward
   detail::PackedPairs w;   // B = W (OC x C): dinp
+  const uint16_t* w16 = nullptr;   // (OC, C) bf16: the forward's B^T on oneDNN
+  const uint16_t* wt16 = nullptr;  // (C, OC) bf16: dinp's B^T on oneDNN
 };
 // The words matmul_pack_weight_bf16 writes for a weight (OC, C) at ex's level.
 size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC);

@@ -23,6 +23,19 @@ bool onednn_below_avx512() { return onednn::below_avx512(); }
 
 bool mixed_dinp_on_onednn(int C) { return !(C >= 512 && onednn_below_avx512()); }
 
+bool onednn_has_amx() { return onednn::has_amx(); }
+
+bool bf16_on_onednn(MatmulBackend b) {
+  switch (b == MatmulBackend::kAuto ? default_matmul_backend() : b) {
+    case MatmulBackend::kOneDnn:
+      return true;
+    case MatmulBackend::kMixed:
+      return onednn_has_amx();
+    default:
+      return false;
+  }
+}
+
 MatmulBackend default_matmul_backend() {
   return onednn_available() ? MatmulBackend::kMixed : MatmulBackend::kOwn;
 }

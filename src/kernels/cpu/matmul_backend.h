@@ -43,6 +43,17 @@ bool onednn_below_avx512();
 // target models; the step 2-7% faster; docs/bench-log.md). At AVX-512 oneDNN's is 3-8% faster.
 bool mixed_dinp_on_onednn(int C);
 
+// True when oneDNN's bf16 matmul runs on AMX tiles here (Sapphire Rapids class; DNNL_MAX_CPU_ISA
+// can cap it); false in a build without oneDNN.
+bool onednn_has_amx();
+
+// Whether --dtype bf16's products run on oneDNN's bf16 matmul (matmul_onednn.h's gemm_bf16_nt)
+// instead of ours (gemm_bf16) under backend b (kAuto: the default): onednn always, own never,
+// mixed only where oneDNN drives AMX tiles (Sapphire Rapids class). Without AMX its brgemm runs
+// the instruction ours runs (vdpbf16ps) and measured no faster on a Zen 4 (docs/bench-log.md),
+// so the products keep gemm_bf16's bits there.
+bool bf16_on_onednn(MatmulBackend b);
+
 // "auto" (the default backend), "own", "onednn" or "mixed" (what --matmul takes); anything else,
 // or onednn / mixed in a build without oneDNN, throws scratchgpt::Error naming the choices and the
 // fix.

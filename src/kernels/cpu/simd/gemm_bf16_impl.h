@@ -149,6 +149,54 @@ inline void pair_words_row(uint32_t* __restrict words, const float* x, int n) {
   for (; q < n; ++q) words[q] = bf16_pair(x[2 * q], x[2 * q + 1]);
 }
 
+// out[i] = bf16(x[i]) for i < n: pair_words_row over the whole pairs (two bf16 in order are a
+// pair word), the odd last one alone.
+inline void round_row(uint16_t* __restrict out, const float* x, int64_t n) {
+  constexpr int64_t kChunk = int64_t{1} << 20;  // pairs a call (pair_words_row counts in int)
+  auto* words = reinterpret_cast<uint32_t*>(out);
+  for (int64_t q = 0; q < n / 2; q += kChunk)
+    pair_words_row(words + q, x + 2 * q, static_cast<int>(n / 2 - q < kChunk ? n / 2 - q : kChunk));
+  if (n % 2) out[n - 1] = ref::bf16_from_float(x[n - 1]);
+}
+
+// out[c * ld_out + r] = bf16(x[r * ld + c]) for r < rows, c < cols: a block of x (rows, cols)
+// rounded into its transpose. Eight rows of eight at a time: each row's eight bf16 in an xmm,
+// the 8 x 8 block of 16-bit values transposed in registers.
+inline void round_transposed(uint16_t* __restrict out, int64_t ld_out, const float* x, int64_t ld,
+                             int rows, int cols) {
+  int r = 0;
+#ifdef SG_ISA_AVX512
+  for (; r + 8 <= rows; r += 8) {
+    int c = 0;
+    for (; c + 8 <= cols; c += 8) {
+      __m128i w[8];
+      for (int i = 0; i < 8; ++i) w[i] = pair_words_4(x + (r + i) * ld + c);  // row r + i
+      __m128i a[8], b[8];
+      for (int i = 0; i < 4; ++i) {  // rows 2i, 2i + 1 interleaved: columns 0-3, then 4-7
+        a[2 * i] = _mm_unpacklo_epi16(w[2 * i], w[2 * i + 1]);
+        a[2 * i + 1] = _mm_unpackhi_epi16(w[2 * i], w[2 * i + 1]);
+      }
+      for (int h = 0; h < 2; ++h)  // rows 0-3 (h = 0) and 4-7: two columns of four rows each
+        for (int i = 0; i < 2; ++i) {
+          b[4 * h + 2 * i] = _mm_unpacklo_epi32(a[4 * h + i], a[4 * h + i + 2]);
+          b[4 * h + 2 * i + 1] = _mm_unpackhi_epi32(a[4 * h + i], a[4 * h + i + 2]);
+        }
+      for (int j = 0; j < 4; ++j) {  // columns 2j and 2j + 1, all eight rows
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (c + 2 * j) * ld_out + r),
+                         _mm_unpacklo_epi64(b[j], b[j + 4]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (c + 2 * j + 1) * ld_out + r),
+                         _mm_unpackhi_epi64(b[j], b[j + 4]));
+      }
+    }
+    for (; c < cols; ++c)
+      for (int i = 0; i < 8; ++i)
+        out[c * ld_out + r + i] = ref::bf16_from_float(x[(r + i) * ld + c]);
+  }
+#endif
+  for (; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[c * ld_out + r] = ref::bf16_from_float(x[r * ld + c]);
+}
+
 // pair_along for R rows of x at once (R a multiple of 4; row r at x + r * ld): words[q * stride
 // + r] = the pair (x_r[2q], x_r[2q + 1]) for q < n, r < R. Four pairs of four rows make a 4 x 4
 // block of words, transposed in registers and stored as four runs of four: no word-by-word

@@ -18,5 +18,10 @@ void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool)
   pack_b_whole<Path>(g, out, pool);
 }
 int gemm_bf16_nr_scalar(int) { return Path::NR; }
+void gemm_bf16_round_scalar(uint16_t* out, const float* x, int64_t n) { round_row(out, x, n); }
+void gemm_bf16_round_transposed_scalar(uint16_t* out, int64_t ld_out, const float* x, int64_t ld,
+                                       int rows, int cols) {
+  round_transposed(out, ld_out, x, ld, rows, cols);
+}
 
 }  // namespace scratchgpt::cpu::detail

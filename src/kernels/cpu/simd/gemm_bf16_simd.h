@@ -20,6 +20,18 @@ void gemm_bf16_pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool)
 int gemm_bf16_nr_scalar(int N);
 int gemm_bf16_nr_avx2(int N);
 int gemm_bf16_nr_avx512(int N);
+// out[i] = bf16(x[i]) for i < n (gemm.h's round_bf16 on one thread; out 4-byte aligned).
+void gemm_bf16_round_scalar(uint16_t* out, const float* x, int64_t n);
+void gemm_bf16_round_avx2(uint16_t* out, const float* x, int64_t n);
+void gemm_bf16_round_avx512(uint16_t* out, const float* x, int64_t n);
+// out[c * ld_out + r] = bf16(x[r * ld + c]) for r < rows, c < cols (a block of
+// round_bf16_transposed).
+void gemm_bf16_round_transposed_scalar(uint16_t* out, int64_t ld_out, const float* x, int64_t ld,
+                                       int rows, int cols);
+void gemm_bf16_round_transposed_avx2(uint16_t* out, int64_t ld_out, const float* x, int64_t ld,
+                                     int rows, int cols);
+void gemm_bf16_round_transposed_avx512(uint16_t* out, int64_t ld_out, const float* x, int64_t ld,
+                                       int rows, int cols);
 // One head's products of cpu::attention_* in bf16 on vdpbf16ps (gemm_bf16_impl.h's
 // attention_bf16_impl.h), with gemm_bf16's bits: T and HS multiples of 16, A of the mix zero
 // above its diagonal read by rows (cs_a = 1) or below it read by columns (rs_a = 1, upper).
