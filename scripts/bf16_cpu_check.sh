@@ -3,8 +3,9 @@
 # Sapphire Rapids), in one go: the tests whose vdpbf16ps paths only such a CPU runs, the kernels'
 # own benchmarks in bf16 and fp32, the four training steps against PyTorch at its best in bf16 (its
 # faster of fp32 and bf16 autocast) and in fp32 at full ISA and capped at AVX2, then the whole small
-# recipe in bf16.
-# Usage: [STEPS_ARGS=...] [RECIPE_ARGS=...] scripts/bf16_cpu_check.sh [tests|kernels|steps|recipe|all]
+# recipe in bf16; and our bf16 products against oneDNN's bf16 matmul in the step (backends: on a
+# CPU with AMX, oneDNN's runs there and is mixed's choice, so this is the measurement to make).
+# Usage: [STEPS_ARGS=...] [RECIPE_ARGS=...] scripts/bf16_cpu_check.sh [tests|kernels|steps|backends|recipe|all]
 #   (default all; the ARGS go to bench/compare_steps.py and bench/compare_recipe.py)
 # Logs: $OUT (default /tmp/bf16_cpu_check), a file a stage; RESULT lines on stdout. Needs the
 # release build (built here if missing), Debian's python3-torch and NANOGPT_SRC (a nanoGPT checkout
@@ -15,8 +16,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
-case "$what" in tests | kernels | steps | recipe | all) ;; *)
-  echo "bf16_cpu_check.sh: unknown stage '$what': pass tests, kernels, steps, recipe or all" >&2
+case "$what" in tests | kernels | steps | backends | recipe | all) ;; *)
+  echo "bf16_cpu_check.sh: unknown stage '$what': pass tests, kernels, steps, backends, recipe or all" >&2
   exit 2
   ;;
 esac
@@ -70,6 +71,23 @@ if [ "$what" = steps ] || [ "$what" = all ]; then
     "$py" bench/compare_steps.py $flags ${STEPS_ARGS:-} >"$log" 2>&1
     echo "RESULT steps ${flags:-fp32}: rc $?, $log"
     grep -E '^\|' "$log" || tail -3 "$log"
+  done
+fi
+if [ "$what" = backends ] || [ "$what" = all ]; then
+  # The bf16 step on our products and on oneDNN's bf16 matmul (--matmul onednn; AMX where the CPU
+  # has it), alternated, three rounds: ms a step (median of the run's steps) and the core-to-core
+  # probe (compare runs of one mode). A build without oneDNN has only ours.
+  for round in 1 2 3; do
+    for preset in shakespeare-char-small gpt2; do
+      for m in own onednn; do
+        steps=30
+        [ "$preset" = gpt2 ] && steps=5
+        "$build/scratchgpt" bench --preset "$preset" --dtype bf16 --matmul "$m" --steps "$steps" \
+          >"$out/backend_${preset}_${m}_$round.log" 2>&1
+        echo "RESULT backend $preset $m round $round: $(grep -E '^ +(step|core to core) ' \
+          "$out/backend_${preset}_${m}_$round.log" | tr -s ' ' | tr '\n' ';')"
+      done
+    done
   done
 fi
 if [ "$what" = recipe ] || [ "$what" = all ]; then
