@@ -36,6 +36,7 @@ using cpu::default_matmul_backend;
 using cpu::matmul_backend_name;
 using cpu::onednn_available;
 using cpu::onednn_has_amx;
+using cpu::onednn_has_bf16;
 using cpu::resolve_matmul_backend;
 
 #ifdef SCRATCHGPT_HAS_CUDA

@@ -18,12 +18,16 @@ bool bf16_allowed_anywhere() {
   return v != nullptr && std::string(v) == "1";
 }
 
-void require_dtype(Dtype dtype, const std::string& device) {
+void require_dtype(Dtype dtype, const std::string& device, MatmulBackend matmul) {
   if (dtype != Dtype::kBf16 || device == "cuda") return;  // every GPU the backend builds for has bf16
   SG_CHECK(cpu_has_avx512_bf16() || bf16_allowed_anywhere(),
            "--dtype bf16 needs a CPU with AVX512_BF16 (Zen 4 and later, Sapphire Rapids, Cooper "
            "Lake); this one has ", simd_level_name(detected_simd_level()),
            " without it: pass --dtype fp32");
+  SG_CHECK(!kernels::bf16_on_onednn(kernels::resolve_matmul_backend(matmul)) ||
+               kernels::onednn_has_bf16(),
+           "--matmul onednn with --dtype bf16: oneDNN has no bf16 matmul on this CPU (it needs "
+           "AVX-512): pass --matmul own");
 }
 
 const char* bf16_banner(const ExecContext& ctx) {
@@ -48,7 +52,7 @@ Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd,
   const int most = std::max(8, 4 * cores);
   SG_CHECK(threads <= most, "--threads ", threads, " is more than ", most, " (4 x the ", cores,
            " cores here): pass --threads ", cores, ", or 0 for all cores");
-  require_dtype(dtype, device);
+  require_dtype(dtype, device, matmul);
   Exec exec;
   if (!device.empty())
     exec.ctx.device = enum_from_name<Device>(kDeviceNames, device, "--device");

@@ -29,10 +29,12 @@ struct Exec {
 Exec make_exec(int threads, MatmulBackend matmul, const std::string& simd = "",
                const std::string& device = "", Dtype dtype = Dtype::kFp32);
 
-// An Error naming the fix unless this machine can compute in dtype on device ("" or cpu, or cuda):
-// bf16 on the CPU needs AVX512_BF16 (or bf16_allowed_anywhere). make_exec calls it; train calls
-// it before it creates its out dir.
-void require_dtype(Dtype dtype, const std::string& device);
+// An Error naming the fix unless this machine can compute in dtype on device ("" or cpu, or cuda)
+// with the matmul backend: bf16 on the CPU needs AVX512_BF16 (or bf16_allowed_anywhere), and on
+// oneDNN's bf16 matmul (bf16_on_onednn) a oneDNN that has one here. make_exec calls it; train
+// calls it before it creates its out dir.
+void require_dtype(Dtype dtype, const std::string& device,
+                   MatmulBackend matmul = MatmulBackend::kAuto);
 
 // What train's and bench's banners add in bf16 ("" in fp32): what runs: vdpbf16ps where the CPU
 // has it at the AVX-512 level, else the same sums on gemm_bf16's AVX2 or portable path (slower

@@ -425,7 +425,7 @@ void setup(const TrainOptions& opt, Comm& comm, Run& run) {
   run.best_path = (fs::path(opt.out_dir) / "best.safetensors").string();
   Checkpoint ck;
   TrainConfig cfg = resolve_config(opt, run, ck);
-  require_dtype(cfg.dtype, opt.device);  // before the out dir is made
+  require_dtype(cfg.dtype, opt.device, cfg.matmul);  // before the out dir is made
   open_out_dir(opt, run);
   make_rank_exec(opt, cfg, run);
   const bool overlap = decide_overlap(opt, run);

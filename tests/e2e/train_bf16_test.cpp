@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "core/cpu_features.h"
+#include "kernels/kernels.h"
 #include "train_cli_util.h"
 
 using namespace scratchgpt;
@@ -133,4 +134,33 @@ TEST(TrainBf16, NanoGptsDtypeKeyIsIgnored) {
   ASSERT_EQ(w.rc, 0) << w.err;
   EXPECT_NE(w.err.find("dtype\n"), std::string::npos) << w.err;
   EXPECT_EQ(w.err.find("bf16 products"), std::string::npos) << w.err;
+}
+
+// --matmul onednn in bf16 runs the products on oneDNN's bf16 matmul (mixed's choice on a CPU with
+// AMX tiles): the run is bitwise the same on 1 and 2 threads, its losses within fp32's rounding of
+// ours (bf16 inputs either way, only the order of the sums differs), and the banner says whose
+// products run.
+TEST(TrainBf16, OnOneDnnsMatmulTheSameOnOneAndTwoThreadsAndNearOurs) {
+  if (!kernels::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  const std::string dir = scratch_dir("bf16_onednn");
+  if (!kernels::onednn_has_bf16()) {  // AVX2 only: refused in one line, before any file
+    expect_error(run_cli(tiny(dir + "/lib") + " --dtype bf16 --matmul onednn", kAnyCpu),
+                 "--matmul own");
+    EXPECT_FALSE(std::filesystem::exists(dir + "/lib")) << "nothing may be written";
+    GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (AVX2)";
+  }
+  CliResult r = run_cli(tiny(dir + "/own") + " --dtype bf16 --matmul own", kAnyCpu);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.find("oneDNN's bf16 matmul"), std::string::npos) << r.err;
+  r = run_cli(tiny(dir + "/lib") + " --dtype bf16 --matmul onednn", kAnyCpu);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("oneDNN's bf16 matmul"), std::string::npos) << r.err;
+  r = run_cli(tiny(dir + "/lib_2", 2) + " --dtype bf16 --matmul onednn", kAnyCpu);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto own = losses(dir + "/own"), lib = losses(dir + "/lib");
+  ASSERT_EQ(own.size(), 6u);
+  ASSERT_EQ(lib.size(), 6u);
+  EXPECT_EQ(lib, losses(dir + "/lib_2")) << "1 and 2 threads must give the same bits";
+  for (size_t i = 0; i < own.size(); ++i)
+    EXPECT_NEAR(lib[i], own[i], 1e-4 * own[i]) << "iter " << i;
 }

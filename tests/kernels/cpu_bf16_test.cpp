@@ -186,11 +186,11 @@ bool affordable(int64_t macs, SimdLevel level) {
 }
 int64_t macs_of(const Shape& s) { return int64_t{s.N} * s.C * s.OC; }
 
-// Every matmul backend's products in bf16: ours, and where the build has it oneDNN's bf16 matmul
-// (matmul_backend.h's bf16_on_onednn), which --matmul onednn runs on every CPU.
+// Every matmul backend's products in bf16: ours, and where the build and the CPU have it (AVX-512)
+// oneDNN's bf16 matmul (matmul_backend.h's bf16_on_onednn), which --matmul onednn runs.
 std::vector<MatmulBackend> bf16_backends() {
   std::vector<MatmulBackend> b = {MatmulBackend::kOwn};
-  if (cpu::onednn_available()) b.push_back(MatmulBackend::kOneDnn);
+  if (cpu::onednn_has_bf16()) b.push_back(MatmulBackend::kOneDnn);
   return b;
 }
 
@@ -283,6 +283,7 @@ TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
 // than C (N past 1024: copied out of a dense buffer, the bias added there).
 TEST(CpuBf16, OneDnnMatmulIsTheLibrarysAndAddsIntoWhatIsThere) {
   if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN (SCRATCHGPT_DNNL)";
+  if (!cpu::onednn_has_bf16()) GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (AVX2)";
   KernelEnv env;
   EXPECT_TRUE(cpu::bf16_on_onednn(MatmulBackend::kOneDnn));
   EXPECT_FALSE(cpu::bf16_on_onednn(MatmulBackend::kOwn));

@@ -25,6 +25,8 @@ bool mixed_dinp_on_onednn(int C) { return !(C >= 512 && onednn_below_avx512()); 
 
 bool onednn_has_amx() { return onednn::has_amx(); }
 
+bool onednn_has_bf16() { return onednn::has_bf16(); }
+
 bool bf16_on_onednn(MatmulBackend b) {
   switch (b == MatmulBackend::kAuto ? default_matmul_backend() : b) {
     case MatmulBackend::kOneDnn:

@@ -43,6 +43,9 @@ bool onednn_below_avx512();
 // target models; the step 2-7% faster; docs/bench-log.md). At AVX-512 oneDNN's is 3-8% faster.
 bool mixed_dinp_on_onednn(int C);
 
+// True when oneDNN has a bf16 matmul on this CPU (AVX-512 at least); false without oneDNN.
+bool onednn_has_bf16();
+
 // True when oneDNN's bf16 matmul runs on AMX tiles here (Sapphire Rapids class; DNNL_MAX_CPU_ISA
 // can cap it); false in a build without oneDNN.
 bool onednn_has_amx();

@@ -135,6 +135,18 @@ const Bf16Tile& bf16_tile(int m, int n, int K, bool accumulate) {
 
 }  // namespace
 
+bool has_bf16() {
+  static const bool bf16 = [] {
+    try {
+      bf16_tile(16, 16, 16, false);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }();
+  return bf16;
+}
+
 bool has_amx() {
   static const bool amx = (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) &
                            dnnl_cpu_isa_avx512_core_amx) == dnnl_cpu_isa_avx512_core_amx;
@@ -153,6 +165,12 @@ void gemm_bf16_nt(int M, int N, int K, const uint16_t* A, const uint16_t* BT, fl
   int tm = 0, tn = 0;
   tile_sizes(M, N, tm, tn);
   const int mt = (M + tm - 1) / tm, nt = (N + tn - 1) / tn;
+  // The primitives of the (at most four) tile shapes, made here: an error is thrown on the
+  // calling thread, and the workers take no lock.
+  const int m_last = M - (mt - 1) * tm, n_last = N - (nt - 1) * tn;
+  const Bf16Tile* tiles[2][2] = {
+      {&bf16_tile(tm, tn, K, accumulate), &bf16_tile(tm, n_last, K, accumulate)},
+      {&bf16_tile(m_last, tn, K, accumulate), &bf16_tile(m_last, n_last, K, accumulate)}};
   pool.parallel_for(int64_t(mt) * nt, [&](int64_t b, int64_t e, int) {
     one_openmp_thread();
     thread_local dnnl::stream stream(cpu_engine());
@@ -170,7 +188,7 @@ void gemm_bf16_nt(int M, int N, int K, const uint16_t* A, const uint16_t* BT, fl
           for (int i = 0; i < m; ++i)
             for (int j = 0; j < n; ++j) part[size_t(i) * n + j] = c[i * ldc + j];
       }
-      const Bf16Tile& p = bf16_tile(m, n, K, accumulate);
+      const Bf16Tile& p = *tiles[i0 + tm >= M][j0 + tn >= N];
       if (scratch.size() < p.scratch.get_size()) scratch.resize(p.scratch.get_size());
       const dnnl::engine& engine = cpu_engine();
       dnnl::memory a(p.a, engine, const_cast<uint16_t*>(A + int64_t(i0) * K));
@@ -230,7 +248,21 @@ bool available() { return false; }
 
 bool below_avx512() { return false; }
 
+bool has_bf16() {
+  static const bool bf16 = [] {
+    try {
+      bf16_tile(16, 16, 16, false);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }();
+  return bf16;
+}
+
 bool has_amx() { return false; }
+
+bool has_bf16() { return false; }
 
 void gemm_bf16_nt(int, int, int, const uint16_t*, const uint16_t*, float*, int64_t, bool,
                   const float*, ThreadPool&) {

@@ -18,6 +18,10 @@ bool below_avx512();
 // DNNL_MAX_CPU_ISA can cap it); false without oneDNN.
 bool has_amx();
 
+// True when oneDNN has a bf16 matmul on this CPU (2.6: AVX-512 at least; not on an AVX2-only
+// CPU, which reaches --dtype bf16 only with SCRATCHGPT_BF16_ANY_CPU=1); false without oneDNN.
+bool has_bf16();
+
 // --dtype bf16 through oneDNN's matmul primitive (its brgemm kernels: AMX tiles where the CPU has
 // them, else vdpbf16ps): C (M, N) = bias + A B^T, or C += A B^T when accumulate (bias unused),
 // A (M, K) and BT (N, K) bf16 and row-major, C fp32 with rows ldc apart. Tiles of C whose sizes
