@@ -289,6 +289,7 @@ TEST(CpuBf16, OneDnnMatmulIsTheLibrarysAndAddsIntoWhatIsThere) {
   EXPECT_FALSE(cpu::bf16_on_onednn(MatmulBackend::kOwn));
   EXPECT_EQ(cpu::bf16_on_onednn(MatmulBackend::kMixed), cpu::onednn_has_amx());
   for (const Shape& s : {Shape{300, 260, 800}, Shape{37, 520, 2100}}) {
+    if (!affordable(macs_of(s), SimdLevel::kAvx2)) continue;
     SCOPED_TRACE("N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
                  " OC=" + std::to_string(s.OC));
     const MatmulRef twin = run_matmul_ref(s, true);
