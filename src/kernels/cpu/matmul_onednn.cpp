@@ -251,18 +251,6 @@ bool available() { return false; }
 
 bool below_avx512() { return false; }
 
-bool has_bf16() {
-  static const bool bf16 = [] {
-    try {
-      bf16_tile(16, 16, 16, false);
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  }();
-  return bf16;
-}
-
 bool has_amx() { return false; }
 
 bool has_bf16() { return false; }
