@@ -87,7 +87,13 @@ void ThreadPool::worker_loop(int w) {
     if (w < workers) {
       int64_t b, e;
       chunk(job_n_, workers, w, &b, &e);
-      if (b < e) (*job_)(b, e, w);
+      if (b < e) {
+        try {
+          (*job_)(b, e, w);
+        } catch (...) {
+          keep_error(std::current_exception());
+        }
+      }
     }
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // Last one out: wake the caller if it gave up spinning (under the lock, so the wake-up
@@ -132,7 +138,11 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
   if (wake) start_cv_.notify_all();
   int64_t b, e;
   chunk(n, workers, 0, &b, &e);
-  fn(b, e, 0);
+  try {  // the workers read fn: wait for them before leaving, even when this chunk throws
+    fn(b, e, 0);
+  } catch (...) {
+    keep_error(std::current_exception());
+  }
   auto all_done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
   if (!spin_until(all_done)) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -140,8 +150,18 @@ void ThreadPool::parallel_for(int64_t n, Fn fn) {
     done_cv_.wait(lock, all_done);
     caller_asleep_ = false;
   }
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    std::swap(error, error_);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void ThreadPool::keep_error(std::exception_ptr e) {
   std::lock_guard<std::mutex> lock(mu_);
-  busy_ = false;
+  if (!error_) error_ = std::move(e);
 }
 
 ThreadPool& ThreadPool::global() {

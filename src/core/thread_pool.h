@@ -5,12 +5,16 @@
 // Hand-off: a worker spins for a short while (kSpinMicros) on the job counter before it sleeps on
 // a condition variable, so the hundreds of small parallel_for calls of a training step cost a
 // cache-line round trip each instead of a futex wake-up each; an idle pool still sleeps.
+// An exception thrown by fn on any thread (a kernel's check failing) comes out of parallel_for on
+// the caller, after every chunk has finished (the first one thrown; the others are dropped): no
+// worker dies with it (which would end the process) and the pool stays usable.
 // Leaves out: work stealing, nested parallelism (a nested call runs serially on the caller).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -50,7 +54,8 @@ class ThreadPool {
   int num_threads() const { return num_threads_; }
 
   // Runs fn over [0, n) split into num_threads() static chunks (fewer when n is small);
-  // the calling thread does chunk 0. Blocks until every chunk is done.
+  // the calling thread does chunk 0. Blocks until every chunk is done, then rethrows the first
+  // exception fn threw, if any.
   void parallel_for(int64_t n, Fn fn);
 
   // The chunk [begin, end) that worker w of `workers` gets out of n items.
@@ -69,6 +74,7 @@ class ThreadPool {
 
  private:
   void worker_loop(int w);
+  void keep_error(std::exception_ptr e);  // the job's first exception, for the caller
 
   int num_threads_ = 1;
   std::vector<std::thread> workers_;
@@ -85,6 +91,7 @@ class ThreadPool {
   bool caller_asleep_ = false;   // the caller waits on done_cv_ (guarded by mu_)
   std::atomic<bool> stop_{false};
   bool busy_ = false;  // a parallel_for is running (guarded by mu_)
+  std::exception_ptr error_;  // the first exception of the current job (guarded by mu_)
 };
 
 }  // namespace scratchgpt

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -76,6 +78,35 @@ TEST(ThreadPool, ManyJobsWithSpinningAndSleepingWorkers) {
       });
       expected += n * (n + 1) / 2;
       ASSERT_EQ(total.load(), expected) << "threads=" << threads << " job=" << job;
+    }
+  }
+}
+
+// An exception thrown in a worker's chunk comes out of parallel_for on the caller (a worker that
+// let it escape would end the process), after every other chunk has run; one thrown in the
+// caller's own chunk waits for the workers first (they read the job from the caller's stack), the
+// workers' chunks finished when it arrives. The pool runs jobs as before afterwards.
+TEST(ThreadPool, AnExceptionInAnyChunkComesOutOnTheCallerAfterEveryChunk) {
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    for (int thrower = 0; thrower < threads; ++thrower) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", chunk " + std::to_string(thrower) +
+                   " throws");
+      std::atomic<int> finished{0};
+      try {
+        pool.parallel_for(threads, [&](int64_t b, int64_t, int w) {
+          if (w == thrower) throw std::runtime_error("chunk " + std::to_string(b));
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));  // outlast the thrower
+          ++finished;
+        });
+        ADD_FAILURE() << "no exception came out";
+      } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "chunk " + std::to_string(thrower));
+      }
+      EXPECT_EQ(finished.load(), threads - 1) << "returned before the other chunks finished";
+      std::atomic<int64_t> total{0};
+      pool.parallel_for(100, [&](int64_t b, int64_t e, int) { total += e - b; });
+      EXPECT_EQ(total.load(), 100) << "the pool after the exception";
     }
   }
 }
