@@ -126,7 +126,10 @@ struct MatmulIn {
 
 // Forward and backward with dtype bf16 (the backward writes, the grads start as garbage).
 // packed: the weight packed ahead (cpu::WeightPairs), its floats then NaN, so a read shows.
-MatmulOut run_matmul(const Shape& s, Dtype dtype, bool packed = false) {
+// packed_for: the backend the weight is packed for (default: the context's); packed for another,
+// the products must not read it (its floats then stay).
+MatmulOut run_matmul(const Shape& s, Dtype dtype, bool packed = false,
+                     MatmulBackend packed_for = MatmulBackend::kAuto) {
   ExecContext ex = test::ctx();
   ex.dtype = dtype;
   const MatmulIn in(s);
@@ -135,9 +138,12 @@ MatmulOut run_matmul(const Shape& s, Dtype dtype, bool packed = false) {
   std::vector<uint32_t> words;
   cpu::WeightPairs pairs;
   if (packed) {
-    words.assign(cpu::matmul_weight_pairs_words(ex, s.C, s.OC), 0xdeadbeefu);
-    pairs = cpu::matmul_pack_weight_bf16(ex, w.data(), s.C, s.OC, words.data());
-    std::fill(w.begin(), w.end(), std::numeric_limits<float>::quiet_NaN());
+    ExecContext pack_ex = ex;
+    if (packed_for != MatmulBackend::kAuto) pack_ex.matmul = packed_for;
+    words.assign(cpu::matmul_weight_pairs_words(pack_ex, s.C, s.OC), 0xdeadbeefu);
+    pairs = cpu::matmul_pack_weight_bf16(pack_ex, w.data(), s.C, s.OC, words.data());
+    if (packed_for == MatmulBackend::kAuto)
+      std::fill(w.begin(), w.end(), std::numeric_limits<float>::quiet_NaN());
   }
   const cpu::WeightPairs* p = packed ? &pairs : nullptr;
   MatmulOut o(s, 123.0f);
@@ -250,6 +256,24 @@ TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
         }
       }
     }
+}
+
+// A weight packed for the other backend (a context changed after packing) is not read: the
+// products round it themselves, with their own bits.
+TEST(CpuBf16, MatmulIgnoresAWeightPackedForTheOtherBackend) {
+  if (!cpu::onednn_has_bf16()) GTEST_SKIP() << "no oneDNN bf16 matmul here";
+  KernelEnv env;
+  const Shape s{300, 260, 800};
+  for (auto [use, packed_for] : {std::pair{MatmulBackend::kOwn, MatmulBackend::kOneDnn},
+                                 std::pair{MatmulBackend::kOneDnn, MatmulBackend::kOwn}}) {
+    SCOPED_TRACE(std::string(cpu::matmul_backend_name(use)) + ", packed for " +
+                 cpu::matmul_backend_name(packed_for));
+    test_context().ctx.matmul = use;
+    const MatmulOut want = run_matmul(s, Dtype::kBf16),
+                    got = run_matmul(s, Dtype::kBf16, true, packed_for);
+    EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
+    EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
+  }
 }
 
 TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
