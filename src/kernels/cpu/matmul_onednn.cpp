@@ -108,9 +108,6 @@ const Bf16Tile& bf16_tile(int m, int n, int K, bool accumulate) {
   const std::lock_guard<std::mutex> lock(mu);
   std::unique_ptr<Bf16Tile>& tile = made[{m, n, K, accumulate}];
   if (tile) return *tile;
-  // A primitive takes its thread count from the thread that makes it (OpenMP's: all cores) and
-  // would run every call on a team of that many beside our pool's threads: one, as they run it.
-  one_openmp_thread();
   using dt = dnnl::memory::data_type;
   using tag = dnnl::memory::format_tag;
   auto t = std::make_unique<Bf16Tile>();
