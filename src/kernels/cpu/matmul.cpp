@@ -113,22 +113,14 @@ void matmul_forward_bf16(const ExecContext& ex, float* out, const float* inp, co
                                 /*accumulate=*/false, bias, ex.workers());
   }
   // out (N, OC) = bf16(inp) (N, C) @ bf16(W)^T + bias: B[k][j] = W[j][k]
-  detail::gemm_bf16(ex.isa,
-                    {.M = N,
-                     .N = OC,
-                     .K = C,
-                     .A = inp,
-                     .rs_a = C,
-                     .cs_a = 1,
-                     .B = weight,
-                     .rs_b = 1,
-                     .cs_b = C,
-                     .C = out,
-                     .ldc = OC,
-                     .init = true,
-                     .bias = bias,
-                     .Bp = pairs && pairs->wt.words ? &pairs->wt : nullptr},
+  // clang-format off
+  detail::gemm_bf16(ex.isa, {.M = N, .N = OC, .K = C,
+                             .A = inp, .rs_a = C, .cs_a = 1,
+                             .B = weight, .rs_b = 1, .cs_b = C,
+                             .C = out, .ldc = OC, .init = true, .bias = bias,
+                             .Bp = pairs && pairs->wt.words ? &pairs->wt : nullptr},
                     ex.workers());
+  // clang-format on
 }
 
 void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, float* dbias,
@@ -154,22 +146,15 @@ void matmul_backward_bf16(const ExecContext& ex, float* dinp, float* dweight, fl
                            nullptr, ex.workers());
     return;
   }
+  // clang-format off
   if (dinp)  // dinp (N, C) (+)= bf16(dout) (N, OC) @ bf16(W) (OC, C)
-    detail::gemm_bf16(ex.isa,
-                      {.M = N,
-                       .N = C,
-                       .K = OC,
-                       .A = dout,
-                       .rs_a = OC,
-                       .cs_a = 1,
-                       .B = weight,
-                       .rs_b = C,
-                       .cs_b = 1,
-                       .C = dinp,
-                       .ldc = C,
-                       .init = !accumulate_dinp,
-                       .Bp = pairs && pairs->w.words ? &pairs->w : nullptr},
+    detail::gemm_bf16(ex.isa, {.M = N, .N = C, .K = OC,
+                               .A = dout, .rs_a = OC, .cs_a = 1,
+                               .B = weight, .rs_b = C, .cs_b = 1,
+                               .C = dinp, .ldc = C, .init = !accumulate_dinp,
+                               .Bp = pairs && pairs->w.words ? &pairs->w : nullptr},
                       ex.workers());
+  // clang-format on
   if (dweight && dweight_in_row_halves(N, C, OC))  // as fp32's (each half summed in pairs)
     dweight_by_row_halves(ex, dweight, dout, inp, N, C, OC, accumulate_dparams);
   else if (dweight)  // dweight (OC, C) (+)= bf16(dout)^T (OC, N) @ bf16(inp) (N, C)
