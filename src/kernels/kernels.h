@@ -189,6 +189,7 @@ using cpu::attention_decode_scratch_floats;
 // CPU only: a weight packed ahead for --dtype bf16's products (WeightPairs above).
 using cpu::matmul_pack_weight_bf16;
 using cpu::matmul_weight_pairs_words;
+using cpu::WeightPairsWords;
 // CPU only for now: quantized weights.
 // Weights held in bf16 or Q8 for decoding (--weights), and the matvec that reads them.
 using cpu::kWeightFormatNames;

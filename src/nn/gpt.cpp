@@ -234,15 +234,23 @@ void GPT::pack_bf16_weights() {
     });
     pairs_.reserve(total);
     for_each_linear([&](Linear& l) {
-      pair_words_.push_back(reinterpret_cast<uint32_t*>(
-          pairs_.alloc(kernels::matmul_weight_pairs_words(ctx_, l.C, l.OC))));
+      auto* words = reinterpret_cast<uint32_t*>(
+          pairs_.alloc(kernels::matmul_weight_pairs_words(ctx_, l.C, l.OC)));
+      pair_words_.push_back({l.weight.data, words, l.C, l.OC});
     });
   }
   size_t i = 0;
   for_each_linear([&](Linear& l) {
-    l.pairs = kernels::matmul_pack_weight_bf16(ctx_, l.weight.data, l.C, l.OC, pair_words_[i++]);
+    l.pairs =
+        kernels::matmul_pack_weight_bf16(ctx_, l.weight.data, l.C, l.OC, pair_words_[i++].words);
   });
   pairs_at_ = store_.writes();
+}
+
+std::span<const kernels::WeightPairsWords> GPT::packed_weights() {
+  // Made by the first pack; then every Linear's weight (the tied lm_head's is wte) is a Param.
+  if (fp32_released_) return {};
+  return pair_words_;
 }
 
 float GPT::forward(const int32_t* idx, const int32_t* targets, int B, int T, Rng* dropout_rng) {

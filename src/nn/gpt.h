@@ -55,6 +55,8 @@ class GPT : public LanguageModel {
   int vocab_size() const override { return config_.vocab_size; }
   int block_size() const override { return config_.block_size; }
   const ExecContext& exec() const override { return ctx_; }
+  std::span<const kernels::WeightPairsWords> packed_weights() override;
+  void packed_weights_renewed() override { pairs_at_ = store_.writes(); }
 
   // Where backward(ready)'s ranges cut grad_slab(), in floats: (L + 1) offsets, entry l where
   // block l's gradients begin and entry L where the tail's (ln_f, lm_head) begin; the embeddings
@@ -114,12 +116,13 @@ class GPT : public LanguageModel {
   }
 
   // --dtype bf16 on the CPU: every Linear's weight packed for both of its products
-  // (Linear::pairs), once after the values change (store_.writes() moved: an AdamW step, a load)
-  // instead of in every call. forward and prefill call it first; elsewhere it does nothing.
+  // (Linear::pairs), once after the values change (store_.writes() moved: a load, or an AdamW
+  // step that did not pack them as it went, packed_weights()) instead of in every call. forward
+  // and prefill call it first; elsewhere it does nothing.
   void pack_bf16_weights();
-  Arena pairs_;                         // the packed words, reserved by the first pack
-  std::vector<uint32_t*> pair_words_;   // each Linear's, in for_each_linear order
-  uint64_t pairs_at_ = ~uint64_t{0};    // store_.writes() when they were packed
+  Arena pairs_;  // the packed words, reserved by the first pack
+  std::vector<kernels::WeightPairsWords> pair_words_;  // each Linear's, in for_each_linear order
+  uint64_t pairs_at_ = ~uint64_t{0};                   // store_.writes() when they were packed
 
   // Activations, planned for (max_B_, max_T_), re-planned only when B or T grows.
   Arena acts_;

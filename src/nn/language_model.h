@@ -88,6 +88,12 @@ class LanguageModel {
   // How the model computes (threads, SIMD level, matmul backend), given at construction; the
   // optimizer's kernels run with it too.
   virtual const ExecContext& exec() const = 0;
+  // --dtype bf16 on the CPU: the weights the model also keeps packed for its matrix products (a
+  // GPT's Linears', kernels::WeightPairsWords), which optimizer_step packs again as it writes
+  // them, each block of rows while it is in cache; then it calls packed_weights_renewed(). Empty
+  // (this default; a GPT before its first pack): the model packs them itself when it needs them.
+  virtual std::span<const kernels::WeightPairsWords> packed_weights() { return {}; }
+  virtual void packed_weights_renewed() {}
 
   // The gradients count as zero for the next backward(), which then leaves exactly its batch's
   // gradient in grad_slab() (a backward without zero_grad() adds to what is there). This clears

@@ -345,7 +345,7 @@ void time_steps(const BenchRequest& f, const ExecContext& ctx, const TrainConfig
     model.zero_grad();
     model.backward();
     const double t2 = now_s();
-    optimizer_step(ctx, model.params(), static_cast<float>(cfg.lr), adamw_config(cfg), step + 1);
+    optimizer_step(model, static_cast<float>(cfg.lr), adamw_config(cfg), step + 1);
     const double t3 = now_s();
     const int64_t faults = minor_page_faults() - faults0;
     if (step == 0) first_step_faults = faults;

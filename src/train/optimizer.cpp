@@ -51,17 +51,33 @@ void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, con
 }
 
 double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
-                      const AdamWConfig& cfg, int t) {
+                      const AdamWConfig& cfg, int t,
+                      std::span<const kernels::WeightPairsWords> packed) {
   const double norm = grad_global_norm(ex, params);
   const float coef = clip_coefficient(norm, cfg.grad_clip);
   thread_local std::vector<kernels::AdamWArray> arrays;  // grows once; no allocation later
   arrays.clear();
-  for (Param& p : params)
+  size_t found = 0;
+  for (Param& p : params) {
+    const kernels::WeightPairsWords* pairs = nullptr;
+    for (const kernels::WeightPairsWords& w : packed)
+      if (w.weight == p.value.data) pairs = &w;
+    found += pairs != nullptr;
     arrays.push_back({p.value.data, p.grad.data, p.m.data, p.v.data, p.value.numel(),
-                      p.decay ? cfg.weight_decay : 0.0f});
+                      p.decay ? cfg.weight_decay : 0.0f, pairs});
+  }
+  SG_CHECK(found == packed.size(), "optimizer_step: ", packed.size() - found,
+           " of the packed weights are not values of the Params");
   kernels::adamw_update_all(ex, static_cast<int>(arrays.size()), arrays.data(), lr, cfg.beta1,
                             cfg.beta2, cfg.eps, t, coef);
   device_synchronize(ex.device);  // the host may read the weights next (a checkpoint)
+  return norm;
+}
+
+double optimizer_step(LanguageModel& model, float lr, const AdamWConfig& cfg, int t) {
+  const std::span<const kernels::WeightPairsWords> packed = model.packed_weights();
+  const double norm = optimizer_step(model.exec(), model.params(), lr, cfg, t, packed);
+  if (!packed.empty()) model.packed_weights_renewed();
   return norm;
 }
 

@@ -8,6 +8,7 @@
 // every Param in one pass).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/exec_context.h"
@@ -44,8 +45,14 @@ void adamw_step(const ExecContext& ex, std::vector<Param>& params, float lr, con
 
 // clip_grad_norm(params, cfg.grad_clip) then adamw_step(params, lr, cfg, t), fused: the clip
 // coefficient scales each gradient inside the AdamW kernel, so the gradients are read twice and
-// never written (they keep their unclipped values). Returns the norm before clipping.
+// never written (they keep their unclipped values). Returns the norm before clipping. packed:
+// weights among the Params also kept packed for --dtype bf16's products, packed again in the
+// same pass (kernels::AdamWArray's pairs), each one a Param's value.
 double optimizer_step(const ExecContext& ex, std::vector<Param>& params, float lr,
-                      const AdamWConfig& cfg, int t);
+                      const AdamWConfig& cfg, int t,
+                      std::span<const kernels::WeightPairsWords> packed = {});
+// The same on every Param of model, with its packed weights (LanguageModel::packed_weights),
+// which it then tells the model are renewed: how a training step runs it.
+double optimizer_step(LanguageModel& model, float lr, const AdamWConfig& cfg, int t);
 
 }  // namespace scratchgpt

@@ -86,8 +86,7 @@ StepResult TrainStep::run(double lr, int64_t iter) {
   std::vector<Param>& params = model_.params();
   if (cfg_.grad_accum > 1) scale_grads(ex, params, 1.0f / static_cast<float>(cfg_.grad_accum));
   StepResult r;
-  r.grad_norm = optimizer_step(model_.exec(), params, static_cast<float>(lr), adamw_,
-                               static_cast<int>(iter + 1));
+  r.grad_norm = optimizer_step(model_, static_cast<float>(lr), adamw_, static_cast<int>(iter + 1));
   r.loss = static_cast<float>(loss_sum / cfg_.grad_accum);
   r.comm_s = comm_s;
   r.wait_s = wait_s;

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/check.h"
 #include "cpu_test_util.h"
 #include "kernels/cpu/adamw.h"
+#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/matmul_backend.h"
 #include "kernels/ref/adamw.h"
 
 namespace scratchgpt {
@@ -131,6 +134,58 @@ TEST(CpuAdamW, AdamWStreamedOrPlainStoresWriteTheReferenceBits) {
         EXPECT_TRUE(bitwise_equal(std::vector<float>(m, m + n), rm));
         EXPECT_TRUE(bitwise_equal(std::vector<float>(v, v + n), rv));
       }
+}
+
+// --dtype bf16: a weight whose packed pairs AdamW renews as it writes it (AdamWArray::pairs) gets
+// the values of the plain update and, starting from words that are all garbage, the words of
+// packing the new values whole; at every level, on both matmul backends' layouts, with 1 to 3
+// threads, for weights whose rows end inside a block and columns inside a panel.
+TEST(CpuAdamW, AWeightsPairsArePackedAgainFromTheNewValues) {
+  test::KernelEnv env;
+  std::vector<MatmulBackend> backends = {MatmulBackend::kOwn};
+  if (cpu::onednn_has_bf16()) backends.push_back(MatmulBackend::kOneDnn);
+  struct WeightShape {
+    int C, OC;
+  };
+  for (MatmulBackend backend : backends)
+    for (SimdLevel level : test::simd_levels())
+      for (int threads : {1, 2, 3})
+        for (const WeightShape s : {WeightShape{70, 100}, {33, 211}, {128, 384}, {600, 50}}) {
+          test::set_level(level);
+          test::set_threads(threads);
+          test::test_context().ctx.matmul = backend;
+          ExecContext ex = test::ctx();
+          ex.dtype = Dtype::kBf16;
+          SCOPED_TRACE(std::string(simd_level_name(level)) + " " +
+                       cpu::matmul_backend_name(backend) + " threads=" + std::to_string(threads) +
+                       " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC));
+          const int64_t n = int64_t{s.OC} * s.C, other = 5000;
+          const auto g = random_floats(n, 61), og = random_floats(other, 62);
+          auto p = random_floats(n, 63), m = random_floats(n, 64, -0.1f, 0.1f),
+               v = random_floats(n, 65, 0.0f, 0.01f);
+          auto op = random_floats(other, 66), om = random_floats(other, 67, -0.1f, 0.1f),
+               ov = random_floats(other, 68, 0.0f, 0.01f);
+          auto rp = p, rm = m, rv = v;
+          std::vector<uint32_t> words(cpu::matmul_weight_pairs_words(ex, s.C, s.OC), 0xdeadbeefu);
+          const cpu::WeightPairsWords pairs{p.data(), words.data(), s.C, s.OC};
+          const cpu::AdamWArray arrays[] = {
+              {op.data(), og.data(), om.data(), ov.data(), other, 0.0f},
+              {p.data(), g.data(), m.data(), v.data(), n, 0.1f, &pairs}};
+          const cpu::AdamWArray plain{rp.data(), g.data(), rm.data(), rv.data(), n, 0.1f};
+          cpu::adamw_update_all(ex, 2, arrays, 1e-3f, 0.9f, 0.95f, 1e-8f, 3, 0.5f);
+          cpu::adamw_update_all(ex, 1, &plain, 1e-3f, 0.9f, 0.95f, 1e-8f, 3, 0.5f);
+          EXPECT_TRUE(bitwise_equal(p, rp)) << "param";
+          EXPECT_TRUE(bitwise_equal(m, rm)) << "m";
+          EXPECT_TRUE(bitwise_equal(v, rv)) << "v";
+          std::vector<uint32_t> want(words.size(), 0xdeadbeefu);  // (padding: left as it was)
+          cpu::matmul_pack_weight_bf16(ex, rp.data(), s.C, s.OC, want.data());
+          EXPECT_EQ(words, want) << "the packed words";
+          // pairs of another array: an error, nothing written
+          const cpu::AdamWArray wrong{rp.data(), g.data(), rm.data(), rv.data(), n, 0.1f, &pairs};
+          const auto before = rp;
+          EXPECT_THROW(cpu::adamw_update_all(ex, 1, &wrong, 1e-3f, 0.9f, 0.95f, 1e-8f, 4), Error);
+          EXPECT_TRUE(bitwise_equal(rp, before));
+        }
 }
 
 }  // namespace

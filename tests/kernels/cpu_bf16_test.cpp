@@ -41,7 +41,7 @@ void gemm_bf16_emulated_avx512(const GemmArgs& g, ThreadPool& pool) {
   gemm_bf16_avx512_blocked<PairsPlain<16>>(g, pool);
 }
 void pack_b_emulated_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
-  pack_b_avx512<PairsPlain<16>>(g, out, pool);
+  pack_b_avx512<PairsPlain<16>>(g, out, 0, g.K, 0, g.N, pool);
 }
 // The stored attention's head products (attention_bf16_impl.h) on the same stand-in.
 void head_scores_emulated(float* s, const float* a, int64_t lda, const float* b, int64_t ldb, int T,
@@ -258,6 +258,52 @@ TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
     }
 }
 
+// Rows of a weight packed again after they changed (what AdamW does block by block,
+// matmul_pack_weight_bf16_rows) give the words of packing the changed weight whole; ranges that
+// are not whole blocks are an error. Row blocks inside and at the end, K slices crossed (OC and
+// C past 512), odd sizes, at every level and on both backends' layouts.
+TEST(CpuBf16, RowsPackedAgainGiveTheWholePacksWords) {
+  KernelEnv env;
+  struct WeightShape {
+    int C, OC;
+  };
+  for (MatmulBackend backend : bf16_backends())
+    for (SimdLevel level : simd_levels())
+      for (const WeightShape s : {WeightShape{70, 100}, {33, 211}, {1030, 97}, {40, 1100}}) {
+        set_level(level);
+        test_context().ctx.matmul = backend;
+        ExecContext ex = ctx();
+        ex.dtype = Dtype::kBf16;
+        const int block = cpu::matmul_weight_row_block(ex, s.OC);
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + cpu::matmul_backend_name(backend) +
+                     " C=" + std::to_string(s.C) + " OC=" + std::to_string(s.OC) + " block " +
+                     std::to_string(block));
+        ASSERT_EQ(block % 2, 0);
+        std::vector<float> w = random_floats(size_t(s.OC) * s.C, 71);
+        std::vector<uint32_t> words(cpu::matmul_weight_pairs_words(ex, s.C, s.OC));
+        cpu::matmul_pack_weight_bf16(ex, w.data(), s.C, s.OC, words.data());
+        const int last = (s.OC - 1) / block * block;
+        for (auto [r0, r1] :
+             {std::pair{0, block}, {block, std::min(3 * block, s.OC)}, {last, s.OC}}) {
+          if (r0 >= s.OC) continue;
+          for (int64_t i = int64_t{r0} * s.C; i < int64_t{r1} * s.C; ++i) w[size_t(i)] *= -1.5f;
+          cpu::matmul_pack_weight_bf16_rows(ex, w.data(), s.C, s.OC, words.data(), r0, r1);
+          std::vector<uint32_t> want(words.size());
+          cpu::matmul_pack_weight_bf16(ex, w.data(), s.C, s.OC, want.data());
+          EXPECT_EQ(words, want) << "rows [" << r0 << ", " << r1 << ")";
+        }
+        const std::vector<uint32_t> before = words;
+        for (auto [r0, r1] : {std::pair{1, block}, {0, block + 1}, {block, 0}, {0, s.OC + 1}}) {
+          if (r1 == s.OC) continue;  // {0, block + 1} is whole when OC = block + 1
+          EXPECT_THROW(
+              cpu::matmul_pack_weight_bf16_rows(ex, w.data(), s.C, s.OC, words.data(), r0, r1),
+              Error)
+              << "rows [" << r0 << ", " << r1 << ")";
+        }
+        EXPECT_EQ(words, before) << "a refused range wrote";
+      }
+}
+
 // A weight packed for the other backend (a context changed after packing) is not read: the
 // products round it themselves, with their own bits.
 TEST(CpuBf16, MatmulIgnoresAWeightPackedForTheOtherBackend) {
@@ -379,15 +425,19 @@ TEST(CpuBf16, RoundingForTheLibraryIsTheScalars) {
         EXPECT_EQ(out[size_t(n)], 0xabcd) << "written past n = " << n;
       }
       for (auto [rows, cols] : {std::pair{1, 1}, {8, 8}, {7, 9}, {64, 65}, {130, 70}, {9, 200}}) {
-        const int64_t ld = cols + 3;
+        const int64_t ld = cols + 3, ld_out = rows + 5;  // out's rows apart, the gaps untouched
         const std::vector<float> x = values(size_t(rows) * ld, 62);
-        std::vector<uint16_t> out(size_t(rows) * cols, 0xabcd);
-        cpu::detail::round_bf16_transposed(ctx().isa, out.data(), x.data(), rows, cols, ld,
+        std::vector<uint16_t> out(size_t(cols) * ld_out, 0xabcd);
+        cpu::detail::round_bf16_transposed(ctx().isa, out.data(), ld_out, x.data(), rows, cols, ld,
                                            ctx().workers());
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < cols; ++c)
-            ASSERT_TRUE(same(out[size_t(c) * rows + r], x[size_t(r * ld + c)]))
+        for (int c = 0; c < cols; ++c) {
+          for (int r = 0; r < rows; ++r)
+            ASSERT_TRUE(same(out[size_t(c * ld_out + r)], x[size_t(r * ld + c)]))
                 << rows << " x " << cols << " at row " << r << " column " << c;
+          for (int64_t r = rows; r < ld_out; ++r)
+            ASSERT_EQ(out[size_t(c * ld_out + r)], 0xabcd)
+                << "written in the gap after column " << c;
+        }
       }
     }
 }

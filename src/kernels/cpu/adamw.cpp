@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/check.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd/adamw_simd.h"
 #include "kernels/cpu/simd/simd.h"
@@ -43,8 +44,9 @@ void adamw_range(SimdLevel isa, const AdamWArray& a, int64_t b, int64_t e, float
   const AdamWScalars s(lr, beta1, beta2, a.weight_decay, t);
   const int64_t done = vector_part(a.param + b, a.grad + b, a.m + b, a.v + b, e - b, beta1, beta2,
                                    eps, s, grad_scale, stream_param);
-  ref::adamw_update(a.param + b + done, a.grad + b + done, a.m + b + done, a.v + b + done,
-                    e - b - done, lr, beta1, beta2, eps, a.weight_decay, t, grad_scale);
+  if (done < e - b)
+    ref::adamw_update(a.param + b + done, a.grad + b + done, a.m + b + done, a.v + b + done,
+                      e - b - done, lr, beta1, beta2, eps, a.weight_decay, t, grad_scale);
 }
 
 }  // namespace
@@ -64,15 +66,30 @@ void adamw_update_all(const ExecContext& ex, int count, const AdamWArray* arrays
   };
   thread_local std::vector<Chunk> chunks;  // grows once; no allocation in later steps
   chunks.clear();
-  for (int a = 0; a < count; ++a)
-    for (int64_t b = 0; b < arrays[a].n; b += detail::kChunk)
-      chunks.push_back({a, b, std::min(b + detail::kChunk, arrays[a].n)});
+  for (int a = 0; a < count; ++a) {
+    const AdamWArray& x = arrays[a];
+    int64_t step = detail::kChunk;
+    if (x.pairs) {  // a block of whole rows (48 on the AVX-512 path) to pack
+      SG_CHECK(x.pairs->weight == x.param && int64_t{x.pairs->OC} * x.pairs->C == x.n,
+               "adamw_update_all: the packed weight is not the array's");
+      step = int64_t{matmul_weight_row_block(ex, x.pairs->OC)} * x.pairs->C;
+    }
+    for (int64_t b = 0; b < x.n; b += step) chunks.push_back({a, b, std::min(b + step, x.n)});
+  }
   const Chunk* list = chunks.data();  // the caller's list (a worker's thread_local is its own)
-  const bool stream_param = ex.threads() > 1;  // see the top of this file
+  // See the top of this file; a weight packed next is read back at once: from the cache.
+  const bool stream_param = ex.threads() > 1;
   ex.workers().parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t b, int64_t e, int) {
-    for (int64_t c = b; c < e; ++c)
-      adamw_range(ex.isa, arrays[list[c].array], list[c].begin, list[c].end, lr, beta1, beta2, eps,
-                  t, grad_scale, stream_param);
+    for (int64_t i = b; i < e; ++i) {
+      const Chunk& c = list[i];
+      const AdamWArray& x = arrays[c.array];
+      adamw_range(ex.isa, x, c.begin, c.end, lr, beta1, beta2, eps, t, grad_scale,
+                  stream_param && !x.pairs);
+      if (x.pairs)
+        matmul_pack_weight_bf16_rows(ex, x.param, x.pairs->C, x.pairs->OC, x.pairs->words,
+                                     static_cast<int>(c.begin / x.pairs->C),
+                                     static_cast<int>(c.end / x.pairs->C));
+    }
   });
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/exec_context.h"
+#include "kernels/cpu/matmul.h"
 
 namespace scratchgpt::cpu {
 
@@ -17,7 +18,10 @@ void adamw_update(const ExecContext& ex, float* param, const float* grad, float*
                   int64_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
                   int t, float grad_scale = 1.0f);
 
-// One array of a step over many: param, grad, m, v (n) and its weight decay.
+// One array of a step over many: param, grad, m, v (n) and its weight decay. pairs (--dtype
+// bf16; may be null): param is that weight (OC, C), also packed for the matrix products, and
+// each block of its rows is packed again as soon as it is updated, while it is in cache (the
+// words of matmul_pack_weight_bf16 after the step; not reading 4 bytes a weight back from memory).
 struct AdamWArray {
   float* param;
   const float* grad;
@@ -25,11 +29,13 @@ struct AdamWArray {
   float* v;
   int64_t n;
   float weight_decay;
+  const WeightPairsWords* pairs = nullptr;
 };
 
 // adamw_update on each of arrays[0, count) in one pass of the pool: each array cut into the same
-// chunks adamw_update cuts it into, and all arrays' chunks shared out among the threads at once
-// (a model's many small arrays no longer run one at a time on the caller). The same bits as
+// chunks adamw_update cuts it into (an array with pairs: into whole blocks of rows,
+// matmul_weight_row_block), and all arrays' chunks shared out among the threads at once (a
+// model's many small arrays no longer run one at a time on the caller). The same bits as
 // adamw_update array by array. Allocates only when the chunk count grows.
 void adamw_update_all(const ExecContext& ex, int count, const AdamWArray* arrays, float lr,
                       float beta1, float beta2, float eps, int t, float grad_scale = 1.0f);

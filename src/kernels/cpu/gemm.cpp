@@ -32,15 +32,12 @@ void gemm(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
   pick(level, gemm_avx512, gemm_avx2, gemm_scalar)(g, pool);
 }
 
-namespace {
-// The level whose path runs gemm_bf16 at `level`: AVX-512 only with AVX512_BF16.
-SimdLevel bf16_path(SimdLevel level) {
+SimdLevel gemm_bf16_path(SimdLevel level) {
   return level == SimdLevel::kAvx512 && !cpu_has_avx512_bf16() ? SimdLevel::kAvx2 : level;
 }
-}  // namespace
 
 void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
-  level = bf16_path(level);
+  level = gemm_bf16_path(level);
   if (g.Bp)
     SG_CHECK(g.Bp->level == level && g.Bp->K == g.K && g.Bp->N == g.N,
              "gemm_bf16: B was packed for another product or code path");
@@ -48,31 +45,44 @@ void gemm_bf16(SimdLevel level, const GemmArgs& g, ThreadPool& pool) {
   pick(level, gemm_bf16_avx512, gemm_bf16_avx2, gemm_bf16_scalar)(g, pool);
 }
 
+int gemm_bf16_panel(SimdLevel level, int N) {
+  return pick(gemm_bf16_path(level), gemm_bf16_nr_avx512, gemm_bf16_nr_avx2,
+              gemm_bf16_nr_scalar)(N);
+}
+
 size_t gemm_bf16_packed_words(SimdLevel level, int K, int N) {
-  const size_t nr = static_cast<size_t>(
-      pick(bf16_path(level), gemm_bf16_nr_avx512, gemm_bf16_nr_avx2, gemm_bf16_nr_scalar)(N));
+  const size_t nr = static_cast<size_t>(gemm_bf16_panel(level, N));
   return (static_cast<size_t>(K) + 1) / 2 * ((static_cast<size_t>(N) + nr - 1) / nr * nr);
 }
 
 PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
-  level = bf16_path(level);
-  if (g.K > 0 && g.N > 0)
-    pick(level, gemm_bf16_pack_b_avx512, gemm_bf16_pack_b_avx2, gemm_bf16_pack_b_scalar)(g, out,
-                                                                                         pool);
-  return {out, level, g.K, g.N};
+  gemm_bf16_pack_b_part(level, g, out, 0, g.K, 0, g.N, pool);
+  return {out, gemm_bf16_path(level), g.K, g.N};
+}
+
+void gemm_bf16_pack_b_part(SimdLevel level, const GemmArgs& g, uint32_t* out, int k0, int k1,
+                           int j0, int j1, ThreadPool& pool) {
+  const int nr = gemm_bf16_panel(level, g.N);
+  SG_CHECK(0 <= k0 && k0 <= k1 && k1 <= g.K && k0 % 2 == 0 && (k1 % 2 == 0 || k1 == g.K) &&
+               0 <= j0 && j0 <= j1 && j1 <= g.N && j0 % nr == 0 && (j1 % nr == 0 || j1 == g.N),
+           "gemm_bf16_pack_b_part: rows [", k0, ", ", k1, ") and columns [", j0, ", ", j1,
+           ") are not whole pairs and panels of ", nr, " of a ", g.K, " x ", g.N, " B");
+  if (k0 == k1 || j0 == j1) return;
+  pick(gemm_bf16_path(level), gemm_bf16_pack_b_avx512, gemm_bf16_pack_b_avx2,
+       gemm_bf16_pack_b_scalar)(g, out, k0, k1, j0, j1, pool);
 }
 
 void round_bf16(SimdLevel level, uint16_t* out, const float* x, int64_t n, ThreadPool& pool) {
   SG_CHECK(reinterpret_cast<uintptr_t>(out) % 4 == 0, "round_bf16: out must be 4-byte aligned");
-  const auto round =
-      pick(bf16_path(level), gemm_bf16_round_avx512, gemm_bf16_round_avx2, gemm_bf16_round_scalar);
+  const auto round = pick(gemm_bf16_path(level), gemm_bf16_round_avx512, gemm_bf16_round_avx2,
+                          gemm_bf16_round_scalar);
   // Chunks start at multiples of kChunk (even): on a pair word.
   for_chunks(pool, n, [&](int64_t i0, int64_t i1) { round(out + i0, x + i0, i1 - i0); });
 }
 
-void round_bf16_transposed(SimdLevel level, uint16_t* out, const float* x, int rows, int cols,
-                           int64_t ld, ThreadPool& pool) {
-  const auto block = pick(bf16_path(level), gemm_bf16_round_transposed_avx512,
+void round_bf16_transposed(SimdLevel level, uint16_t* out, int64_t ld_out, const float* x, int rows,
+                           int cols, int64_t ld, ThreadPool& pool) {
+  const auto block = pick(gemm_bf16_path(level), gemm_bf16_round_transposed_avx512,
                           gemm_bf16_round_transposed_avx2, gemm_bf16_round_transposed_scalar);
   // Blocks of 64 x 64: a block's rows of x and of out stay in L1 while it is transposed.
   constexpr int kB = 64;
@@ -81,8 +91,8 @@ void round_bf16_transposed(SimdLevel level, uint16_t* out, const float* x, int r
     for (int64_t t = b; t < e; ++t) {
       const int c0 = static_cast<int>(t / row_blocks) * kB;
       const int r0 = static_cast<int>(t % row_blocks) * kB;
-      block(out + int64_t{c0} * rows + r0, rows, x + r0 * ld + c0, ld,
-            rows - r0 < kB ? rows - r0 : kB, cols - c0 < kB ? cols - c0 : kB);
+      block(out + c0 * ld_out + r0, ld_out, x + r0 * ld + c0, ld, rows - r0 < kB ? rows - r0 : kB,
+            cols - c0 < kB ? cols - c0 : kB);
     }
   });
 }

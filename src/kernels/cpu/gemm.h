@@ -61,15 +61,26 @@ size_t gemm_bf16_packed_words(SimdLevel level, int K, int N);
 // gemm_bf16_packed_words, for gemm_bf16 at `level`: GemmArgs::Bp = &the result gives the bits
 // of the same product with B itself.
 PackedPairs gemm_bf16_pack_b(SimdLevel level, const GemmArgs& g, uint32_t* out, ThreadPool& pool);
+// Packs again only B's rows [k0, k1) and columns [j0, j1) into out, as gemm_bf16_pack_b laid it
+// out, the other words left as they are (after those values of B changed). Whole pairs and
+// panels: k0 even, k1 even or g.K, j0 a multiple of gemm_bf16_panel(level, g.N), j1 one or g.N.
+void gemm_bf16_pack_b_part(SimdLevel level, const GemmArgs& g, uint32_t* out, int k0, int k1,
+                           int j0, int j1, ThreadPool& pool);
+// The panel width of gemm_bf16's B at `level` for a product of N columns.
+int gemm_bf16_panel(SimdLevel level, int N);
+// The level whose code gemm_bf16 runs at `level` (AVX-512 only on a CPU with AVX512_BF16, else
+// AVX2): what a PackedPairs records.
+SimdLevel gemm_bf16_path(SimdLevel level);
 
 // The operands of a library's bf16 product (oneDNN's, matmul_onednn.h), rounded to nearest even
 // as gemm_bf16 rounds them (ref::bf16_from_float; the AVX-512 path with vcvtneps2bf16, which only
 // differs on a denormal, read as zero by the instruction anyway), on `pool`:
 //   round_bf16:            out[i] = bf16(x[i]) for i < n (out 4-byte aligned)
-//   round_bf16_transposed: out (cols, rows) = bf16(x (rows, cols))^T, x's rows ld floats apart
+//   round_bf16_transposed: out (cols, rows) = bf16(x (rows, cols))^T, out's rows ld_out words
+//                          apart, x's ld floats
 void round_bf16(SimdLevel level, uint16_t* out, const float* x, int64_t n, ThreadPool& pool);
-void round_bf16_transposed(SimdLevel level, uint16_t* out, const float* x, int rows, int cols,
-                           int64_t ld, ThreadPool& pool);
+void round_bf16_transposed(SimdLevel level, uint16_t* out, int64_t ld_out, const float* x, int rows,
+                           int cols, int64_t ld, ThreadPool& pool);
 
 // A one-thread pool: gemm(level, g, serial_pool()) runs on the calling thread (for kernels that
 // already parallelise outside, e.g. attention over (B, NH)). Safe to use from many threads.

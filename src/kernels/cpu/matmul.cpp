@@ -95,7 +95,7 @@ const uint16_t* bf16_transposed(const ExecContext& ex, int slot, const float* x,
                                 int cols) {
   auto* out =
       reinterpret_cast<uint16_t*>(detail::thread_buffer(slot, (size_t(rows) * cols + 1) / 2));
-  detail::round_bf16_transposed(ex.isa, out, x, rows, cols, cols, ex.workers());
+  detail::round_bf16_transposed(ex.isa, out, rows, x, rows, cols, cols, ex.workers());
   return out;
 }
 
@@ -172,26 +172,57 @@ size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC) {
          detail::gemm_bf16_packed_words(ex.isa, OC, C);
 }
 
-WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
-                                    uint32_t* words) {
-  WeightPairs p;
-  if (bf16_on_onednn(ex.matmul)) {  // W (OC, C) and W^T (C, OC) in bf16
+int matmul_weight_row_block(const ExecContext& ex, int OC) {
+  return bf16_on_onednn(ex.matmul) ? 64 : detail::gemm_bf16_panel(ex.isa, OC);
+}
+
+namespace {
+// Rows [r0, r1) of weight (OC, C) into both layouts of its WeightPairs, on pool: for oneDNN W
+// and W^T in bf16, for our GEMM the B operands of the forward (W^T: B[k][j] = W[j][k], whose
+// columns are W's rows) and of dinp (W), as those calls read them.
+void pack_weight_rows(const ExecContext& ex, const float* weight, int C, int OC, uint32_t* words,
+                      int r0, int r1, ThreadPool& pool) {
+  if (bf16_on_onednn(ex.matmul)) {
     auto* w16 = reinterpret_cast<uint16_t*>(words);
     auto* wt16 = reinterpret_cast<uint16_t*>(words + (size_t(OC) * C + 1) / 2);
-    detail::round_bf16(ex.isa, w16, weight, int64_t{OC} * C, ex.workers());
-    detail::round_bf16_transposed(ex.isa, wt16, weight, OC, C, C, ex.workers());
-    p.w16 = w16;
-    p.wt16 = wt16;
+    detail::round_bf16(ex.isa, w16 + int64_t{r0} * C, weight + int64_t{r0} * C,
+                       int64_t{r1 - r0} * C, pool);
+    detail::round_bf16_transposed(ex.isa, wt16 + r0, OC, weight + int64_t{r0} * C, r1 - r0, C, C,
+                                  pool);
+    return;
+  }
+  // clang-format off
+  detail::gemm_bf16_pack_b_part(ex.isa, {.N = OC, .K = C, .B = weight, .rs_b = 1, .cs_b = C},
+                                words, 0, C, r0, r1, pool);
+  detail::gemm_bf16_pack_b_part(ex.isa, {.N = C, .K = OC, .B = weight, .rs_b = C, .cs_b = 1},
+                                words + detail::gemm_bf16_packed_words(ex.isa, C, OC),
+                                r0, r1, 0, C, pool);
+  // clang-format on
+}
+}  // namespace
+
+WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
+                                    uint32_t* words) {
+  pack_weight_rows(ex, weight, C, OC, words, 0, OC, ex.workers());
+  WeightPairs p;
+  if (bf16_on_onednn(ex.matmul)) {
+    p.w16 = reinterpret_cast<const uint16_t*>(words);
+    p.wt16 = reinterpret_cast<const uint16_t*>(words + (size_t(OC) * C + 1) / 2);
     return p;
   }
-  // The B operands of the forward (W^T: B[k][j] = W[j][k]) and of dinp (W), as those calls read
-  // them.
-  p.wt = detail::gemm_bf16_pack_b(ex.isa, {.N = OC, .K = C, .B = weight, .rs_b = 1, .cs_b = C},
-                                  words, ex.workers());
-  p.w = detail::gemm_bf16_pack_b(ex.isa, {.N = C, .K = OC, .B = weight, .rs_b = C, .cs_b = 1},
-                                 words + detail::gemm_bf16_packed_words(ex.isa, C, OC),
-                                 ex.workers());
+  const SimdLevel path = detail::gemm_bf16_path(ex.isa);
+  p.wt = {words, path, C, OC};
+  p.w = {words + detail::gemm_bf16_packed_words(ex.isa, C, OC), path, OC, C};
   return p;
+}
+
+void matmul_pack_weight_bf16_rows(const ExecContext& ex, const float* weight, int C, int OC,
+                                  uint32_t* words, int r0, int r1) {
+  const int block = matmul_weight_row_block(ex, OC);
+  SG_CHECK(0 <= r0 && r0 <= r1 && r1 <= OC && r0 % block == 0 && (r1 % block == 0 || r1 == OC),
+           "matmul_pack_weight_bf16_rows: rows [", r0, ", ", r1, ") of ", OC,
+           " are not whole blocks of ", block);
+  pack_weight_rows(ex, weight, C, OC, words, r0, r1, detail::serial_pool());
 }
 
 void matmul_forward(const ExecContext& ex, float* out, const float* inp, const float* weight,

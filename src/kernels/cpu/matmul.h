@@ -29,11 +29,24 @@ struct WeightPairs {
   const uint16_t* w16 = nullptr;   // (OC, C) bf16: the forward's B^T on oneDNN
   const uint16_t* wt16 = nullptr;  // (C, OC) bf16: dinp's B^T on oneDNN
 };
+// Where a weight's WeightPairs were packed (matmul_pack_weight_bf16's weight, C, OC and words),
+// for packing rows of it again (matmul_pack_weight_bf16_rows; adamw.h's AdamWArray).
+struct WeightPairsWords {
+  const float* weight;
+  uint32_t* words;
+  int C, OC;
+};
 // The words matmul_pack_weight_bf16 writes for a weight (OC, C) at ex's level.
 size_t matmul_weight_pairs_words(const ExecContext& ex, int C, int OC);
 // Packs weight (OC, C) into words (matmul_weight_pairs_words of them), on ex's pool.
 WeightPairs matmul_pack_weight_bf16(const ExecContext& ex, const float* weight, int C, int OC,
                                     uint32_t* words);
+// Packs only rows [r0, r1) of weight again into the words matmul_pack_weight_bf16 filled (after
+// those rows changed: AdamW's, adamw.h), on the calling thread; the same words as packing the
+// whole weight again. Whole blocks: r0 a multiple of matmul_weight_row_block, r1 one or OC.
+void matmul_pack_weight_bf16_rows(const ExecContext& ex, const float* weight, int C, int OC,
+                                  uint32_t* words, int r0, int r1);
+int matmul_weight_row_block(const ExecContext& ex, int OC);
 
 // out (N, OC) = inp (N, C) @ weight (OC, C)^T + bias (OC) (bias may be null). N is usually B*T.
 // pairs (bf16 only; may be null): weight packed ahead, read instead of weight.

@@ -436,15 +436,32 @@ void pack_b_panels(uint32_t* out, const GemmArgs& g, int pc, int k_end, int kp, 
 // B packed whole, ahead (gemm.h's gemm_bf16_pack_b): slice by slice of K (each KC deep), each
 // slice's panels in order, panel q of the slice at pc the kp x NR words the blocked GEMM would
 // pack into its buffer for it. The slice at pc starts at word (pc / 2) * (its panels x NR).
+// Or only the words of B's rows [k0, k1) and columns [j0, j1) in that layout, the rest left as
+// they are (k0 even, k1 even or K; j0 a multiple of NR, j1 one or N): whole pairs and panels.
 template <class L>
-void pack_b_whole(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+void pack_b_part(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                 ThreadPool& pool) {
   const int n_panels = (g.N + L::NR - 1) / L::NR;
-  for (int pc = 0; pc < g.K; pc += L::KC) {
+  const int q0 = j0 / L::NR, q1 = (j1 + L::NR - 1) / L::NR;
+  for (int pc = k0 / L::KC * L::KC; pc < k1; pc += L::KC) {
     const int k_end = g.K - pc < L::KC ? g.K : pc + L::KC;
     const int kp = (k_end - pc + 1) / 2;
-    pack_b_panels<L::NR>(out + int64_t{pc / 2} * n_panels * L::NR, g, pc, k_end, kp, 0, n_panels,
-                         pool);
+    const int p0 = (k0 > pc ? k0 - pc : 0) / 2;  // the slice's pairs [p0, p1) are in the part
+    const int hi = k1 < k_end ? k1 : k_end;
+    const int p1 = (hi - pc + 1) / 2;
+    uint32_t* slice = out + int64_t{pc / 2} * n_panels * L::NR;
+    pool.parallel_for(q1 - q0, [&](int64_t b, int64_t e, int) {
+      for (int64_t q = q0 + b; q < q0 + e; ++q) {
+        const int jq = static_cast<int>(q) * L::NR;
+        const int nr = g.N - jq < L::NR ? g.N - jq : L::NR;
+        pack_b_pairs<L::NR>(slice + (q * kp + p0) * L::NR, g, pc + 2 * p0, hi, p1 - p0, jq, nr);
+      }
+    });
   }
+}
+template <class L>
+void pack_b_whole(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+  pack_b_part<L>(g, out, 0, g.K, 0, g.N, pool);
 }
 
 // M, N, K > 0 (gemm.cpp writes an empty product itself). B is read from g.Bp when it is packed
@@ -521,11 +538,12 @@ void gemm_bf16_avx512_blocked(const GemmArgs& g, ThreadPool& pool) {
     gemm_bf16_blocked<Avx512Wide<P>>(g, pool);
 }
 template <class P>
-void pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
+void pack_b_avx512(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                   ThreadPool& pool) {
   if (avx512_tall(g.N))
-    pack_b_whole<Avx512Tall<P>>(g, out, pool);
+    pack_b_part<Avx512Tall<P>>(g, out, k0, k1, j0, j1, pool);
   else
-    pack_b_whole<Avx512Wide<P>>(g, out, pool);
+    pack_b_part<Avx512Wide<P>>(g, out, k0, k1, j0, j1, pool);
 }
 
 #include "kernels/cpu/simd/attention_bf16_impl.h"

@@ -14,8 +14,9 @@ namespace {
 using Path = Blocking<PairsPlain<4>, 4, 1, 128, 256>;
 
 void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool) { gemm_bf16_blocked<Path>(g, pool); }
-void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool) {
-  pack_b_whole<Path>(g, out, pool);
+void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                             ThreadPool& pool) {
+  pack_b_part<Path>(g, out, k0, k1, j0, j1, pool);
 }
 int gemm_bf16_nr_scalar(int) { return Path::NR; }
 void gemm_bf16_round_scalar(uint16_t* out, const float* x, int64_t n) { round_row(out, x, n); }

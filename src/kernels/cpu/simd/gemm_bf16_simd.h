@@ -12,11 +12,15 @@ namespace scratchgpt::cpu::detail {
 void gemm_bf16_scalar(const GemmArgs& g, ThreadPool& pool);
 void gemm_bf16_avx2(const GemmArgs& g, ThreadPool& pool);
 void gemm_bf16_avx512(const GemmArgs& g, ThreadPool& pool);  // only on a CPU with AVX512_BF16
-// B packed whole ahead for that path's GEMM (gemm.h's gemm_bf16_pack_b), and its panel width for
-// a product of N columns.
-void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
-void gemm_bf16_pack_b_avx2(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
-void gemm_bf16_pack_b_avx512(const GemmArgs& g, uint32_t* out, ThreadPool& pool);
+// B packed whole ahead for that path's GEMM (gemm.h's gemm_bf16_pack_b), or its rows [k0, k1)
+// and columns [j0, j1) in that layout (gemm_bf16_pack_b_part), and its panel width for a product
+// of N columns.
+void gemm_bf16_pack_b_scalar(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                             ThreadPool& pool);
+void gemm_bf16_pack_b_avx2(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                           ThreadPool& pool);
+void gemm_bf16_pack_b_avx512(const GemmArgs& g, uint32_t* out, int k0, int k1, int j0, int j1,
+                             ThreadPool& pool);
 int gemm_bf16_nr_scalar(int N);
 int gemm_bf16_nr_avx2(int N);
 int gemm_bf16_nr_avx512(int N);
