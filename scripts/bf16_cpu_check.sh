@@ -35,7 +35,7 @@ echo "tree $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (modified)'
 build=build/release
 [ -d "$build" ] || cmake --preset release >/dev/null
 cmake --build "$build" -j "$(nproc)" --target scratchgpt cpu_bf16_test cpu_flash_attention_test \
-  cpu_matmul_test gpt_fused_attention_test matmul_bench attention_bench >"$out/build.log" 2>&1 ||
+  cpu_matmul_test gpt_fused_attention_test cpu_adamw_test gpt_test matmul_bench attention_bench >"$out/build.log" 2>&1 ||
   { echo "build failed: $out/build.log" >&2; exit 1; }
 py=/usr/bin/python3
 if [ -z "${NANOGPT_SRC:-}" ]; then  # the PyTorch stages: nanoGPT's model.py
@@ -44,8 +44,9 @@ fi
 
 if [ "$what" = tests ] || [ "$what" = all ]; then
   # The vdpbf16ps unit (which only such a CPU runs), the fused attention's bf16 rounding at the
-  # avx512 level, and the products and model around them.
-  for t in cpu_bf16_test cpu_flash_attention_test cpu_matmul_test gpt_fused_attention_test; do
+  # avx512 level, AdamW packing the weights for it, and the products and model around them.
+  for t in cpu_bf16_test cpu_flash_attention_test cpu_matmul_test gpt_fused_attention_test \
+    cpu_adamw_test gpt_test; do
     "$build/$t" --gtest_brief=1 >"$out/$t.log" 2>&1
     echo "RESULT $t: rc $?, $(grep -E '^\[  (PASSED|FAILED) ' "$out/$t.log" | tr '\n' ' ')"
   done
