@@ -76,11 +76,26 @@ void adamw_update_all(const ExecContext& ex, int count, const AdamWArray* arrays
     }
     for (int64_t b = 0; b < x.n; b += step) chunks.push_back({a, b, std::min(b + step, x.n)});
   }
-  const Chunk* list = chunks.data();  // the caller's list (a worker's thread_local is its own)
+  // The chunks differ in size (a packed weight's blocks of rows: 37K or 147K floats for GPT-2
+  // small's, the others' 16K): each thread takes a run of them holding about an equal share of the
+  // elements, not of the chunks (by count, one of two threads got 81M of GPT-2's 124M).
+  const int threads = ex.threads();
+  thread_local std::vector<size_t> cuts;  // thread w's chunks: [cuts[w], cuts[w + 1])
+  cuts.assign(static_cast<size_t>(threads) + 1, chunks.size());
+  int64_t total = 0;
+  for (const Chunk& c : chunks) total += c.end - c.begin;
+  int64_t start = 0;
+  int w = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    while (w < threads && start * threads >= total * w) cuts[size_t(w++)] = i;
+    start += chunks[i].end - chunks[i].begin;
+  }
+  const Chunk* list = chunks.data();  // the caller's lists (a worker's thread_local is its own)
+  const size_t* cut = cuts.data();
   // See the top of this file; a weight packed next is read back at once: from the cache.
-  const bool stream_param = ex.threads() > 1;
-  ex.workers().parallel_for(static_cast<int64_t>(chunks.size()), [&](int64_t b, int64_t e, int) {
-    for (int64_t i = b; i < e; ++i) {
+  const bool stream_param = threads > 1;
+  ex.workers().parallel_for(threads, [&](int64_t b, int64_t e, int) {
+    for (size_t i = cut[b]; i < cut[e]; ++i) {
       const Chunk& c = list[i];
       const AdamWArray& x = arrays[c.array];
       adamw_range(ex.isa, x, c.begin, c.end, lr, beta1, beta2, eps, t, grad_scale,
