@@ -230,32 +230,43 @@ TEST(CpuBf16, MatmulMatchesItsTwinAndNotFp32) {
   }
 }
 
-// The weight packed ahead (once per AdamW step, GPT::pack_bf16_weights) gives the bits of the
-// products packing it themselves, each product reading its own layout (the square weight would
-// pass its size checks with the other's).
-TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
-  KernelEnv env;
+// fn(s) for each shape affordable at each bf16 backend and level, the context set to them.
+template <class Fn>
+void each_backend_level_shape(Fn fn) {
   for (MatmulBackend backend : bf16_backends())
     for (SimdLevel level : simd_levels()) {
       set_level(level);
       test_context().ctx.matmul = backend;
       for (const Shape& s : kShapes) {
         if (!affordable(macs_of(s), level)) continue;
-        for (int threads : {1, 2}) {
-          set_threads(threads);
-          SCOPED_TRACE(std::string(simd_level_name(level)) + " " +
-                       cpu::matmul_backend_name(backend) + " " + std::to_string(threads) +
-                       " threads, N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
-                       " OC=" + std::to_string(s.OC));
-          const MatmulOut want = run_matmul(s, Dtype::kBf16),
-                          got = run_matmul(s, Dtype::kBf16, true);
-          EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
-          EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
-          EXPECT_TRUE(bitwise_equal(got.dweight, want.dweight)) << "dweight";
-          EXPECT_TRUE(bitwise_equal(got.dbias, want.dbias)) << "dbias";
-        }
+        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + cpu::matmul_backend_name(backend) +
+                     " N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                     " OC=" + std::to_string(s.OC));
+        fn(s);
       }
     }
+}
+
+// All four results of two runs bitwise equal.
+void expect_same_bits(const MatmulOut& got, const MatmulOut& want) {
+  EXPECT_TRUE(bitwise_equal(got.out, want.out)) << "out";
+  EXPECT_TRUE(bitwise_equal(got.dinp, want.dinp)) << "dinp";
+  EXPECT_TRUE(bitwise_equal(got.dweight, want.dweight)) << "dweight";
+  EXPECT_TRUE(bitwise_equal(got.dbias, want.dbias)) << "dbias";
+}
+
+// The weight packed ahead (once per AdamW step, by AdamW: adamw.h) gives the bits of the
+// products packing it themselves, each product reading its own layout (the square weight would
+// pass its size checks with the other's).
+TEST(CpuBf16, MatmulWithItsWeightPackedAheadGivesTheSameBits) {
+  KernelEnv env;
+  each_backend_level_shape([](const Shape& s) {
+    for (int threads : {1, 2}) {
+      set_threads(threads);
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      expect_same_bits(run_matmul(s, Dtype::kBf16, true), run_matmul(s, Dtype::kBf16));
+    }
+  });
 }
 
 // Rows of a weight packed again after they changed (what AdamW does block by block,
@@ -324,26 +335,15 @@ TEST(CpuBf16, MatmulIgnoresAWeightPackedForTheOtherBackend) {
 
 TEST(CpuBf16, MatmulIsBitwiseTheSameOnOneTwoAndThreeThreads) {
   KernelEnv env;
-  for (MatmulBackend backend : bf16_backends())
-    for (SimdLevel level : simd_levels()) {
-      set_level(level);
-      test_context().ctx.matmul = backend;
-      for (const Shape& s : kShapes) {
-        if (!affordable(macs_of(s), level)) continue;
-        SCOPED_TRACE(std::string(simd_level_name(level)) + " " + cpu::matmul_backend_name(backend) +
-                     " N=" + std::to_string(s.N));
-        set_threads(1);
-        const MatmulOut one = run_matmul(s, Dtype::kBf16);
-        for (int threads : {2, 3}) {
-          set_threads(threads);
-          const MatmulOut o = run_matmul(s, Dtype::kBf16);
-          EXPECT_TRUE(bitwise_equal(one.out, o.out)) << threads << " threads";
-          EXPECT_TRUE(bitwise_equal(one.dinp, o.dinp)) << threads << " threads";
-          EXPECT_TRUE(bitwise_equal(one.dweight, o.dweight)) << threads << " threads";
-          EXPECT_TRUE(bitwise_equal(one.dbias, o.dbias)) << threads << " threads";
-        }
-      }
+  each_backend_level_shape([](const Shape& s) {
+    set_threads(1);
+    const MatmulOut one = run_matmul(s, Dtype::kBf16);
+    for (int threads : {2, 3}) {
+      set_threads(threads);
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      expect_same_bits(run_matmul(s, Dtype::kBf16), one);
     }
+  });
 }
 
 // oneDNN's bf16 matmul (--matmul onednn in bf16; mixed takes it only where oneDNN drives AMX
